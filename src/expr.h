@@ -1,0 +1,113 @@
+/*
+ * Symbolic dimension expressions.
+ *
+ * Every dimension the engine reasons about is an OsiExpr: a small integer id
+ * into an OsiExprStore. Expressions are hash-consed, so two ids are equal
+ * exactly when the simplifier put both expressions in the same canonical
+ * form; comparing dims is comparing ids, and printing is cached per id.
+ *
+ * Semantics: integers with Python floor semantics for // and %.
+ * Symbols stand for tensor dimension sizes, so they are never negative;
+ * simplification rules may rely on that when the store's assume_nonneg flag
+ * is set (the default), and never otherwise.
+ *
+ * Constructors never fail loudly: an operand that is OSI_EXPR_UNKNOWN, an
+ * int64 overflow while folding constants, or a result past
+ * OSI_EXPR_MAX_NODES yields OSI_EXPR_UNKNOWN (or, for the size cap, a fresh
+ * symbol when the caller asks for one), never a wrong expression.
+ */
+#ifndef OSI_EXPR_H
+#define OSI_EXPR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint32_t OsiExpr;
+typedef struct OsiExprStore OsiExprStore;
+
+/* The unknown dimension. Every constructor propagates it. */
+#define OSI_EXPR_UNKNOWN ((OsiExpr)0)
+
+/* Largest expression (counted in tree nodes after simplification) kept;
+ * bigger results become OSI_EXPR_UNKNOWN. */
+#define OSI_EXPR_MAX_NODES 256
+
+/* Section - Store */
+
+OsiExprStore *osi_expr_store_new(void);
+void osi_expr_store_delete(OsiExprStore *self); /* NULL-safe */
+
+/* When nonzero (the default), symbols are assumed >= 0 during
+ * simplification (Max(x, 0) -> x, Min(x, 0) -> 0, ...). */
+void osi_expr_store_set_assume_nonneg(OsiExprStore *self, int on);
+
+/* Section - Construction (results are always simplified/canonical) */
+
+OsiExpr osi_expr_const(OsiExprStore *s, int64_t v);
+/* A leaf symbol with this exact name (any bytes; the printer quotes names
+ * that are not identifiers). */
+OsiExpr osi_expr_symbol(OsiExprStore *s, const char *name);
+/* A new symbol named "<prefix>_<n>" that collides with no symbol created so
+ * far in this store (and no later osi_expr_symbol call can make it collide
+ * silently: symbols are interned by name). */
+OsiExpr osi_expr_fresh(OsiExprStore *s, const char *prefix);
+
+OsiExpr osi_expr_add(OsiExprStore *s, OsiExpr a, OsiExpr b);
+OsiExpr osi_expr_sub(OsiExprStore *s, OsiExpr a, OsiExpr b);
+OsiExpr osi_expr_mul(OsiExprStore *s, OsiExpr a, OsiExpr b);
+OsiExpr osi_expr_neg(OsiExprStore *s, OsiExpr a);
+OsiExpr osi_expr_floordiv(OsiExprStore *s, OsiExpr a, OsiExpr b); /* a // b */
+OsiExpr osi_expr_mod(OsiExprStore *s, OsiExpr a, OsiExpr b);      /* a % b (Python) */
+OsiExpr osi_expr_ceildiv(OsiExprStore *s, OsiExpr a, OsiExpr b);  /* -((-a) // b) */
+OsiExpr osi_expr_max(OsiExprStore *s, OsiExpr a, OsiExpr b);
+OsiExpr osi_expr_min(OsiExprStore *s, OsiExpr a, OsiExpr b);
+/* Broadcast(a, b): the numpy-broadcast of two dims: a if a == b or b == 1,
+ * b if a == 1; undefined otherwise. */
+OsiExpr osi_expr_broadcast(OsiExprStore *s, OsiExpr a, OsiExpr b);
+
+/* Section - Parsing and printing */
+
+/* Parses text in the expression grammar (see expr_parse.c). Returns
+ * OSI_EXPR_UNKNOWN if it does not parse. */
+OsiExpr osi_expr_parse(OsiExprStore *s, const char *text);
+/* How a dim_param becomes a dim: a string that parses is that expression;
+ * any other non-empty string is a symbol with that exact name; "" is
+ * OSI_EXPR_UNKNOWN. */
+OsiExpr osi_expr_from_dim_param(OsiExprStore *s, const char *text);
+/* Canonical text, owned by the store, valid until the store is deleted.
+ * "?" for OSI_EXPR_UNKNOWN. Parsing it back gives the same id. */
+const char *osi_expr_str(OsiExprStore *s, OsiExpr e);
+
+/* Section - Queries */
+
+/* 1 and *out set when e is an integer constant, else 0. */
+int osi_expr_is_const(const OsiExprStore *s, OsiExpr e, int64_t *out);
+/* 1 when e is a single symbol (leaf), with *name set. */
+int osi_expr_is_symbol(const OsiExprStore *s, OsiExpr e, const char **name);
+/* Number of tree nodes of e (1 for a leaf or constant). */
+int osi_expr_size(const OsiExprStore *s, OsiExpr e);
+/* Calls fn for each distinct symbol name occurring in e. */
+void osi_expr_for_each_symbol(const OsiExprStore *s, OsiExpr e,
+                              void (*fn)(const char *name, void *user), void *user);
+
+/* Section - Evaluation and substitution */
+
+/* Looks a symbol up; returns 1 and sets *value when bound. */
+typedef int (*OsiExprLookup)(void *user, const char *name, int64_t *value);
+/* Evaluates e; returns 0 and sets *out, or -1 when a symbol is unbound, a
+ * division by zero or an int64 overflow happens, or a Broadcast is
+ * undefined. */
+int osi_expr_eval(const OsiExprStore *s, OsiExpr e, OsiExprLookup lookup, void *user,
+                  int64_t *out);
+
+/* Replaces, bottom-up, every subexpression equal to from[i] by to[i]
+ * (leaves and compound subexpressions alike), re-simplifying the result. */
+OsiExpr osi_expr_substitute(OsiExprStore *s, OsiExpr e, const OsiExpr *from,
+                            const OsiExpr *to, size_t n);
+
+/* Leaf derivation helper: when a - b simplifies to c*x - c*y (exactly two
+ * terms, each a single symbol, coefficients of equal magnitude and opposite
+ * sign), sets *x and *y to those symbols and returns 1; otherwise 0. */
+int osi_expr_leaf_equality(OsiExprStore *s, OsiExpr a, OsiExpr b, OsiExpr *x, OsiExpr *y);
+
+#endif
