@@ -1,0 +1,87 @@
+/*
+ * The inference context: the state of one graph scope while its nodes are
+ * walked (values by name, opsets), plus a link to the run state shared by
+ * every scope (arena, expressions, diagnostics, the first error).
+ */
+#ifndef OSI_CONTEXT_H
+#define OSI_CONTEXT_H
+
+#include <stdarg.h>
+
+#include "graph.h"
+#include "onnx_shapes.h"
+#include "value_table.h"
+
+typedef struct OsiDiagnostic {
+  const char *code;    /* "UNSUPPORTED_OP", "DATA_DEPENDENT", ... */
+  const char *message;
+  const char *node;    /* node name, "" when none */
+  const char *op_type; /* "" when none */
+  int node_index;      /* -1 when none */
+} OsiDiagnostic;
+
+/* A recorded relation between two dims: lhs == rhs or lhs <= rhs. */
+typedef struct OsiConstraint {
+  OsiExpr lhs, rhs;
+} OsiConstraint;
+
+typedef struct OsiConstraintList {
+  OsiConstraint *items;
+  int count, cap;
+} OsiConstraintList;
+
+/* State shared by every scope of one run. */
+typedef struct OsiRun {
+  OsiArena *arena;
+  OsiExprStore *exprs;
+  const OsiModel *model;
+  uint32_t flags;
+  OsiDiagnostic *diags;
+  int n_diags, cap_diags;
+  OsiConstraintList equal, less_equal;
+  OsiStatus status;
+  char message[512];
+  const char *error_node;
+} OsiRun;
+
+typedef struct OsiContext {
+  OsiRun *run;
+  struct OsiContext *parent; /* enclosing scope (subgraphs), NULL at top level */
+  const char *path;          /* "" at top level; prefix of nested value names */
+  int depth;
+  int n_opsets;
+  const OsiOpsetImport *opsets;
+  OsiValueTable values;
+  /* Every entry in definition order (for JSON output). */
+  OsiValueEntry **order;
+  int n_order, cap_order;
+} OsiContext;
+
+int osi_context_init(OsiContext *ctx, OsiRun *run, OsiContext *parent, const char *path,
+                     int n_opsets, const OsiOpsetImport *opsets, size_t expected_values);
+void osi_context_free(OsiContext *ctx);
+
+/* Looks a name up in this scope, then the enclosing ones. */
+OsiValueEntry *osi_context_lookup(const OsiContext *ctx, const char *name);
+/* Defines a value in this scope (replacing an existing definition). */
+OsiValueEntry *osi_context_define(OsiContext *ctx, const char *name, const OsiType *type,
+                                  int producer);
+/* Opset version imported for a domain, 0 if not imported. */
+int64_t osi_context_opset(const OsiContext *ctx, const char *domain);
+
+/* Records the first error of the run (later ones are ignored); returns it. */
+OsiStatus osi_run_fail(OsiRun *run, OsiStatus status, const char *node, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+void osi_run_diag(OsiRun *run, const char *code, const char *node, const char *op_type,
+                  int node_index, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+void osi_run_vdiag(OsiRun *run, const char *code, const char *node, const char *op_type,
+                   int node_index, const char *fmt, va_list ap);
+
+#endif

@@ -1,0 +1,19 @@
+/* A minimal append-only JSON writer (one growable buffer). */
+#ifndef OSI_JSON_H
+#define OSI_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct OsiJson {
+  char *buf;
+  size_t len, cap;
+  int failed; /* an allocation failed; the text is incomplete */
+} OsiJson;
+
+void osi_json_raw(OsiJson *j, const char *s);
+void osi_json_string(OsiJson *j, const char *s); /* quoted and escaped */
+void osi_json_int(OsiJson *j, int64_t v);
+void osi_json_free(OsiJson *j);
+
+#endif

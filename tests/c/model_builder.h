@@ -1,0 +1,36 @@
+/*
+ * Builds small ONNX models in C tests (through the protobuf-c generated
+ * code), so driver and decoder tests need no files:
+ *
+ *   Builder *b = builder_new(17);
+ *   builder_input(b, "x", "float[N,3]");
+ *   builder_node(b, "Relu", "r0", "x", "", "y", "");     // inputs "", outputs ""
+ *   builder_output(b, "y", "float[*]");                  // [*]: no shape
+ *   size_t len; uint8_t *bytes = builder_pack(b, &len);   // free() it
+ */
+#ifndef OSI_MODEL_BUILDER_H
+#define OSI_MODEL_BUILDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct Builder Builder;
+
+Builder *builder_new(int64_t opset);
+void builder_free(Builder *b);
+void builder_opset(Builder *b, const char *domain, int64_t version);
+/* Type text: "<dtype>[d0,d1]" where each dim is a number or a dim_param;
+ * "[*]" means no shape; "" means no type at all. */
+void builder_input(Builder *b, const char *name, const char *type);
+void builder_output(Builder *b, const char *name, const char *type);
+void builder_value_info(Builder *b, const char *name, const char *type);
+void builder_initializer_ints(Builder *b, const char *name, int n, const int64_t *values);
+/* Node with inputs then outputs, each list terminated by "" (empty names
+ * inside a list are written as "-"). */
+void builder_node(Builder *b, const char *op, const char *name, ...);
+/* Attributes on the most recent node. */
+void builder_attr_int(Builder *b, const char *name, int64_t v);
+void builder_attr_ints(Builder *b, const char *name, int n, const int64_t *v);
+uint8_t *builder_pack(Builder *b, size_t *len);
+
+#endif
