@@ -1,0 +1,269 @@
+#include "constraints.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int list_has(const OsiConstraintList *l, OsiExpr a, OsiExpr b) {
+  for (int i = 0; i < l->count; i++)
+    if (l->items[i].lhs == a && l->items[i].rhs == b) return 1;
+  return 0;
+}
+
+/* Constraint lists stay short (one entry per anchored dim or
+ * data-dependent op), so a linear duplicate check is enough; past this
+ * many the rest are dropped rather than slowing every insert. */
+#define MAX_CONSTRAINTS 20000
+
+static void list_add(OsiConstraintList *l, OsiExpr a, OsiExpr b) {
+  if (l->count >= MAX_CONSTRAINTS || list_has(l, a, b)) return;
+  if (l->count == l->cap) {
+    int cap = l->cap ? l->cap * 2 : 16;
+    OsiConstraint *items = realloc(l->items, (size_t)cap * sizeof *items);
+    if (!items) return;
+    l->items = items;
+    l->cap = cap;
+  }
+  l->items[l->count].lhs = a;
+  l->items[l->count].rhs = b;
+  l->count++;
+}
+
+static void add_equal_pair(OsiRun *run, OsiExpr a, OsiExpr b) {
+  if (a == b || a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN) return;
+  if (strcmp(osi_expr_str(run->exprs, a), osi_expr_str(run->exprs, b)) > 0) {
+    OsiExpr t = a;
+    a = b;
+    b = t;
+  }
+  list_add(&run->equal, a, b);
+}
+
+void osi_constraint_equal(OsiRun *run, OsiExpr a, OsiExpr b) {
+  add_equal_pair(run, a, b);
+  OsiExpr x, y;
+  if (a != b && osi_expr_leaf_equality(run->exprs, a, b, &x, &y)) add_equal_pair(run, x, y);
+}
+
+void osi_constraint_less_equal(OsiRun *run, OsiExpr lhs, OsiExpr rhs) {
+  if (lhs == rhs || lhs == OSI_EXPR_UNKNOWN || rhs == OSI_EXPR_UNKNOWN) return;
+  list_add(&run->less_equal, lhs, rhs);
+}
+
+void osi_constraints_free(OsiRun *run) {
+  free(run->equal.items);
+  free(run->less_equal.items);
+  memset(&run->equal, 0, sizeof run->equal);
+  memset(&run->less_equal, 0, sizeof run->less_equal);
+}
+
+/* Section - Preferred names */
+
+typedef struct Names {
+  const char **items;
+  int count, cap;
+} Names;
+
+static void names_add(const char *name, void *user) {
+  Names *n = user;
+  for (int i = 0; i < n->count; i++)
+    if (!strcmp(n->items[i], name)) return;
+  if (n->count == n->cap) {
+    int cap = n->cap ? n->cap * 2 : 32;
+    const char **items = realloc(n->items, (size_t)cap * sizeof *items);
+    if (!items) return;
+    n->items = items;
+    n->cap = cap;
+  }
+  n->items[n->count++] = name;
+}
+
+static int names_has(const Names *n, const char *name) {
+  for (int i = 0; i < n->count; i++)
+    if (!strcmp(n->items[i], name)) return 1;
+  return 0;
+}
+
+static void collect_type_names(OsiExprStore *s, const OsiType *t, Names *out, int depth) {
+  if (!t || depth > 16) return;
+  for (int i = 0; i < t->rank; i++) osi_expr_for_each_symbol(s, t->dims[i], names_add, out);
+  collect_type_names(s, t->elem, out, depth + 1);
+}
+
+static void collect_names(OsiExprStore *s, const OsiValueInfo *vi, int n, Names *out) {
+  for (int i = 0; i < n; i++) collect_type_names(s, vi[i].type, out, 0);
+}
+
+/* Section - Equivalence classes (union-find over constraint operands) */
+
+typedef struct Classes {
+  OsiExpr *members;
+  int *parent;
+  int count;
+} Classes;
+
+static int class_index(Classes *c, OsiExpr e) {
+  for (int i = 0; i < c->count; i++)
+    if (c->members[i] == e) return i;
+  c->members[c->count] = e;
+  c->parent[c->count] = c->count;
+  return c->count++;
+}
+
+static int find_root(Classes *c, int i) {
+  while (c->parent[i] != i) i = c->parent[i] = c->parent[c->parent[i]];
+  return i;
+}
+
+typedef struct Ranking {
+  OsiExprStore *s;
+  const Names *inputs, *preferred;
+} Ranking;
+
+/* Lower is a better canonical name. */
+static int rank_of(const Ranking *r, OsiExpr e) {
+  const char *name;
+  int64_t c;
+  if (osi_expr_is_const(r->s, e, &c)) return 0;
+  if (osi_expr_is_symbol(r->s, e, &name)) {
+    if (names_has(r->inputs, name)) return 1;
+    if (names_has(r->preferred, name)) return 2;
+  }
+  return 3;
+}
+
+static int better(const Ranking *r, OsiExpr a, OsiExpr b) {
+  int ra = rank_of(r, a), rb = rank_of(r, b);
+  if (ra != rb) return ra < rb;
+  const char *sa = osi_expr_str(r->s, a), *sb = osi_expr_str(r->s, b);
+  size_t la = strlen(sa), lb = strlen(sb);
+  if (la != lb) return la < lb;
+  return strcmp(sa, sb) < 0;
+}
+
+typedef struct AllPreferred {
+  const Names *preferred;
+  int all;
+} AllPreferred;
+
+static void check_preferred(const char *name, void *user) {
+  AllPreferred *ap = user;
+  if (!names_has(ap->preferred, name)) ap->all = 0;
+}
+
+/* Whether key -> target may be applied (the design's keep rules). */
+static int may_rename(const Ranking *r, OsiExpr key, OsiExpr target) {
+  const char *name;
+  int64_t c;
+  if (osi_expr_is_const(r->s, key, &c)) return 0;
+  if (osi_expr_is_symbol(r->s, key, &name)) return !names_has(r->preferred, name);
+  AllPreferred ap = {r->preferred, 1};
+  osi_expr_for_each_symbol(r->s, key, check_preferred, &ap);
+  return !ap.all || rank_of(r, target) == 1;
+}
+
+/* Section - Rewriting */
+
+static const OsiType *rewrite_type(OsiRun *run, const OsiType *t, const OsiExpr *from,
+                                   const OsiExpr *to, size_t n, int depth) {
+  if (!t || depth > 16) return t;
+  OsiExprStore *s = run->exprs;
+  const OsiType *elem = rewrite_type(run, t->elem, from, to, n, depth + 1);
+  int changed = elem != t->elem;
+  OsiExpr dims[OSI_MAX_RANK];
+  for (int i = 0; i < t->rank; i++) {
+    dims[i] = t->dims[i] == OSI_EXPR_UNKNOWN ? t->dims[i] : osi_expr_substitute(s, t->dims[i], from, to, n);
+    if (dims[i] == OSI_EXPR_UNKNOWN) dims[i] = t->dims[i]; /* never lose a dim to the size cap */
+    changed |= dims[i] != t->dims[i];
+  }
+  const OsiValue *value = t->value;
+  OsiExpr *vals = NULL;
+  if (value && value->ints) {
+    for (int64_t i = 0; i < value->count; i++) {
+      OsiExpr e = value->ints[i] == OSI_EXPR_UNKNOWN ? OSI_EXPR_UNKNOWN
+                                                     : osi_expr_substitute(s, value->ints[i], from, to, n);
+      if (e == OSI_EXPR_UNKNOWN || e == value->ints[i]) continue;
+      if (!vals) {
+        OsiValue *nv = osi_value_ints(run->arena, value->count, &vals);
+        if (!nv) break;
+        memcpy(vals, value->ints, (size_t)value->count * sizeof(OsiExpr));
+        value = nv;
+      }
+      vals[i] = e;
+    }
+  }
+  changed |= value != t->value;
+  if (!changed) return t;
+  OsiType *nt = osi_type_copy(run->arena, t);
+  if (!nt) return t;
+  for (int i = 0; i < t->rank; i++) osi_type_dims_mut(nt)[i] = dims[i];
+  nt->elem = elem;
+  nt->value = value;
+  return nt;
+}
+
+/* Most passes needed in practice is 2 (a rename exposing another); the cap
+ * guards against mappings that keep rewriting each other. */
+#define MAX_RENAME_PASSES 4
+
+OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g) {
+  OsiRun *run = scope->run;
+  int n = run->equal.count;
+  if (n == 0) return OSI_OK;
+  OsiExprStore *s = run->exprs;
+  Names inputs = {0}, preferred = {0};
+  collect_names(s, g->inputs, g->n_inputs, &inputs);
+  collect_names(s, g->inputs, g->n_inputs, &preferred);
+  collect_names(s, g->outputs, g->n_outputs, &preferred);
+  collect_names(s, g->value_info, g->n_value_info, &preferred);
+  Ranking r = {s, &inputs, &preferred};
+
+  Classes c = {malloc(sizeof(OsiExpr) * (size_t)(2 * n)), malloc(sizeof(int) * (size_t)(2 * n)), 0};
+  OsiExpr *from = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
+  OsiExpr *to = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
+  OsiExpr *best = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
+  OsiStatus st = OSI_OK;
+  if (!c.members || !c.parent || !from || !to || !best) {
+    st = osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
+    goto done;
+  }
+  for (int i = 0; i < n; i++) {
+    int a = class_index(&c, run->equal.items[i].lhs), b = class_index(&c, run->equal.items[i].rhs);
+    a = find_root(&c, a);
+    b = find_root(&c, b);
+    if (a != b) c.parent[a] = b;
+  }
+  for (int i = 0; i < c.count; i++) best[i] = OSI_EXPR_UNKNOWN;
+  for (int i = 0; i < c.count; i++) {
+    int root = find_root(&c, i);
+    if (best[root] == OSI_EXPR_UNKNOWN || better(&r, c.members[i], best[root])) best[root] = c.members[i];
+  }
+  size_t nmap = 0;
+  for (int i = 0; i < c.count; i++) {
+    OsiExpr target = best[find_root(&c, i)];
+    if (c.members[i] != target && may_rename(&r, c.members[i], target)) {
+      from[nmap] = c.members[i];
+      to[nmap++] = target;
+    }
+  }
+  for (int pass = 0; nmap && pass < MAX_RENAME_PASSES; pass++) {
+    int changed = 0;
+    for (int i = 0; i < scope->n_order; i++) {
+      OsiValueEntry *e = scope->order[i];
+      const OsiType *t = rewrite_type(run, e->type, from, to, nmap, 0);
+      if (t != e->type) {
+        e->type = t;
+        changed = 1;
+      }
+    }
+    if (!changed) break;
+  }
+done:
+  free(c.members);
+  free(c.parent);
+  free(from);
+  free(to);
+  free(best);
+  free(inputs.items);
+  free(preferred.items);
+  return st;
+}
