@@ -1,0 +1,23 @@
+'use strict';
+// ShapeInferenceError, the one class every onnx-shapes failure reported by the engine uses.
+// In Node it is defined here, in CommonJS, so that `require('onnx-shapes')` and
+// `import 'onnx-shapes'` hand out the very same class object (js/index.js imports this file).
+// Browsers load the ES module twin js/errors.js instead; keep the two identical.
+
+/** A failure reported by the C engine: `code` is its status name, such as 'PARSE_ERROR'. */
+class ShapeInferenceError extends Error {
+  /**
+   * @param {string} message
+   * @param {{ code: string, node?: string | null, cause?: unknown }} details
+   */
+  constructor(message, { code, node = null, cause } = {}) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.code = code;
+    this.node = node;
+  }
+}
+Object.defineProperty(ShapeInferenceError.prototype, 'name', {
+  value: 'ShapeInferenceError', writable: true, configurable: true, enumerable: false,
+});
+
+module.exports = { ShapeInferenceError };

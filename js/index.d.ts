@@ -1,0 +1,150 @@
+// Types for onnx-shapes (js/index.js, and js/index.cjs which exposes the same API to require()).
+
+/** A dimension: a known size, a symbolic expression such as 'N' or 'N*4', or null when unknown. */
+export type Dim = number | string | null;
+
+/**
+ * An ONNX element type in lower case, as the ONNX TensorProto.DataType enum names it:
+ * 'float', 'uint8', 'int8', 'uint16', 'int16', 'int32', 'int64', 'string', 'bool', 'float16',
+ * 'double', 'uint32', 'uint64', 'complex64', 'complex128', 'bfloat16', 'float8e4m3fn', ...
+ */
+export type ElemType = string;
+
+/**
+ * The type of one value. Every object a result hands out is frozen (deeply), so callers
+ * cannot corrupt a result; copy it (e.g. `structuredClone`) to modify it.
+ */
+export type ValueType = TensorType | SequenceType | MapType | OptionalType;
+
+export interface TensorType {
+  readonly kind: 'tensor';
+  /** null when the element type is not known. */
+  readonly elemType: ElemType | null;
+  /** null when not even the rank is known. */
+  readonly dims: readonly Dim[] | null;
+}
+
+export interface SequenceType {
+  readonly kind: 'sequence';
+  readonly elem: ValueType | null;
+}
+
+export interface MapType {
+  readonly kind: 'map';
+  readonly keyType: ElemType;
+  readonly value: ValueType;
+}
+
+export interface OptionalType {
+  readonly kind: 'optional';
+  readonly elem: ValueType | null;
+}
+
+/** A problem that did not stop inference (for example an operator the engine does not know). */
+export interface Diagnostic {
+  readonly code: string;
+  readonly message: string;
+  /** Name of the node concerned, or null. */
+  readonly node: string | null;
+  /** Its op_type, or null. */
+  readonly opType: string | null;
+  /** Its index in `result.nodes`, when the problem is about a node. */
+  readonly nodeIndex?: number;
+}
+
+export interface NodeInfo {
+  readonly name: string;
+  readonly opType: string;
+  readonly domain: string;
+}
+
+export interface InferOptions {
+  /** Treat the model's existing value_info entries as anchors too (C flag OSI_OPT_PREFILL_VALUE_INFO). */
+  prefillValueInfo?: boolean;
+  /** Record the event log, returned as `result.events` (C flag OSI_OPT_EVENTS). */
+  events?: boolean;
+}
+
+/**
+ * Options of init(), passed through to the Emscripten module factory. None is needed in Node,
+ * which reads dist/onnx_shapes.wasm from disk. In browsers the module fetches the .wasm next to
+ * dist/onnx_shapes.mjs unless `locateFile` or `wasmBinary` says otherwise.
+ */
+export interface InitOptions {
+  /** Where to find `path` ('onnx_shapes.wasm'); in Node a file path or file: URL. */
+  locateFile?: (path: string, scriptDirectory: string) => string;
+  /** The .wasm bytes themselves. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+}
+
+/** The codes of ShapeInferenceError: the C status names (osi_status_name). */
+export type ShapeInferenceErrorCode =
+  | 'NOMEM'
+  | 'PARSE_ERROR'
+  | 'INVALID_MODEL'
+  | 'MISSING_INPUT'
+  | 'DUPLICATE_DEFINITION'
+  | 'CYCLE'
+  | 'LIMIT_EXCEEDED'
+  | 'SHAPE_MISMATCH'
+  | 'ANCHOR_CONFLICT'
+  | 'UNSUPPORTED';
+
+/**
+ * Thrown when the engine reports that inference failed. Wrong argument types (bytes that are not a
+ * Uint8Array/Buffer/ArrayBuffer, options that are not an object) throw a TypeError instead.
+ * The engine stays usable after either.
+ */
+export class ShapeInferenceError extends Error {
+  constructor(message: string, details: { code: string; node?: string | null; cause?: unknown });
+  readonly name: 'ShapeInferenceError';
+  /** The status name, such as 'PARSE_ERROR' or 'CYCLE'. */
+  code: ShapeInferenceErrorCode | (string & {});
+  /** Name of the node the error is about, or null. */
+  node: string | null;
+}
+
+/** What one inference found: plain, deeply frozen data that holds no wasm memory. */
+export interface ShapeInferenceResult {
+  /** Every value name → its type. */
+  readonly values: Readonly<Record<string, ValueType>>;
+  /** Value name → index in `nodes` of the node that produces it (graph inputs and initializers have none). */
+  readonly producers: Readonly<Record<string, number>>;
+  readonly nodes: readonly NodeInfo[];
+  readonly diagnostics: readonly Diagnostic[];
+  /** Present when the engine reports constraints between symbols. */
+  readonly constraints?: unknown;
+  /** Present when inference ran with `{ events: true }`. */
+  readonly events?: unknown;
+  /** Any other key of the engine's JSON is passed through as is. */
+  readonly [key: string]: unknown;
+  /** The (frozen) type of value `name`, or null when `name` is not a value with a known type. */
+  getShape(name: string): ValueType | null;
+  /** Every value with a known type, sorted in code-unit order; a fresh array each call. */
+  names(): string[];
+}
+
+export interface Engine {
+  /** The C engine's version string (osi_version). */
+  readonly version: string;
+  /**
+   * Infers the type and shape of every value of a serialized ONNX ModelProto. Synchronous.
+   * @throws {ShapeInferenceError} when the engine fails (its `code` tells why).
+   * @throws {TypeError} when `bytes` or `options` has the wrong type.
+   */
+  inferShapes(bytes: Uint8Array | ArrayBuffer, options?: InferOptions): ShapeInferenceResult;
+  /** getShape on this engine's most recent successful result; null before the first one. */
+  getShape(name: string): ValueType | null;
+}
+
+/**
+ * Loads the wasm module. The first call starts the load; every later call returns the same
+ * engine (its options are ignored). A failed load rejects, and a later call tries again.
+ */
+export function init(options?: InitOptions): Promise<Engine>;
+
+/** `(await init()).inferShapes(bytes, options)`. */
+export function inferShapes(bytes: Uint8Array | ArrayBuffer, options?: InferOptions): Promise<ShapeInferenceResult>;
+
+/** getShape on the default engine's most recent successful result; null before any. */
+export function getShape(name: string): ValueType | null;

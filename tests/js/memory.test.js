@@ -1,0 +1,50 @@
+// 1,000 inferences (a real model, a built model, garbage that throws): after a warm-up, neither
+// the wasm memory nor the bytes malloc has handed out may grow. Every run's memory must be freed.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { init, ShapeInferenceError } from '../../js/index.js';
+import { model } from './onnx_builder.js';
+import { BACKEND, HAVE_BACKEND } from './helpers.js';
+
+const RUNS = 1000;
+
+test(`${RUNS} inferences do not grow the wasm heap`, async () => {
+  const engine = await init();
+  const built = model({
+    inputs: [{ name: 'X', elemType: 'float', dims: ['N', 'C', 8] }],
+    outputs: ['Z'],
+    nodes: [
+      { op: 'Relu', inputs: ['X'], outputs: ['Y'] },
+      { op: 'Neg', inputs: ['Y'], outputs: ['Z'] },
+    ],
+  });
+  const real = HAVE_BACKEND ? readFileSync(join(BACKEND, 'light', 'light_squeezenet.onnx')) : built;
+  if (!HAVE_BACKEND) console.warn(`memory test: ${BACKEND} is absent; using only built models`);
+  const garbage = [new Uint8Array([0xff, 0xff, 0xff]), real.subarray(0, real.length >> 1)];
+
+  let ok = 0;
+  let failed = 0;
+  const step = (i) => {
+    switch (i % 4) {
+      case 0: engine.inferShapes(real); ok++; break;
+      case 1: engine.inferShapes(built, { events: true }); ok++; break;
+      default:
+        try {
+          engine.inferShapes(garbage[i % 2]);
+        } catch (e) {
+          if (!(e instanceof ShapeInferenceError)) throw e;
+          failed++;
+        }
+    }
+  };
+
+  for (let i = 0; i < 40; i++) step(i); // warm-up: lazy tables, first growth of the heap
+  const heap = engine._heapBytes();
+  const malloced = engine._mallocedBytes();
+  expect(typeof malloced).toBe('number');
+
+  for (let i = 0; i < RUNS; i++) step(i);
+  expect({ ok, failed }).toEqual({ ok: (RUNS + 40) / 2, failed: (RUNS + 40) / 2 });
+  expect(engine._mallocedBytes()).toBe(malloced);
+  expect(engine._heapBytes()).toBe(heap);
+});
