@@ -74,7 +74,7 @@ void *osi_arena_array(OsiArena *self, size_t n, size_t size) {
 char *osi_arena_strndup(OsiArena *self, const char *s, size_t n) {
   char *d = osi_arena_alloc(self, n + 1);
   if (d) {
-    memcpy(d, s, n);
+    if (n) memcpy(d, s, n);
     d[n] = 0;
   }
   return d;

@@ -1,0 +1,368 @@
+/*
+ * Control flow: If, Loop, Scan. Bodies are graph attributes inferred in a
+ * child scope where outer values stay visible. Where one value can take
+ * several shapes (the two branches of an If, the iterations of a loop) the
+ * types are merged: equal dims are kept; inside a body differing dims
+ * become unknown, on the node's outputs they become fresh data-dependent
+ * symbols (see merge_dim).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "helpers.h"
+
+/* Rounds of re-inferring a loop body on widened carried types before the
+ * carried types fall back to kinds and element types only. */
+#define MAX_FIXED_POINT_ROUNDS 4
+
+static const OsiGraph *graph_attr(const OsiOpCtx *ctx, const char *name) {
+  const OsiAttr *a = osi_attr(ctx, name);
+  return a && a->type == OSI_ATTR_GRAPH ? a->g : NULL;
+}
+
+static const OsiType **type_array(OsiOpCtx *ctx, int n) {
+  return osi_arena_array(osi_op_arena(ctx), (size_t)n + 1, sizeof(OsiType *));
+}
+
+/* Initial value of a carried variable: input i of the node, else the type
+ * the body declares for its formal input j (which every iteration meets). */
+static const OsiType *initial(const OsiOpCtx *ctx, int i, const OsiGraph *g, int j) {
+  const OsiType *t = osi_in(ctx, i);
+  return t ? t : g->inputs[j].type;
+}
+
+/* Infers a body; an output inference says nothing about falls back to the
+ * body's declared output type. */
+static OsiStatus infer_body(OsiOpCtx *ctx, const OsiGraph *g, const char *tag, int n_in,
+                            const OsiType **in, int n_out, const OsiType **out) {
+  OsiStatus st = osi_op_infer_subgraph(ctx, g, tag, n_in, in, n_out, out);
+  if (st != OSI_OK) return st;
+  for (int i = 0; i < n_out && i < g->n_outputs; i++)
+    if (!out[i]) out[i] = g->outputs[i].type;
+  return OSI_OK;
+}
+
+/* Where a merged dim comes from, for the diagnostic. */
+typedef struct MergeSite {
+  int output;
+  const char *a_label, *b_label;
+  int fresh_if_b_unknown; /* loops: a known dim that an iteration loses is data-dependent */
+} MergeSite;
+
+/*
+ * Dim of a node output that is `a` on one path and `b` on another: a fresh
+ * data-dependent symbol. Hook for issue [3/7]: record here that the symbol
+ * lies between Min(a, b) and Max(a, b) (`<= Max(a,b)` constraints).
+ */
+static OsiExpr merge_dim(OsiOpCtx *ctx, OsiExpr a, OsiExpr b, int axis, void *user) {
+  const MergeSite *site = user;
+  OsiExprStore *s = osi_op_exprs(ctx);
+  if (a == OSI_EXPR_UNKNOWN || (b == OSI_EXPR_UNKNOWN && !site->fresh_if_b_unknown))
+    return OSI_EXPR_UNKNOWN;
+  OsiExpr d = osi_op_fresh_dim(ctx, "dim");
+  osi_op_diag(ctx, "DATA_DEPENDENT", "output %d dim %d is %s %s and %s %s; it becomes %s",
+              site->output, axis, osi_expr_str(s, a), site->a_label, osi_expr_str(s, b),
+              site->b_label, osi_expr_str(s, d));
+  return d;
+}
+
+/* 1 when the integer content of input i is one known constant. */
+static int in_const_scalar(OsiOpCtx *ctx, int i, int64_t *out) {
+  const OsiValue *v = osi_in_value(ctx, i);
+  return v && v->ints && v->count == 1 && osi_expr_is_const(osi_op_exprs(ctx), v->ints[0], out);
+}
+
+/* If(cond): the outputs of then_branch or else_branch. A known cond picks
+ * its branch whole, content included (exporters branch on constants in
+ * shape subgraphs); otherwise both branches are merged output by output. */
+OsiStatus osi_op_if(OsiOpCtx *ctx) {
+  static const char *const tags[2] = {"then_branch", "else_branch"};
+  const OsiGraph *g[2] = {graph_attr(ctx, tags[0]), graph_attr(ctx, tags[1])};
+  int n = osi_out_count(ctx);
+  for (int b = 0; b < 2; b++) {
+    if (!g[b])
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute %s must be a graph", tags[b]);
+    if (g[b]->n_outputs != n)
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "%s has %d outputs; the node has %d", tags[b],
+                         g[b]->n_outputs, n);
+  }
+  int64_t c = 0;
+  int known = in_const_scalar(ctx, 0, &c);
+  const OsiType **out[2] = {type_array(ctx, n), type_array(ctx, n)};
+  if (!out[0] || !out[1]) return osi_op_fail(ctx, OSI_ERR_NOMEM, "out of memory");
+  for (int b = 0; b < 2; b++) {
+    /* The branch not taken may be invalid for these inputs: skip it. */
+    if (known && b == (c != 0)) continue;
+    OsiStatus st = infer_body(ctx, g[b], tags[b], 0, NULL, n, out[b]);
+    if (st != OSI_OK) return st;
+  }
+  for (int i = 0; i < n; i++) {
+    MergeSite site = {i, "in then_branch", "in else_branch", 0};
+    osi_set_out(ctx, i, known ? out[c ? 0 : 1][i]
+                              : osi_type_merge(ctx, out[0][i], out[1][i], merge_dim, &site));
+  }
+  return OSI_OK;
+}
+
+/* A loop-like body: inputs [pre | carried | post], outputs
+ * [out_off entries | carried | scan outputs]. */
+typedef struct LoopBody {
+  const OsiGraph *g;
+  int n_pre, n_state, n_post, out_off, n_out;
+  int same_shape; /* Scan: a state keeps one shape in every iteration */
+  const OsiType **in;  /* the carried part is widened to the fixed point */
+  const OsiType **out; /* outputs of the last run, valid for every iteration */
+} LoopBody;
+
+/* Equal shapes, and the same content all the way down. */
+static int same_type(const OsiType *a, const OsiType *b) {
+  if (a == b) return 1;
+  if (!osi_type_equal(a, b) || a->value != b->value) return 0;
+  return a->kind == OSI_KIND_TENSOR || a->kind == OSI_KIND_SPARSE_TENSOR ||
+         same_type(a->elem, b->elem);
+}
+
+/* Scan states have one shape in every iteration (spec), so a dim known on
+ * either side holds for both. */
+static OsiExpr same_shape_dim(OsiOpCtx *ctx, OsiExpr a, OsiExpr b, int axis, void *user) {
+  (void)ctx, (void)axis, (void)user;
+  return a != OSI_EXPR_UNKNOWN ? a : b;
+}
+
+/*
+ * Re-infers the body with carried types widened by what an iteration
+ * produces until nothing changes: the types then cover every iteration.
+ * Past MAX_FIXED_POINT_ROUNDS the carried types keep only their kinds and
+ * element types, and one last run on those is consistent by construction.
+ */
+static OsiStatus run_to_fixed_point(OsiOpCtx *ctx, LoopBody *b) {
+  OsiDimMerge merge = b->same_shape ? same_shape_dim : NULL;
+  const OsiType **state = b->in + b->n_pre;
+  for (int round = 0;; round++) {
+    OsiStatus st = infer_body(ctx, b->g, "body", b->n_pre + b->n_state + b->n_post, b->in,
+                              b->n_out, b->out);
+    if (st != OSI_OK || round == MAX_FIXED_POINT_ROUNDS) return st;
+    int changed = 0;
+    for (int i = 0; i < b->n_state; i++) {
+      const OsiType *m = osi_type_merge(ctx, state[i], b->out[b->out_off + i], merge, NULL);
+      if (!same_type(m, state[i])) {
+        state[i] = m;
+        changed = 1;
+      }
+    }
+    if (!changed) return OSI_OK;
+    if (round == MAX_FIXED_POINT_ROUNDS - 1)
+      for (int i = 0; i < b->n_state; i++)
+        state[i] = osi_type_merge(ctx, state[i], NULL, NULL, NULL);
+  }
+}
+
+/* Final value of carried variable i: the initial value when no iteration
+ * runs, else a merge of the initial and the per-iteration types. A tensor
+ * dim an iteration changes is one data-dependent value; an unknown dim of
+ * sequence elements may differ between elements, so it stays unknown. */
+static const OsiType *carried_out(OsiOpCtx *ctx, const OsiType *init, const OsiType *iter, int i,
+                                  int no_iterations) {
+  if (no_iterations) return init;
+  MergeSite site = {i, "before the loop", "after an iteration",
+                    init && init->kind == OSI_KIND_TENSOR};
+  return osi_type_merge(ctx, init, iter, merge_dim, &site);
+}
+
+/* Stacks per-iteration values of a scan output: `len` inserted at `axis`
+ * of the body's type (axis in [-(r+1), r]). */
+static OsiStatus stack(OsiOpCtx *ctx, int out, const OsiType *elem, OsiExpr len, int64_t axis) {
+  if (!elem || elem->kind != OSI_KIND_TENSOR) return OSI_OK;
+  if (elem->rank < 0) {
+    osi_out_tensor(ctx, out, elem->elem_type, -1);
+    return OSI_OK;
+  }
+  int a, r = elem->rank + 1;
+  if (!osi_norm_axis(axis, r, &a))
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                       "scan output axis %lld is out of range for rank %d", (long long)axis, r);
+  if (r > OSI_MAX_RANK) return osi_op_fail(ctx, OSI_ERR_LIMIT_EXCEEDED, "scan output rank %d", r);
+  OsiType *y = osi_out_tensor(ctx, out, elem->elem_type, r);
+  if (!y) return OSI_OK;
+  OsiExpr *d = osi_type_dims_mut(y);
+  for (int i = 0, k = 0; i < r; i++) d[i] = i == a ? len : elem->dims[k++];
+  return OSI_OK;
+}
+
+/*
+ * Iterations of a Loop: Max(M, 0) when M is known and nothing stops the
+ * loop early (cond absent, or true and kept true by the body); 0 when cond
+ * is constant false; otherwise data-dependent (UNKNOWN; *why set).
+ */
+static OsiExpr loop_trips(OsiOpCtx *ctx, const OsiType *cond_out, const char **why) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  int64_t c = 1, k = 0;
+  int has_cond = osi_in_present(ctx, 1), known_cond = has_cond && in_const_scalar(ctx, 1, &c);
+  if (known_cond && c == 0) return osi_expr_const(s, 0);
+  const OsiValue *m = osi_in_present(ctx, 0) ? osi_in_value(ctx, 0) : NULL;
+  OsiExpr trips = m && m->ints && m->count == 1 ? m->ints[0] : OSI_EXPR_UNKNOWN;
+  int stays = !has_cond || (known_cond && cond_out && cond_out->value && cond_out->value->ints &&
+                            cond_out->value->count == 1 &&
+                            osi_expr_is_const(s, cond_out->value->ints[0], &k) && k != 0);
+  *why = !osi_in_present(ctx, 0) ? "there is no trip count"
+         : trips == OSI_EXPR_UNKNOWN ? "the trip count is not known"
+         : "the condition can end the loop early";
+  return stays && trips != OSI_EXPR_UNKNOWN ? osi_expr_max(s, trips, osi_expr_const(s, 0))
+                                            : OSI_EXPR_UNKNOWN;
+}
+
+/*
+ * Loop(M?, cond?, v_initial...), body(iteration_num, cond_in, v...) ->
+ * (cond_out, v..., scan...). Carried values: fixed point over iterations.
+ * Scan outputs stack the per-iteration values on a new axis 0 of size the
+ * number of iterations (a fresh symbol when data decides it).
+ */
+OsiStatus osi_op_loop(OsiOpCtx *ctx) {
+  const OsiGraph *g = graph_attr(ctx, "body");
+  int n_state = osi_in_count(ctx) - 2, n_out = osi_out_count(ctx);
+  if (!g) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute body must be a graph");
+  if (n_state < 0 || n_out < n_state || g->n_inputs != n_state + 2 || g->n_outputs != n_out + 1)
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                       "a Loop with %d carried values and %d outputs needs a body with %d inputs "
+                       "and %d outputs (it has %d and %d)", n_state, n_out, n_state + 2, n_out + 1,
+                       g->n_inputs, g->n_outputs);
+  OsiArena *arena = osi_op_arena(ctx);
+  LoopBody b = {g, 2, n_state, 0, 1, n_out + 1, 0, type_array(ctx, n_state + 2),
+                type_array(ctx, n_out + 1)};
+  OsiType *iter = osi_type_tensor(arena, OSI_DT_INT64, 0);
+  OsiType *cond = osi_type_tensor(arena, OSI_DT_BOOL, 0);
+  if (!b.in || !b.out || !iter || !cond) return osi_op_fail(ctx, OSI_ERR_NOMEM, "out of memory");
+  /* With cond given, the body only runs while it holds. */
+  OsiExpr one = osi_expr_const(osi_op_exprs(ctx), 1);
+  if (osi_in_present(ctx, 1)) osi_set_value(ctx, cond, 1, &one);
+  b.in[0] = iter;
+  b.in[1] = cond;
+  for (int i = 0; i < n_state; i++) b.in[2 + i] = initial(ctx, 2 + i, g, 2 + i);
+  OsiStatus st = run_to_fixed_point(ctx, &b);
+  if (st != OSI_OK) return st;
+  const char *why = "";
+  OsiExpr trips = loop_trips(ctx, b.out[0], &why);
+  int64_t t = -1;
+  int none = osi_expr_is_const(osi_op_exprs(ctx), trips, &t) && t == 0;
+  for (int i = 0; i < n_state; i++)
+    osi_set_out(ctx, i, carried_out(ctx, initial(ctx, 2 + i, g, 2 + i), b.out[1 + i], i, none));
+  if (n_out > n_state && trips == OSI_EXPR_UNKNOWN) {
+    trips = osi_op_fresh_dim(ctx, "iterations");
+    osi_op_diag(ctx, "DATA_DEPENDENT", "scan outputs have %s rows: %s",
+                osi_expr_str(osi_op_exprs(ctx), trips), why);
+  }
+  for (int k = n_state; k < n_out && st == OSI_OK; k++) st = stack(ctx, k, b.out[1 + k], trips, 0);
+  return st;
+}
+
+/* x without its dim `axis` (content dropped); unknown rank stays unknown. */
+static const OsiType *drop_axis(OsiOpCtx *ctx, const OsiType *x, int axis) {
+  if (!x || x->kind != OSI_KIND_TENSOR) return NULL;
+  if (x->rank < 0) return osi_type_tensor(osi_op_arena(ctx), x->elem_type, -1);
+  OsiType *y = osi_type_tensor(osi_op_arena(ctx), x->elem_type, x->rank - 1);
+  if (!y) return NULL;
+  for (int i = 0, k = 0; i < x->rank; i++)
+    if (i != axis) osi_type_dims_mut(y)[k++] = x->dims[i];
+  return y;
+}
+
+/* Keeps the first known dim in *acc; two different constants contradict. */
+static OsiStatus agree(OsiOpCtx *ctx, OsiExpr *acc, OsiExpr d, const char *what, int input) {
+  int64_t a, b;
+  OsiExprStore *s = osi_op_exprs(ctx);
+  if (*acc != OSI_EXPR_UNKNOWN && osi_expr_is_const(s, *acc, &a) && osi_expr_is_const(s, d, &b) &&
+      a != b)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH,
+                       "input %d has %s %lld; an earlier input has %lld", input, what,
+                       (long long)b, (long long)a);
+  if (*acc == OSI_EXPR_UNKNOWN) *acc = d;
+  return OSI_OK;
+}
+
+/*
+ * Scan-8(sequence_lens?, state..., scan...): batch axis 0, sequence axis 1.
+ * The body sees states without the batch axis and scan inputs without both;
+ * scan outputs are [batch, max sequence length, ...] (shorter sequences are
+ * padded), final states [batch, ...].
+ */
+static OsiStatus scan8(OsiOpCtx *ctx, const OsiGraph *g, int m) {
+  int n_in = osi_in_count(ctx) - 1, n_state = n_in - m, n_out = osi_out_count(ctx);
+  if (n_state < 0 || n_out < n_state || g->n_inputs != n_in || g->n_outputs != n_out)
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                       "the body must take %d inputs and return %d outputs", n_in, n_out);
+  LoopBody b = {g, 0, n_state, m, 0, n_out, 1, type_array(ctx, n_in), type_array(ctx, n_out)};
+  if (!b.in || !b.out) return osi_op_fail(ctx, OSI_ERR_NOMEM, "out of memory");
+  OsiExpr batch = OSI_EXPR_UNKNOWN, len = OSI_EXPR_UNKNOWN;
+  OsiStatus st = OSI_OK;
+  for (int i = 0; i < n_in && st == OSI_OK; i++) {
+    const OsiType *x = osi_in(ctx, 1 + i);
+    int scan = i >= n_state;
+    if (x && x->kind == OSI_KIND_TENSOR && x->rank >= 0 && x->rank < 1 + scan)
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "input %d needs a batch%s axis", 1 + i,
+                         scan ? " and a sequence" : "");
+    b.in[i] = drop_axis(ctx, x, 0);
+    if (scan) b.in[i] = drop_axis(ctx, b.in[i], 0);
+    if (!osi_in_ranked(ctx, 1 + i)) continue;
+    st = agree(ctx, &batch, x->dims[0], "batch size", 1 + i);
+    if (st == OSI_OK && scan) st = agree(ctx, &len, x->dims[1], "sequence length", 1 + i);
+  }
+  if (st == OSI_OK) st = run_to_fixed_point(ctx, &b);
+  if (st != OSI_OK) return st;
+  for (int i = 0; i < n_state && st == OSI_OK; i++)
+    st = stack(ctx, i, b.in[i], batch, 0);
+  for (int k = n_state; k < n_out && st == OSI_OK; k++) {
+    st = stack(ctx, k, b.out[k], len, 0);
+    if (st == OSI_OK) st = stack(ctx, k, osi_out(ctx, k), batch, 0);
+  }
+  return st;
+}
+
+/* Axis i of an optional ints attribute, 0 when absent. */
+static int64_t axis_at(const OsiOpCtx *ctx, const char *name, int i) {
+  const int64_t *v;
+  int n = osi_attr_ints(ctx, name, &v);
+  return i < n ? v[i] : 0;
+}
+
+/*
+ * Scan (opset 9+; Scan-8 has a batch axis, see scan8): inputs are state
+ * variables then num_scan_inputs scan inputs, iterated along
+ * scan_input_axes (the body sees them without that axis). States: fixed
+ * point like Loop. Scan outputs get the sequence length inserted at
+ * scan_output_axes (default 0). Directions do not change shapes.
+ */
+OsiStatus osi_op_scan(OsiOpCtx *ctx) {
+  const OsiGraph *g = graph_attr(ctx, "body");
+  int64_t m = osi_attr_int(ctx, "num_scan_inputs", -1);
+  if (!g || m < 0 || m > osi_in_count(ctx))
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                       "Scan needs a graph body and num_scan_inputs in [0, %d]", osi_in_count(ctx));
+  if (osi_op_opset(ctx) < 9) return scan8(ctx, g, (int)m);
+  int n_in = osi_in_count(ctx), n_state = n_in - (int)m, n_out = osi_out_count(ctx);
+  if (n_out < n_state || g->n_inputs != n_in || g->n_outputs != n_out)
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                       "the body must take %d inputs and return %d outputs", n_in, n_out);
+  LoopBody b = {g, 0, n_state, (int)m, 0, n_out, 1, type_array(ctx, n_in), type_array(ctx, n_out)};
+  if (!b.in || !b.out) return osi_op_fail(ctx, OSI_ERR_NOMEM, "out of memory");
+  OsiExpr len = OSI_EXPR_UNKNOWN;
+  OsiStatus st = OSI_OK;
+  for (int i = 0; i < n_in && st == OSI_OK; i++) {
+    const OsiType *x = osi_in(ctx, i);
+    b.in[i] = initial(ctx, i, g, i);
+    if (i < n_state) continue;
+    int axis = 0;
+    b.in[i] = drop_axis(ctx, x, 0);
+    if (!osi_in_ranked(ctx, i)) continue;
+    if (!osi_norm_axis(axis_at(ctx, "scan_input_axes", i - n_state), x->rank, &axis))
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                         "scan_input_axes[%d] is out of range for rank %d", i - n_state, x->rank);
+    b.in[i] = drop_axis(ctx, x, axis);
+    st = agree(ctx, &len, x->dims[axis], "sequence length", i);
+  }
+  if (st == OSI_OK) st = run_to_fixed_point(ctx, &b);
+  if (st != OSI_OK) return st;
+  for (int i = 0; i < n_state; i++) osi_set_out(ctx, i, b.in[i]);
+  for (int k = n_state; k < n_out && st == OSI_OK; k++)
+    st = stack(ctx, k, b.out[k], len, axis_at(ctx, "scan_output_axes", k - n_state));
+  return st;
+}

@@ -1,0 +1,219 @@
+/*
+ * Element-wise operators: unary (same shape), binary and variadic with
+ * multidirectional broadcasting, comparisons (bool output), Where, Cast.
+ * Integer ops also compute their value when inputs carry one, which is how
+ * exporter shape arithmetic (Shape(x)[1] + 1) stays symbolic.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "helpers.h"
+
+/* Unary ops whose output has the input's type and shape: Relu, Exp, ... */
+OsiStatus osi_op_unary(OsiOpCtx *ctx) { return osi_out_same_as_input(ctx, 0, 0); }
+
+/* Unary predicates (IsNaN, IsInf, Not): input shape, bool output. */
+OsiStatus osi_op_unary_bool(OsiOpCtx *ctx) {
+  const OsiType *x = osi_in(ctx, 0);
+  if (x) osi_out_like(ctx, 0, OSI_DT_BOOL, x);
+  return OSI_OK;
+}
+
+static OsiExpr value_neg(OsiExprStore *s, OsiExpr a) { return osi_expr_neg(s, a); }
+
+static OsiExpr value_abs(OsiExprStore *s, OsiExpr a) {
+  int64_t c;
+  if (osi_expr_is_const(s, a, &c)) return c == INT64_MIN ? OSI_EXPR_UNKNOWN : osi_expr_const(s, c < 0 ? -c : c);
+  /* |a| = Max(a, -a) holds for every integer a. */
+  return osi_expr_max(s, a, osi_expr_neg(s, a));
+}
+
+static OsiStatus unary_value(OsiOpCtx *ctx, OsiExpr (*fn)(OsiExprStore *, OsiExpr)) {
+  const OsiType *x = osi_in(ctx, 0);
+  if (!x) return OSI_OK;
+  OsiType *y = osi_out_like(ctx, 0, x->elem_type, x);
+  if (y && x->value && x->value->ints) {
+    OsiExpr *e;
+    OsiValue *v = osi_value_ints(osi_op_arena(ctx), x->value->count, &e);
+    if (!v) return OSI_OK;
+    for (int64_t i = 0; i < x->value->count; i++) e[i] = fn(osi_op_exprs(ctx), x->value->ints[i]);
+    y->value = v;
+  }
+  return OSI_OK;
+}
+
+/* Neg, Abs: same shape; integer content negated / made absolute. */
+OsiStatus osi_op_neg(OsiOpCtx *ctx) { return unary_value(ctx, value_neg); }
+OsiStatus osi_op_abs(OsiOpCtx *ctx) { return unary_value(ctx, value_abs); }
+
+/* Broadcast all present inputs; output dtype taken from input dtype_from. */
+static OsiType *broadcast_out(OsiOpCtx *ctx, int32_t dtype, OsiStatus *st) {
+  const OsiType *in[16];
+  int n = 0;
+  for (int i = 0; i < osi_in_count(ctx) && n < 16; i++) {
+    if (!osi_in_present(ctx, i)) continue;
+    in[n++] = osi_in(ctx, i);
+  }
+  OsiExpr dims[OSI_MAX_RANK];
+  int rank;
+  *st = osi_broadcast(ctx, in, n, &rank, dims);
+  if (*st != OSI_OK) return NULL;
+  OsiType *t = osi_out_tensor(ctx, 0, dtype, rank);
+  if (t && rank > 0) {
+    OsiExpr *d = osi_type_dims_mut(t);
+    for (int i = 0; i < rank; i++) d[i] = dims[i];
+  }
+  return t;
+}
+
+static OsiExpr value_div(OsiExprStore *s, OsiExpr a, OsiExpr b) {
+  /* Integer Div truncates toward zero; it equals floor division when both
+   * operands are non-negative, which we can only be sure of for constants. */
+  int64_t ca, cb;
+  if (osi_expr_is_const(s, a, &ca) && osi_expr_is_const(s, b, &cb)) {
+    if (cb == 0 || (ca == INT64_MIN && cb == -1)) return OSI_EXPR_UNKNOWN;
+    return osi_expr_const(s, ca / cb);
+  }
+  /* Truncation equals floor division when the numerator is provably
+   * non-negative (the simplifier folds Max(a, 0) to a exactly then) and the
+   * divisor a positive constant. */
+  if (osi_expr_is_const(s, b, &cb) && cb > 0 && osi_expr_max(s, a, osi_expr_const(s, 0)) == a)
+    return osi_expr_floordiv(s, a, b);
+  return OSI_EXPR_UNKNOWN;
+}
+
+static OsiExpr value_mod(OsiExprStore *s, OsiExpr a, OsiExpr b) { return osi_expr_mod(s, a, b); }
+static OsiExpr value_max(OsiExprStore *s, OsiExpr a, OsiExpr b) { return osi_expr_max(s, a, b); }
+static OsiExpr value_min(OsiExprStore *s, OsiExpr a, OsiExpr b) { return osi_expr_min(s, a, b); }
+
+static OsiExpr value_equal(OsiExprStore *s, OsiExpr a, OsiExpr b) {
+  int64_t ca, cb;
+  if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
+  if (a == b) return osi_expr_const(s, 1);
+  if (osi_expr_is_const(s, a, &ca) && osi_expr_is_const(s, b, &cb)) return osi_expr_const(s, ca == cb);
+  return OSI_EXPR_UNKNOWN;
+}
+
+static OsiExpr compare(OsiExprStore *s, OsiExpr a, OsiExpr b, int lt, int eq) {
+  int64_t d;
+  OsiExpr diff = osi_expr_sub(s, a, b);
+  if (!osi_expr_is_const(s, diff, &d)) return OSI_EXPR_UNKNOWN;
+  return osi_expr_const(s, lt ? (eq ? d <= 0 : d < 0) : (eq ? d >= 0 : d > 0));
+}
+static OsiExpr value_less(OsiExprStore *s, OsiExpr a, OsiExpr b) { return compare(s, a, b, 1, 0); }
+static OsiExpr value_less_eq(OsiExprStore *s, OsiExpr a, OsiExpr b) { return compare(s, a, b, 1, 1); }
+static OsiExpr value_greater(OsiExprStore *s, OsiExpr a, OsiExpr b) { return compare(s, a, b, 0, 0); }
+static OsiExpr value_greater_eq(OsiExprStore *s, OsiExpr a, OsiExpr b) { return compare(s, a, b, 0, 1); }
+
+typedef struct BinaryRule {
+  const char *op;
+  OsiExprBinary value;
+  int bool_out;
+} BinaryRule;
+
+static const BinaryRule BINARY_RULES[] = {
+    {"Add", osi_expr_add, 0},          {"Sub", osi_expr_sub, 0},
+    {"Mul", osi_expr_mul, 0},          {"Div", value_div, 0},
+    {"Mod", value_mod, 0},             {"Max", value_max, 0},
+    {"Min", value_min, 0},             {"Equal", value_equal, 1},
+    {"Less", value_less, 1},           {"LessOrEqual", value_less_eq, 1},
+    {"Greater", value_greater, 1},     {"GreaterOrEqual", value_greater_eq, 1},
+};
+
+static const BinaryRule *find_rule(const char *op) {
+  for (size_t i = 0; i < sizeof BINARY_RULES / sizeof BINARY_RULES[0]; i++)
+    if (strcmp(BINARY_RULES[i].op, op) == 0) return &BINARY_RULES[i];
+  return NULL;
+}
+
+/*
+ * Broadcasting element-wise ops (Add, Sub, Mul, Div, Mod, Pow, Max, Min,
+ * Sum, Mean, BitShift, Bitwise*, PRelu's broadcast form): output dtype is
+ * the first input's; integer values are computed for the arithmetic ops
+ * of BINARY_RULES when there are exactly two inputs.
+ */
+OsiStatus osi_op_broadcast(OsiOpCtx *ctx) {
+  OsiStatus st;
+  int32_t dtype = osi_in_dtype(ctx, 0);
+  const BinaryRule *rule = find_rule(osi_op_type(ctx));
+  OsiType *y = broadcast_out(ctx, rule && rule->bool_out ? OSI_DT_BOOL : dtype, &st);
+  if (st != OSI_OK) return st;
+  if (rule && osi_in_count(ctx) == 2 && (osi_dtype_is_integer(dtype) || dtype == 0))
+    osi_value_binary(ctx, y, osi_in(ctx, 0), osi_in(ctx, 1), rule->value);
+  return OSI_OK;
+}
+
+/* Comparisons and logical ops (Equal, Less, And, Or, Xor, ...): bool output. */
+OsiStatus osi_op_compare(OsiOpCtx *ctx) {
+  OsiStatus st;
+  const BinaryRule *rule = find_rule(osi_op_type(ctx));
+  OsiType *y = broadcast_out(ctx, OSI_DT_BOOL, &st);
+  if (st != OSI_OK) return st;
+  if (rule) osi_value_binary(ctx, y, osi_in(ctx, 0), osi_in(ctx, 1), rule->value);
+  return OSI_OK;
+}
+
+/* Where(cond, X, Y): broadcast of all three, X's dtype; integer values
+ * selected element by element when the condition is known. */
+OsiStatus osi_op_where(OsiOpCtx *ctx) {
+  OsiStatus st;
+  OsiType *y = broadcast_out(ctx, osi_in_dtype(ctx, 1), &st);
+  if (st != OSI_OK || !y) return st;
+  const OsiType *c = osi_in(ctx, 0), *a = osi_in(ctx, 1), *b = osi_in(ctx, 2);
+  int64_t n = osi_static_count(ctx, y);
+  if (n < 0 || !c || !a || !b || !c->value || !a->value || !b->value || !c->value->ints ||
+      !a->value->ints || !b->value->ints)
+    return OSI_OK;
+  /* Only the common exporter case of equal element counts is handled. */
+  if (c->value->count != n || a->value->count != n || b->value->count != n) return OSI_OK;
+  OsiExpr *e;
+  OsiValue *v = osi_value_ints(osi_op_arena(ctx), n, &e);
+  if (!v) return OSI_OK;
+  OsiExprStore *s = osi_op_exprs(ctx);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t cond;
+    if (!osi_expr_is_const(s, c->value->ints[i], &cond)) return OSI_OK;
+    e[i] = cond ? a->value->ints[i] : b->value->ints[i];
+  }
+  y->value = v;
+  return OSI_OK;
+}
+
+/* Cast: input shape, dtype from `to`; integer content kept across integer
+ * casts (exporters Cast shape values to int64 and back). */
+OsiStatus osi_op_cast(OsiOpCtx *ctx) {
+  const OsiType *x = osi_in(ctx, 0);
+  int32_t to = (int32_t)osi_attr_int(ctx, "to", 0);
+  if (!x) return OSI_OK;
+  OsiType *y = osi_out_like(ctx, 0, to, x);
+  if (y && x->value && x->value->ints && osi_dtype_is_integer(to) && to != OSI_DT_BOOL)
+    y->value = x->value;
+  return OSI_OK;
+}
+
+/* CastLike(input, target_type): input shape, target's dtype. */
+OsiStatus osi_op_cast_like(OsiOpCtx *ctx) {
+  const OsiType *x = osi_in(ctx, 0);
+  int32_t to = osi_in_dtype(ctx, 1);
+  if (!x) return OSI_OK;
+  OsiType *y = osi_out_like(ctx, 0, to, x);
+  if (y && x->value && x->value->ints && osi_dtype_is_integer(to) && to != OSI_DT_BOOL)
+    y->value = x->value;
+  return OSI_OK;
+}
+
+/* Identity: passes type and content through (also sequences/optionals). */
+OsiStatus osi_op_identity(OsiOpCtx *ctx) {
+  osi_set_out(ctx, 0, osi_in(ctx, 0));
+  return OSI_OK;
+}
+
+/* Dropout: output 0 like the input; output 1 (mask) same shape, bool. */
+OsiStatus osi_op_dropout(OsiOpCtx *ctx) {
+  const OsiType *x = osi_in(ctx, 0);
+  if (!x) return OSI_OK;
+  osi_out_like(ctx, 0, x->elem_type, x);
+  if (osi_out_count(ctx) > 1)
+    osi_out_like(ctx, 1, osi_op_opset(ctx) >= 10 ? OSI_DT_BOOL : x->elem_type, x);
+  return OSI_OK;
+}

@@ -1,0 +1,347 @@
+#include "helpers.h"
+
+#include <string.h>
+
+OsiType *osi_out_tensor(OsiOpCtx *ctx, int i, int32_t elem_type, int rank) {
+  OsiType *t = osi_type_tensor(osi_op_arena(ctx), elem_type, rank);
+  if (t) osi_set_out(ctx, i, t);
+  return t;
+}
+
+OsiType *osi_out_like(OsiOpCtx *ctx, int i, int32_t elem_type, const OsiType *src) {
+  OsiType *t = src && src->kind == OSI_KIND_TENSOR
+                   ? osi_type_tensor_dims(osi_op_arena(ctx), elem_type, src->rank, src->dims)
+                   : osi_type_tensor(osi_op_arena(ctx), elem_type, -1);
+  if (t) osi_set_out(ctx, i, t);
+  return t;
+}
+
+OsiStatus osi_out_same_as_input(OsiOpCtx *ctx, int out, int in) {
+  const OsiType *t = osi_in(ctx, in);
+  if (!t) return OSI_OK;
+  if (t->kind != OSI_KIND_TENSOR) {
+    osi_set_out(ctx, out, t);
+    return OSI_OK;
+  }
+  osi_out_like(ctx, out, t->elem_type, t);
+  return OSI_OK;
+}
+
+int osi_norm_axis(int64_t axis, int rank, int *out) {
+  if (axis < -(int64_t)rank || axis >= rank) return 0;
+  *out = (int)(axis < 0 ? axis + rank : axis);
+  return 1;
+}
+
+OsiExpr osi_broadcast_dim(OsiExprStore *s, OsiExpr a, OsiExpr b, int *ok) {
+  int64_t ca, cb;
+  int ka = osi_expr_is_const(s, a, &ca), kb = osi_expr_is_const(s, b, &cb);
+  if (ka && ca == 1) return b;
+  if (kb && cb == 1) return a;
+  if (ka && kb) {
+    if (ca != cb) *ok = 0;
+    return a;
+  }
+  /* A constant other than 1 wins: the other side must be 1 or equal to it. */
+  if (ka) return a;
+  if (kb) return b;
+  if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
+  return osi_expr_broadcast(s, a, b);
+}
+
+OsiStatus osi_broadcast(OsiOpCtx *ctx, const OsiType *const *in, int n, int *rank, OsiExpr *dims) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  int r = 0;
+  for (int k = 0; k < n; k++) {
+    if (!in[k] || in[k]->kind != OSI_KIND_TENSOR || in[k]->rank < 0) {
+      *rank = -1;
+      return OSI_OK;
+    }
+    if (in[k]->rank > r) r = in[k]->rank;
+  }
+  for (int i = 0; i < r; i++) dims[i] = osi_expr_const(s, 1);
+  for (int k = 0; k < n; k++) {
+    int off = r - in[k]->rank;
+    for (int i = 0; i < in[k]->rank; i++) {
+      int ok = 1;
+      dims[off + i] = osi_broadcast_dim(s, dims[off + i], in[k]->dims[i], &ok);
+      if (!ok)
+        return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH,
+                           "input %d dim %d is %s, which does not broadcast with %s", k, i,
+                           osi_expr_str(s, in[k]->dims[i]), osi_expr_str(s, dims[off + i]));
+    }
+  }
+  *rank = r;
+  return OSI_OK;
+}
+
+int osi_in_exprs(const OsiOpCtx *ctx, int i, const OsiExpr **out) {
+  const OsiValue *v = osi_in_value(ctx, i);
+  if (!v || !v->ints) return -1;
+  *out = v->ints;
+  return (int)v->count;
+}
+
+int osi_in_ints(const OsiOpCtx *ctx, int i, int64_t *out, int max) {
+  const OsiExpr *e;
+  int n = osi_in_exprs(ctx, i, &e);
+  if (n < 0 || n > max) return -1;
+  OsiExprStore *s = osi_op_exprs((OsiOpCtx *)ctx);
+  for (int k = 0; k < n; k++)
+    if (!osi_expr_is_const(s, e[k], &out[k])) return -1;
+  return n;
+}
+
+int osi_attr_or_input_ints(const OsiOpCtx *ctx, const char *name, int i, int64_t *out, int max) {
+  const int64_t *a;
+  int n = osi_attr_ints(ctx, name, &a);
+  if (n >= 0) {
+    if (n > max) return -1;
+    memcpy(out, a, (size_t)n * sizeof(int64_t));
+    return n;
+  }
+  if (!osi_in_present(ctx, i)) return -2;
+  return osi_in_ints(ctx, i, out, max);
+}
+
+void osi_set_value(OsiOpCtx *ctx, OsiType *t, int64_t count, const OsiExpr *elems) {
+  OsiExpr *dst;
+  OsiValue *v = osi_value_ints(osi_op_arena(ctx), count, &dst);
+  if (!v) return;
+  if (count) memcpy(dst, elems, (size_t)count * sizeof(OsiExpr));
+  t->value = v;
+}
+
+int64_t osi_static_count(OsiOpCtx *ctx, const OsiType *t) {
+  if (!t || t->rank < 0) return -1;
+  OsiExprStore *s = osi_op_exprs(ctx);
+  int64_t n = 1;
+  for (int i = 0; i < t->rank; i++) {
+    int64_t d;
+    if (!osi_expr_is_const(s, t->dims[i], &d) || d < 0) return -1;
+    if (__builtin_mul_overflow(n, d, &n) || n > OSI_MAX_VALUE_ELEMS) return -1;
+  }
+  return n;
+}
+
+/* Row-major index of the input element that output element `flat` reads
+ * under broadcasting. */
+static int64_t broadcast_index(const int64_t *out_dims, int out_rank, const int64_t *in_dims,
+                               int in_rank, int64_t flat) {
+  int64_t idx = 0, stride = 1;
+  for (int k = out_rank - 1; k >= 0; k--) {
+    int64_t coord = flat % out_dims[k];
+    flat /= out_dims[k];
+    int ik = k - (out_rank - in_rank);
+    if (ik >= 0) {
+      if (in_dims[ik] != 1) idx += coord * stride;
+      stride *= in_dims[ik];
+    }
+  }
+  return idx;
+}
+
+static int const_dims(OsiExprStore *s, const OsiType *t, int64_t *dims) {
+  for (int i = 0; i < t->rank; i++)
+    if (!osi_expr_is_const(s, t->dims[i], &dims[i])) return 0;
+  return 1;
+}
+
+void osi_value_binary(OsiOpCtx *ctx, OsiType *out, const OsiType *a, const OsiType *b,
+                      OsiExprBinary fn) {
+  if (!out || !a || !b || !a->value || !b->value || !a->value->ints || !b->value->ints) return;
+  int64_t n = osi_static_count(ctx, out);
+  if (n < 0) return;
+  OsiExprStore *s = osi_op_exprs(ctx);
+  int64_t od[OSI_MAX_RANK], ad[OSI_MAX_RANK], bd[OSI_MAX_RANK];
+  if (!const_dims(s, out, od) || !const_dims(s, a, ad) || !const_dims(s, b, bd)) return;
+  OsiExpr *elems;
+  OsiValue *v = osi_value_ints(osi_op_arena(ctx), n, &elems);
+  if (!v) return;
+  for (int64_t k = 0; k < n; k++) {
+    int64_t ia = broadcast_index(od, out->rank, ad, a->rank, k);
+    int64_t ib = broadcast_index(od, out->rank, bd, b->rank, k);
+    if (ia >= a->value->count || ib >= b->value->count) return;
+    elems[k] = fn(s, a->value->ints[ia], b->value->ints[ib]);
+  }
+  out->value = v;
+}
+
+/* Section - Type merging (control flow and sequences) */
+
+static int same_value(const OsiValue *a, const OsiValue *b) {
+  if (a == b) return 1;
+  if (!a || !b || a->count != b->count || !a->ints != !b->ints) return 0;
+  if (a->ints) return memcmp(a->ints, b->ints, (size_t)a->count * sizeof(OsiExpr)) == 0;
+  return memcmp(a->floats, b->floats, (size_t)a->count * sizeof(double)) == 0;
+}
+
+/* Kinds and element types of t, every shape unknown. */
+static const OsiType *type_skeleton(OsiArena *arena, const OsiType *t) {
+  if (!t) return NULL;
+  OsiType *r;
+  if (t->kind == OSI_KIND_TENSOR || t->kind == OSI_KIND_SPARSE_TENSOR) {
+    r = osi_type_tensor(arena, t->elem_type, -1);
+  } else {
+    r = osi_type_copy(arena, t);
+    if (r) r->elem = type_skeleton(arena, t->elem);
+  }
+  if (r) {
+    r->kind = t->kind;
+    r->value = NULL;
+  }
+  return r;
+}
+
+const OsiType *osi_type_merge(OsiOpCtx *ctx, const OsiType *a, const OsiType *b,
+                              OsiDimMerge merge, void *user) {
+  OsiArena *arena = osi_op_arena(ctx);
+  if (!a || !b) return type_skeleton(arena, a ? a : b);
+  if (a == b) return a;
+  if (a->kind != b->kind || a->kind == OSI_KIND_UNKNOWN) return NULL;
+  int32_t dtype = a->elem_type == b->elem_type ? a->elem_type : 0;
+  if (a->kind != OSI_KIND_TENSOR && a->kind != OSI_KIND_SPARSE_TENSOR) {
+    OsiType *r = osi_type_copy(arena, a);
+    if (!r) return NULL;
+    r->elem_type = dtype;
+    r->elem = osi_type_merge(ctx, a->elem, b->elem, merge, user);
+    return r;
+  }
+  int rank = a->rank == b->rank ? a->rank : -1;
+  OsiType *r = osi_type_tensor(arena, dtype, rank);
+  if (!r) return NULL;
+  r->kind = a->kind;
+  OsiExpr *d = osi_type_dims_mut(r);
+  int same = rank >= 0;
+  for (int i = 0; i < rank; i++) {
+    d[i] = a->dims[i];
+    if (a->dims[i] == b->dims[i]) continue;
+    same = 0;
+    d[i] = merge ? merge(ctx, a->dims[i], b->dims[i], i, user) : OSI_EXPR_UNKNOWN;
+  }
+  if (same && dtype == a->elem_type && same_value(a->value, b->value)) r->value = a->value;
+  return r;
+}
+
+OsiExpr osi_window_out(OsiExprStore *s, OsiExpr in, int64_t kernel, int64_t stride,
+                       int64_t dilation, int64_t pads, int ceil_mode) {
+  if (in == OSI_EXPR_UNKNOWN || kernel < 0) return OSI_EXPR_UNKNOWN;
+  OsiExpr span = osi_expr_add(s, in, osi_expr_const(s, pads - ((kernel - 1) * dilation + 1)));
+  OsiExpr st = osi_expr_const(s, stride);
+  OsiExpr steps = ceil_mode ? osi_expr_ceildiv(s, span, st) : osi_expr_floordiv(s, span, st);
+  return osi_expr_add(s, steps, osi_expr_const(s, 1));
+}
+
+/* Section - MatMul and convolution windows (moved from nn.c; also used by
+ * quantization.c for QLinearMatMul / QLinearConv) */
+
+/* 1-D operands are promoted (and the added dim removed again); batch
+ * dims broadcast. */
+OsiStatus osi_matmul_out(OsiOpCtx *ctx, int a_in, int b_in, int32_t dtype) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiType *a = osi_in_ranked(ctx, a_in), *b = osi_in_ranked(ctx, b_in);
+  if (!a || !b) {
+    osi_out_tensor(ctx, 0, dtype, -1);
+    return OSI_OK;
+  }
+  if (a->rank == 0 || b->rank == 0)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "MatMul operands must have rank >= 1");
+  OsiExpr one = osi_expr_const(s, 1);
+  OsiExpr ad[OSI_MAX_RANK + 1], bd[OSI_MAX_RANK + 1];
+  int ar = a->rank, br = b->rank;
+  if (ar == 1) { ad[0] = one; ad[1] = a->dims[0]; ar = 2; } else memcpy(ad, a->dims, (size_t)ar * sizeof(OsiExpr));
+  if (br == 1) { bd[0] = b->dims[0]; bd[1] = one; br = 2; } else memcpy(bd, b->dims, (size_t)br * sizeof(OsiExpr));
+  int64_t ka, kb;
+  if (osi_expr_is_const(s, ad[ar - 1], &ka) && osi_expr_is_const(s, bd[br - 2], &kb) && ka != kb)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "inner dims differ: %lld vs %lld", (long long)ka,
+                       (long long)kb);
+  OsiType ba = {OSI_KIND_TENSOR, dtype, ar - 2, ad, NULL, NULL};
+  OsiType bb = {OSI_KIND_TENSOR, dtype, br - 2, bd, NULL, NULL};
+  const OsiType *batch[2] = {&ba, &bb};
+  OsiExpr dims[OSI_MAX_RANK + 2];
+  int r = -1;
+  OsiStatus st = osi_broadcast(ctx, batch, 2, &r, dims);
+  if (st != OSI_OK) return st;
+  if (a->rank > 1) dims[r++] = ad[ar - 2];
+  if (b->rank > 1) dims[r++] = bd[br - 1];
+  OsiType *y = osi_out_tensor(ctx, 0, dtype, r);
+  if (y && r) memcpy(osi_type_dims_mut(y), dims, (size_t)r * sizeof(OsiExpr));
+  return OSI_OK;
+}
+
+/* Reads kernel/strides/dilations/pads/auto_pad for n spatial dims. The
+ * kernel comes from kernel_shape or, for convolutions, from W's dims. */
+OsiStatus osi_read_spatial(OsiOpCtx *ctx, int n, const OsiType *w, OsiSpatial *sp) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const int64_t *v;
+  memset(sp, 0, sizeof *sp);
+  sp->n = n;
+  int nk = osi_attr_ints(ctx, "kernel_shape", &v);
+  for (int i = 0; i < n; i++) {
+    if (nk == n) sp->kernel[i] = v[i];
+    else if (w && w->rank == n + 2 && osi_expr_is_const(s, w->dims[i + 2], &sp->kernel[i])) ;
+    else sp->kernel[i] = -1;
+  }
+  if (nk >= 0 && nk != n)
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "kernel_shape has %d entries for %d spatial dims", nk, n);
+  int ns = osi_attr_ints(ctx, "strides", &v);
+  if (ns >= 0 && ns != n) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "strides has %d entries", ns);
+  for (int i = 0; i < n; i++) sp->stride[i] = ns == n ? v[i] : 1;
+  int nd = osi_attr_ints(ctx, "dilations", &v);
+  if (nd >= 0 && nd != n) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "dilations has %d entries", nd);
+  for (int i = 0; i < n; i++) sp->dilation[i] = nd == n ? v[i] : 1;
+  int np = osi_attr_ints(ctx, "pads", &v);
+  if (np >= 0 && np != 2 * n) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "pads has %d entries", np);
+  for (int i = 0; i < n; i++) {
+    sp->pad_begin[i] = np == 2 * n ? v[i] : 0;
+    sp->pad_end[i] = np == 2 * n ? v[i + n] : 0;
+    if (sp->stride[i] <= 0 || sp->dilation[i] <= 0)
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "strides and dilations must be positive");
+  }
+  sp->auto_pad = osi_attr_str(ctx, "auto_pad", "NOTSET");
+  sp->ceil_mode = (int)osi_attr_int(ctx, "ceil_mode", 0);
+  return OSI_OK;
+}
+
+/* Output size of one spatial dim of a convolution or pooling window. */
+static OsiExpr window_out(OsiExprStore *s, OsiExpr in, const OsiSpatial *sp, int i) {
+  if (in == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
+  if (!strcmp(sp->auto_pad, "SAME_UPPER") || !strcmp(sp->auto_pad, "SAME_LOWER"))
+    return osi_expr_ceildiv(s, in, osi_expr_const(s, sp->stride[i]));
+  if (sp->kernel[i] < 0) return OSI_EXPR_UNKNOWN;
+  int64_t pads = !strcmp(sp->auto_pad, "VALID") ? 0 : sp->pad_begin[i] + sp->pad_end[i];
+  OsiExpr out = osi_window_out(s, in, sp->kernel[i], sp->stride[i], sp->dilation[i], pads, sp->ceil_mode);
+  if (sp->ceil_mode) {
+    /* A last window that would start inside the end padding is dropped:
+     * out - 1 when (out - 1) * stride >= in + pad_begin. */
+    int64_t o, h;
+    if (osi_expr_is_const(s, out, &o) && osi_expr_is_const(s, in, &h) &&
+        (o - 1) * sp->stride[i] >= h + sp->pad_begin[i])
+      out = osi_expr_const(s, o - 1);
+    else if (!osi_expr_is_const(s, out, &o))
+      return OSI_EXPR_UNKNOWN;
+  }
+  return out;
+}
+
+OsiStatus osi_conv_out(OsiOpCtx *ctx, int x_in, int w_in, int32_t dtype) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  int is_conv = w_in >= 0;
+  const OsiType *x = osi_in_ranked(ctx, x_in), *w = is_conv ? osi_in_ranked(ctx, w_in) : NULL;
+  if (!x) {
+    osi_out_tensor(ctx, 0, dtype, w ? w->rank : -1);
+    return OSI_OK;
+  }
+  if (x->rank < 2) return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input rank %d is below 2", x->rank);
+  int n = x->rank - 2;
+  OsiSpatial sp;
+  OsiStatus st = osi_read_spatial(ctx, n, w, &sp);
+  if (st != OSI_OK) return st;
+  OsiType *y = osi_out_tensor(ctx, 0, dtype, x->rank);
+  if (!y) return OSI_OK;
+  OsiExpr *d = osi_type_dims_mut(y);
+  d[0] = x->dims[0];
+  d[1] = is_conv ? (w ? w->dims[0] : OSI_EXPR_UNKNOWN) : x->dims[1];
+  for (int i = 0; i < n; i++) d[i + 2] = window_out(s, x->dims[i + 2], &sp, i);
+  return OSI_OK;
+}

@@ -1,0 +1,108 @@
+/*
+ * Building blocks shared by the operator families: output construction,
+ * axis handling, broadcasting, reading integer lists from attributes or
+ * from known input values, and element-wise value propagation.
+ */
+#ifndef OSI_OPS_HELPERS_H
+#define OSI_OPS_HELPERS_H
+
+#include "ops.h"
+
+/* Section - Outputs */
+
+/* A new tensor type for output i with `rank` unknown dims (rank -1:
+ * unknown rank), already published; NULL on exhaustion. */
+OsiType *osi_out_tensor(OsiOpCtx *ctx, int i, int32_t elem_type, int rank);
+/* Output i gets input in's dtype and dims (no value). */
+OsiStatus osi_out_same_as_input(OsiOpCtx *ctx, int out, int in);
+/* Output i: element type from dtype, dims copied from src (no value). */
+OsiType *osi_out_like(OsiOpCtx *ctx, int i, int32_t elem_type, const OsiType *src);
+
+/* Section - Axes */
+
+/* Maps axis in [-rank, rank) to [0, rank); 0 when out of range. */
+int osi_norm_axis(int64_t axis, int rank, int *out);
+
+/* Section - Broadcasting */
+
+/* Multidirectional (numpy) broadcast of n tensor types. *rank = -1 when
+ * any rank is unknown. dims must hold OSI_MAX_RANK entries. Fails with
+ * SHAPE_MISMATCH on incompatible constant dims. */
+OsiStatus osi_broadcast(OsiOpCtx *ctx, const OsiType *const *in, int n, int *rank, OsiExpr *dims);
+/* Broadcast of two dims (see osi_broadcast); *ok = 0 on a mismatch. */
+OsiExpr osi_broadcast_dim(OsiExprStore *s, OsiExpr a, OsiExpr b, int *ok);
+
+/* Section - Integer lists */
+
+/* Constant integer content of input i (at most max entries). Returns the
+ * count, or -1 when the input is absent or its content is not all known
+ * constants. */
+int osi_in_ints(const OsiOpCtx *ctx, int i, int64_t *out, int max);
+/* Integer content of input i as expressions (entries may be symbolic or
+ * OSI_EXPR_UNKNOWN). Returns the count, or -1 when the content is unknown. */
+int osi_in_exprs(const OsiOpCtx *ctx, int i, const OsiExpr **out);
+/* Ints from attribute `name` when present, else from input i (the usual
+ * opset migration of an attribute into an input). -1 when neither is
+ * known; -2 when both are absent. */
+int osi_attr_or_input_ints(const OsiOpCtx *ctx, const char *name, int i, int64_t *out, int max);
+
+/* Section - Values */
+
+/* Attaches an integer value (count elements) to a freshly built type. */
+void osi_set_value(OsiOpCtx *ctx, OsiType *t, int64_t count, const OsiExpr *elems);
+/* Total elements of a static type with at most OSI_MAX_VALUE_ELEMS
+ * elements, else -1. */
+int64_t osi_static_count(OsiOpCtx *ctx, const OsiType *t);
+
+typedef OsiExpr (*OsiExprBinary)(OsiExprStore *s, OsiExpr a, OsiExpr b);
+/* Element-wise value of a broadcast binary op, when both inputs' values and
+ * the output shape are known: sets out->value. */
+void osi_value_binary(OsiOpCtx *ctx, OsiType *out, const OsiType *a, const OsiType *b,
+                      OsiExprBinary fn);
+
+/* Section - Type merging (control flow and sequences) */
+
+/* Decides dim `axis` of a merged tensor type where a and b differ (either
+ * may be OSI_EXPR_UNKNOWN). */
+typedef OsiExpr (*OsiDimMerge)(OsiOpCtx *ctx, OsiExpr a, OsiExpr b, int axis, void *user);
+/* The most precise type covering both a and b (If branches, loop
+ * iterations, sequence elements): kinds must agree (else NULL); the element
+ * type is kept when equal (0 otherwise); equal ranks merge per dim (equal
+ * dims kept, differing ones from `merge`, unknown when merge is NULL);
+ * different ranks give unknown rank; sequences, optionals and maps merge
+ * their elements. Content is kept only when both have the same. A NULL
+ * side gives the other's kinds and element types with unknown shapes. */
+const OsiType *osi_type_merge(OsiOpCtx *ctx, const OsiType *a, const OsiType *b,
+                              OsiDimMerge merge, void *user);
+
+/* Section - Sliding windows (nn.c Conv/pooling, image.c DeformConv) */
+
+/* Length of a window sliding over `in` with explicit padding `pads`
+ * (begin + end): floor((in + pads - ((kernel - 1) * dilation + 1)) / stride)
+ * + 1, with ceil instead of floor when ceil_mode. OSI_EXPR_UNKNOWN when in
+ * is unknown or kernel < 0 (not known). */
+OsiExpr osi_window_out(OsiExprStore *s, OsiExpr in, int64_t kernel, int64_t stride,
+                       int64_t dilation, int64_t pads, int ceil_mode);
+
+/* Section - MatMul and convolution windows (nn.c, quantization.c) */
+
+/* Output 0 = numpy matmul of inputs a_in and b_in, element type dtype
+ * (unknown rank when either rank is). */
+OsiStatus osi_matmul_out(OsiOpCtx *ctx, int a_in, int b_in, int32_t dtype);
+
+typedef struct OsiSpatial {
+  int n;                       /* number of spatial dims */
+  int64_t kernel[OSI_MAX_RANK], stride[OSI_MAX_RANK], dilation[OSI_MAX_RANK];
+  int64_t pad_begin[OSI_MAX_RANK], pad_end[OSI_MAX_RANK];
+  const char *auto_pad;
+  int ceil_mode;
+} OsiSpatial;
+
+/* Reads kernel_shape (or W's spatial dims), strides, dilations, pads,
+ * auto_pad and ceil_mode for n spatial dims. */
+OsiStatus osi_read_spatial(OsiOpCtx *ctx, int n, const OsiType *w, OsiSpatial *sp);
+/* Output 0 = [N, channels, O1..On] of a convolution (weights input w_in:
+ * channels = W[0]) or, with w_in < 0, a pooling window (channels = X[1]). */
+OsiStatus osi_conv_out(OsiOpCtx *ctx, int x_in, int w_in, int32_t dtype);
+
+#endif

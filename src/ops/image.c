@@ -1,0 +1,437 @@
+/*
+ * Resampling, region and detection operators: Resize, Upsample, GridSample,
+ * AffineGrid, Col2Im, RoiAlign, MaxRoiPool, MaxUnpool, DeformConv,
+ * ImageDecoder, NonMaxSuppression. Sizes are formulas over the input dims
+ * or the content of size inputs; only decoded images and selected boxes
+ * get fresh (data-dependent) symbols.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "helpers.h"
+
+/* Section - Resize and Upsample */
+
+/* floor(dim * scale) as the reference computes it (double(dim) * scale).
+ * Constant dims: runtimes multiply in float32, so when the float product
+ * floors differently the size is ambiguous and stays unknown. Symbolic
+ * dims: every float is p / 2^m; for small p and m, (p * dim) // 2^m is
+ * exactly the double result (exact while p * dim < 2^53). */
+static OsiExpr scaled_dim(OsiExprStore *s, OsiExpr dim, double scale) {
+  int64_t c;
+  if (dim == OSI_EXPR_UNKNOWN || !(scale > 0) || scale > 1e9) return OSI_EXPR_UNKNOWN;
+  if (osi_expr_is_const(s, dim, &c)) {
+    double pd = (double)c * scale;
+    float pf = (float)c * (float)scale;
+    if (pd >= 9e15 || (int64_t)pd != (int64_t)pf) return OSI_EXPR_UNKNOWN;
+    return osi_expr_const(s, (int64_t)pd);
+  }
+  double p = scale;
+  int m = 0;
+  while (p != (double)(int64_t)p && m < 10) {
+    p *= 2;
+    m++;
+  }
+  if (p != (double)(int64_t)p || p > (m ? 1024 : 1 << 20)) return OSI_EXPR_UNKNOWN;
+  OsiExpr num = osi_expr_mul(s, osi_expr_const(s, (int64_t)p), dim);
+  return m ? osi_expr_floordiv(s, num, osi_expr_const(s, (int64_t)1 << m)) : num;
+}
+
+/* 1 when optional input i is provably absent: omitted, or (Resize 11+
+ * convention) an empty tensor. */
+static int param_absent(const OsiOpCtx *ctx, int i) {
+  if (!osi_in_present(ctx, i)) return 1;
+  const OsiType *t = osi_in_ranked(ctx, i);
+  int64_t n;
+  if (t && t->value && t->value->count == 0) return 1;
+  return t && t->rank == 1 && osi_expr_is_const(osi_op_exprs((OsiOpCtx *)ctx), t->dims[0], &n) && n == 0;
+}
+
+/* Number of entries of 1-D input i, or -1 when unknown. */
+static int param_count(const OsiOpCtx *ctx, int i) {
+  const OsiType *t = osi_in_ranked(ctx, i);
+  int64_t n;
+  if (!t) return -1;
+  if (t->value) return t->value->count <= OSI_MAX_RANK ? (int)t->value->count : -1;
+  if (t->rank == 1 && osi_expr_is_const(osi_op_exprs((OsiOpCtx *)ctx), t->dims[0], &n) && n <= OSI_MAX_RANK)
+    return (int)n;
+  return -1;
+}
+
+/* keep_aspect_ratio_policy not_larger / not_smaller (Resize 18+): one scale,
+ * the min / max of sizes[i] / in[axes[i]], then round_half_up(scale * in)
+ * on every resized axis. Needs constant sizes and dims; computed exactly,
+ * in float and in double, and left unknown where they disagree. */
+static void keep_aspect(OsiExprStore *s, const OsiType *x, OsiExpr *d, const int *axes, int n,
+                        const OsiExpr *sizes, int larger) {
+  int64_t sz[OSI_MAX_RANK], in[OSI_MAX_RANK];
+  int best = 0;
+  float sf = 0;
+  double sd = 0;
+  for (int i = 0; i < n; i++) {
+    if (!osi_expr_is_const(s, sizes[i], &sz[i]) || !osi_expr_is_const(s, x->dims[axes[i]], &in[i]) ||
+        in[i] <= 0 || sz[i] < 0 || sz[i] > (1 << 30) || in[i] > (1 << 30))
+      return;
+    float fi = (float)sz[i] / (float)in[i];
+    double di = (double)sz[i] / (double)in[i];
+    int exact_better = larger ? sz[i] * in[best] > sz[best] * in[i] : sz[i] * in[best] < sz[best] * in[i];
+    if (i == 0 || (larger ? fi > sf : fi < sf)) sf = fi;
+    if (i == 0 || (larger ? di > sd : di < sd)) sd = di;
+    if (exact_better) best = i;
+  }
+  for (int i = 0; i < n; i++) {
+    int64_t exact = (2 * sz[best] * in[i] + in[best]) / (2 * in[best]);
+    float pf = sf * (float)in[i] + 0.5f;
+    double pd = sd * (double)in[i] + 0.5;
+    if ((int64_t)pf == exact && (int64_t)pd == exact) d[axes[i]] = osi_expr_const(s, exact);
+  }
+}
+
+/* Which of Resize's scales (input si) and sizes (input zi, -1 before opset
+ * 11) applies: 1 sizes, 0 scales, -1 unknown. An input is taken when it is
+ * known to be non-empty or the other one is provably absent. */
+static int resize_pick(OsiOpCtx *ctx, int si, int zi, int *n) {
+  int scales_n = param_absent(ctx, si) ? 0 : param_count(ctx, si);
+  int sizes_n = zi < 0 || param_absent(ctx, zi) ? 0 : param_count(ctx, zi);
+  if (scales_n > 0 && sizes_n > 0) return -2;
+  if (sizes_n > 0 || (sizes_n < 0 && scales_n == 0)) {
+    *n = sizes_n;
+    return 1;
+  }
+  if (scales_n > 0 || (scales_n < 0 && sizes_n == 0)) {
+    *n = scales_n;
+    return 0;
+  }
+  *n = -1;
+  return scales_n == 0 && sizes_n == 0 ? -3 : -1;
+}
+
+/* Fills the resized dims from scales: floor(dim * scale); with
+ * tf_crop_and_resize the spec also multiplies by (roi_end - roi_start),
+ * which the reference ignores, so only roi [0, 1] axes are sized. */
+static void resize_by_scales(OsiOpCtx *ctx, const OsiType *x, OsiExpr *d, const int *axes, int n,
+                             const double *scales) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiValue *roi = osi_in_present(ctx, 1) && osi_op_opset(ctx) >= 11 ? osi_in_value(ctx, 1) : NULL;
+  int crop = !strcmp(osi_attr_str(ctx, "coordinate_transformation_mode", ""), "tf_crop_and_resize");
+  for (int i = 0; i < n; i++) {
+    if (crop && (!roi || !roi->floats || roi->count != 2 * n || roi->floats[i] != 0.0 ||
+                 roi->floats[n + i] != 1.0))
+      continue;
+    d[axes[i]] = scaled_dim(s, x ? x->dims[axes[i]] : OSI_EXPR_UNKNOWN, scales[i]);
+  }
+}
+
+/* Resize. Opset 10: (X, scales). 11, 13: (X, roi, scales, sizes), exactly
+ * one of scales / sizes non-empty (an omitted or empty tensor is absent).
+ * 18: `axes` restricts scales/sizes to some dims, keep_aspect_ratio_policy
+ * reinterprets sizes. 19: only new sampling modes. Output: sizes, or
+ * floor(dim * scale); dims outside axes unchanged. */
+OsiStatus osi_op_resize(OsiOpCtx *ctx) {
+  int64_t opset = osi_op_opset(ctx);
+  const OsiType *x = osi_in_ranked(ctx, 0);
+  int si = opset < 11 ? 1 : 2, zi = opset < 11 ? -1 : 3, n;
+  int pick = resize_pick(ctx, si, zi, &n);
+  if (pick == -2) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "Resize has both scales and sizes");
+  if (pick == -3) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "Resize needs scales or sizes");
+  const int64_t *ax;
+  int n_axes = opset >= 18 ? osi_attr_ints(ctx, "axes", &ax) : -1;
+  int rank = x ? x->rank : n_axes < 0 ? n : -1;
+  OsiType *y = osi_out_tensor(ctx, 0, osi_in_dtype(ctx, 0), rank);
+  if (!y || rank < 0) return OSI_OK;
+  OsiExpr *d = osi_type_dims_mut(y);
+  int axes[OSI_MAX_RANK], k = n_axes < 0 ? rank : n_axes;
+  if (k > rank || (n >= 0 && n != k))
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "Resize scales/sizes have %d entries for %d axes", n, k);
+  for (int i = 0; i < rank; i++) d[i] = x ? x->dims[i] : OSI_EXPR_UNKNOWN;
+  for (int i = 0; i < k; i++) {
+    if (n_axes < 0) axes[i] = i;
+    else if (!osi_norm_axis(ax[i], rank, &axes[i]))
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "Resize axes[%d] is out of range for rank %d", i, rank);
+    d[axes[i]] = OSI_EXPR_UNKNOWN;
+  }
+  const OsiValue *v = pick >= 0 ? osi_in_value(ctx, pick ? zi : si) : NULL;
+  if (!v || v->count != k) return OSI_OK;
+  const char *policy = opset >= 18 ? osi_attr_str(ctx, "keep_aspect_ratio_policy", "stretch") : "stretch";
+  if (pick == 0 && v->floats) {
+    resize_by_scales(ctx, x, d, axes, k, v->floats);
+  } else if (pick == 1 && v->ints && !strcmp(policy, "stretch")) {
+    for (int i = 0; i < k; i++) d[axes[i]] = v->ints[i];
+  } else if (pick == 1 && v->ints && x) {
+    if (strcmp(policy, "not_larger") && strcmp(policy, "not_smaller"))
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "unknown keep_aspect_ratio_policy '%s'", policy);
+    keep_aspect(osi_op_exprs(ctx), x, d, axes, k, v->ints, !strcmp(policy, "not_smaller"));
+  }
+  return OSI_OK;
+}
+
+/* Upsample: floor(dim * scale) per dim. Opset 1 (experimental): 4-D with
+ * height_scale / width_scale; 7: `scales` attribute; 9, 10: scales input. */
+OsiStatus osi_op_upsample(OsiOpCtx *ctx) {
+  int64_t opset = osi_op_opset(ctx);
+  const OsiType *x = osi_in_ranked(ctx, 0);
+  double buf[4] = {1, 1, osi_attr_float(ctx, "height_scale", 0), osi_attr_float(ctx, "width_scale", 0)};
+  const double *scales = buf;
+  int n = 4;
+  if (opset >= 9) {
+    const OsiValue *v = osi_in_value(ctx, 1);
+    scales = v ? v->floats : NULL;
+    n = scales ? (int)v->count : param_count(ctx, 1);
+  } else if (opset >= 7) {
+    n = osi_attr_floats(ctx, "scales", &scales);
+  }
+  int rank = x ? x->rank : n;
+  OsiType *y = osi_out_tensor(ctx, 0, osi_in_dtype(ctx, 0), rank);
+  if (!y || rank < 0) return OSI_OK;
+  if (n >= 0 && n != rank)
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "Upsample has %d scales for rank %d", n, rank);
+  if (!scales) return OSI_OK;
+  OsiExprStore *s = osi_op_exprs(ctx);
+  for (int i = 0; i < rank; i++)
+    osi_type_dims_mut(y)[i] = scaled_dim(s, x ? x->dims[i] : OSI_EXPR_UNKNOWN, scales[i]);
+  return OSI_OK;
+}
+
+/* Section - Sampling grids and column images */
+
+/* GridSample(X, grid) (opset 16: 4-D only; 20: N-D): X (N, C, D1..Dr),
+ * grid (N, D1_out..Dr_out, r) -> (N, C, D1_out..Dr_out), X's type. */
+OsiStatus osi_op_grid_sample(OsiOpCtx *ctx) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiType *x = osi_in_ranked(ctx, 0), *g = osi_in_ranked(ctx, 1);
+  int rank = x ? x->rank : g ? g->rank : -1;
+  if (rank >= 0 && rank < 3)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "GridSample inputs need rank >= 3 (got %d)", rank);
+  if (osi_op_opset(ctx) < 20 && rank >= 0 && rank != 4)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "GridSample before opset 20 takes 4-D inputs (got %d)", rank);
+  if (x && g && g->rank != x->rank)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "grid rank %d differs from X rank %d", g->rank, x->rank);
+  int64_t last;
+  if (g && osi_expr_is_const(s, g->dims[rank - 1], &last) && last != rank - 2)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "grid's last dim is %lld; expected %d",
+                       (long long)last, rank - 2);
+  OsiType *y = osi_out_tensor(ctx, 0, osi_in_dtype(ctx, 0), rank);
+  if (!y || rank < 0) return OSI_OK;
+  OsiExpr *d = osi_type_dims_mut(y);
+  d[0] = x && x->dims[0] != OSI_EXPR_UNKNOWN ? x->dims[0] : g ? g->dims[0] : OSI_EXPR_UNKNOWN;
+  d[1] = x ? x->dims[1] : OSI_EXPR_UNKNOWN;
+  for (int i = 2; i < rank; i++) d[i] = g ? g->dims[i - 1] : OSI_EXPR_UNKNOWN;
+  return OSI_OK;
+}
+
+/* AffineGrid(theta, size) (opset 20): theta (N, 2, 3) with size
+ * (N, C, H, W) -> (N, H, W, 2); theta (N, 3, 4) with size (N, C, D, H, W)
+ * -> (N, D, H, W, 3). Element type of theta. */
+OsiStatus osi_op_affine_grid(OsiOpCtx *ctx) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiType *theta = osi_in_ranked(ctx, 0);
+  const OsiExpr *size;
+  int n = osi_in_exprs(ctx, 1, &size);
+  int len = n >= 0 ? n : param_count(ctx, 1);
+  int64_t t1;
+  if (len < 0 && theta && theta->rank == 3 && osi_expr_is_const(s, theta->dims[1], &t1)) len = (int)t1 + 2;
+  if (len >= 0 && len != 4 && len != 5)
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "AffineGrid size has %d entries; expected 4 or 5", len);
+  if (theta && theta->rank != 3)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "AffineGrid theta must be 3-D (got rank %d)", theta->rank);
+  if (theta && len >= 0 && osi_expr_is_const(s, theta->dims[1], &t1) && t1 != len - 2)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "theta is for %lld-D grids but size has %d entries",
+                       (long long)t1, len);
+  OsiType *y = osi_out_tensor(ctx, 0, osi_in_dtype(ctx, 0), len);
+  if (!y || len < 0) return OSI_OK;
+  OsiExpr *d = osi_type_dims_mut(y);
+  d[0] = n >= 0 && size[0] != OSI_EXPR_UNKNOWN ? size[0] : theta ? theta->dims[0] : OSI_EXPR_UNKNOWN;
+  for (int i = 1; i < len - 1; i++) d[i] = n >= 0 ? size[i + 1] : OSI_EXPR_UNKNOWN;
+  d[len - 1] = osi_expr_const(s, len - 2);
+  return OSI_OK;
+}
+
+/* Col2Im(input, image_shape, block_shape) (opset 18): input
+ * (N, C * prod(block_shape), L) -> (N, C, image_shape...). */
+OsiStatus osi_op_col2im(OsiOpCtx *ctx) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiType *x = osi_in_ranked(ctx, 0);
+  const OsiExpr *image;
+  int64_t block[OSI_MAX_RANK];
+  int ni = osi_in_exprs(ctx, 1, &image), nb = osi_in_ints(ctx, 2, block, OSI_MAX_RANK);
+  int n = ni >= 0 ? ni : nb >= 0 ? nb : param_count(ctx, 1) >= 0 ? param_count(ctx, 1) : param_count(ctx, 2);
+  if (x && x->rank != 3)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Col2Im input must be 3-D (got rank %d)", x->rank);
+  if ((ni >= 0 && nb >= 0 && ni != nb) || (n >= 0 && n > OSI_MAX_RANK - 2))
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "image_shape and block_shape lengths differ");
+  OsiType *y = osi_out_tensor(ctx, 0, osi_in_dtype(ctx, 0), n < 0 ? -1 : n + 2);
+  if (!y || n < 0) return OSI_OK;
+  OsiExpr *d = osi_type_dims_mut(y);
+  for (int i = 0; i < n; i++) d[i + 2] = ni >= 0 ? image[i] : OSI_EXPR_UNKNOWN;
+  if (!x) return OSI_OK;
+  d[0] = x->dims[0];
+  int64_t prod = 1, cb;
+  for (int i = 0; i < nb; i++)
+    if (block[i] <= 0 || __builtin_mul_overflow(prod, block[i], &prod))
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "block_shape entries must be positive");
+  if (nb < 0) return OSI_OK;
+  if (osi_expr_is_const(s, x->dims[1], &cb) && cb % prod != 0)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input dim 1 (%lld) is not a multiple of the block size %lld",
+                       (long long)cb, (long long)prod);
+  d[1] = osi_expr_floordiv(s, x->dims[1], osi_expr_const(s, prod));
+  return OSI_OK;
+}
+
+/* Section - Regions of interest and unpooling */
+
+/* RoiAlign(X, rois, batch_indices) (opset 10, 16, 22): (num_rois, C,
+ * output_height, output_width); MaxRoiPool(X, rois) (opset 1, 22):
+ * (num_rois, C, pooled_shape[0], pooled_shape[1]). */
+static OsiStatus roi_op(OsiOpCtx *ctx, int64_t oh, int64_t ow) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiType *x = osi_in_ranked(ctx, 0), *rois = osi_in_ranked(ctx, 1), *bi = osi_in_ranked(ctx, 2);
+  if ((x && x->rank != 4) || (rois && rois->rank != 2))
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "X must be 4-D and rois 2-D");
+  if (oh <= 0 || ow <= 0) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "output sizes must be positive");
+  OsiType *y = osi_out_tensor(ctx, 0, osi_in_dtype(ctx, 0), 4);
+  if (!y) return OSI_OK;
+  OsiExpr *d = osi_type_dims_mut(y);
+  d[0] = rois ? rois->dims[0] : OSI_EXPR_UNKNOWN;
+  if (d[0] == OSI_EXPR_UNKNOWN && bi && bi->rank == 1) d[0] = bi->dims[0];
+  d[1] = x ? x->dims[1] : OSI_EXPR_UNKNOWN;
+  d[2] = osi_expr_const(s, oh);
+  d[3] = osi_expr_const(s, ow);
+  return OSI_OK;
+}
+
+OsiStatus osi_op_roi_align(OsiOpCtx *ctx) {
+  return roi_op(ctx, osi_attr_int(ctx, "output_height", 1), osi_attr_int(ctx, "output_width", 1));
+}
+
+OsiStatus osi_op_max_roi_pool(OsiOpCtx *ctx) {
+  const int64_t *p;
+  if (osi_attr_ints(ctx, "pooled_shape", &p) != 2)
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "MaxRoiPool needs a 2-entry pooled_shape");
+  return roi_op(ctx, p[0], p[1]);
+}
+
+/* MaxUnpool(X, I, output_shape) (opset 9, 11, 22): the output_shape input
+ * (11+) gives the whole shape; else (N, C, (in - 1) * stride - pads +
+ * kernel per spatial dim). */
+OsiStatus osi_op_max_unpool(OsiOpCtx *ctx) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiType *x = osi_in_ranked(ctx, 0);
+  const OsiExpr *shape;
+  int32_t dtype = osi_in_dtype(ctx, 0);
+  if (osi_in_present(ctx, 2)) {
+    int n = osi_in_exprs(ctx, 2, &shape), len = n >= 0 ? n : param_count(ctx, 2);
+    if (len >= 0 && x && len != x->rank)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "output_shape has %d entries for rank %d", len, x->rank);
+    OsiType *y = osi_out_tensor(ctx, 0, dtype, len >= 0 ? len : x ? x->rank : -1);
+    if (y && n >= 0) memcpy(osi_type_dims_mut(y), shape, (size_t)n * sizeof(OsiExpr));
+    return OSI_OK;
+  }
+  const int64_t *k, *st, *pads;
+  int nk = osi_attr_ints(ctx, "kernel_shape", &k), ns = osi_attr_ints(ctx, "strides", &st);
+  int np = osi_attr_ints(ctx, "pads", &pads);
+  int rank = x ? x->rank : nk >= 0 ? nk + 2 : -1;
+  if (rank >= 0 && (nk != rank - 2 || (ns >= 0 && ns != nk) || (np >= 0 && np != 2 * nk) || rank < 3))
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                       "MaxUnpool needs kernel_shape (and strides, 2x pads) for each of the %d spatial dims",
+                       rank - 2);
+  OsiType *y = osi_out_tensor(ctx, 0, dtype, rank);
+  if (!y || !x) return OSI_OK;
+  OsiExpr *d = osi_type_dims_mut(y);
+  d[0] = x->dims[0];
+  d[1] = x->dims[1];
+  for (int i = 0; i < nk; i++) {
+    int64_t stride = ns >= 0 ? st[i] : 1, extra = k[i] - (np >= 0 ? pads[i] + pads[i + nk] : 0);
+    OsiExpr grown = osi_expr_mul(s, osi_expr_sub(s, x->dims[i + 2], osi_expr_const(s, 1)), osi_expr_const(s, stride));
+    d[i + 2] = osi_expr_add(s, grown, osi_expr_const(s, extra));
+  }
+  return OSI_OK;
+}
+
+/* DeformConv(X, W, offset, B, mask) (opset 19, 22): Conv's window rule
+ * with explicit pads (no auto_pad): (N, W[0], O...). The offset input
+ * (N, ..., O...) carries the output sizes too, used when X's are unknown. */
+OsiStatus osi_op_deform_conv(OsiOpCtx *ctx) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiType *x = osi_in_ranked(ctx, 0), *w = osi_in_ranked(ctx, 1), *off = osi_in_ranked(ctx, 2);
+  int rank = x ? x->rank : w ? w->rank : off ? off->rank : -1;
+  if ((x && x->rank != rank) || (w && w->rank != rank) || (off && off->rank != rank) || (rank >= 0 && rank < 3))
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "DeformConv X, W and offset need one rank >= 3");
+  OsiType *y = osi_out_tensor(ctx, 0, osi_in_dtype(ctx, 0), rank);
+  if (!y || rank < 0) return OSI_OK;
+  int n = rank - 2;
+  const int64_t *k, *st, *dil, *pads;
+  int nk = osi_attr_ints(ctx, "kernel_shape", &k), ns = osi_attr_ints(ctx, "strides", &st);
+  int nd = osi_attr_ints(ctx, "dilations", &dil), np = osi_attr_ints(ctx, "pads", &pads);
+  if ((nk >= 0 && nk != n) || (ns >= 0 && ns != n) || (nd >= 0 && nd != n) || (np >= 0 && np != 2 * n))
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                       "kernel_shape, strides, dilations need %d entries and pads %d", n, 2 * n);
+  OsiExpr *d = osi_type_dims_mut(y);
+  d[0] = x && x->dims[0] != OSI_EXPR_UNKNOWN ? x->dims[0] : off ? off->dims[0] : OSI_EXPR_UNKNOWN;
+  d[1] = w ? w->dims[0] : OSI_EXPR_UNKNOWN;
+  for (int i = 0; i < n; i++) {
+    int64_t kernel = -1, stride = ns >= 0 ? st[i] : 1, dilation = nd >= 0 ? dil[i] : 1;
+    if (stride <= 0 || dilation <= 0)
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "strides and dilations must be positive");
+    if (nk >= 0) kernel = k[i];
+    else if (!w || !osi_expr_is_const(s, w->dims[i + 2], &kernel)) kernel = -1;
+    d[i + 2] = osi_window_out(s, x ? x->dims[i + 2] : OSI_EXPR_UNKNOWN, kernel, stride, dilation,
+                              np >= 0 ? pads[i] + pads[i + n] : 0, 0);
+    if (d[i + 2] == OSI_EXPR_UNKNOWN && off) d[i + 2] = off->dims[i + 2];
+  }
+  return OSI_OK;
+}
+
+/* Section - Data-dependent outputs */
+
+/* ImageDecoder(encoded_stream) (opset 20): uint8 (H, W, C) with H and W
+ * read from the stream; C is 3 for RGB / BGR and 1 for Grayscale. */
+OsiStatus osi_op_image_decoder(OsiOpCtx *ctx) {
+  const char *fmt = osi_attr_str(ctx, "pixel_format", "RGB");
+  int64_t c = !strcmp(fmt, "RGB") || !strcmp(fmt, "BGR") ? 3 : !strcmp(fmt, "Grayscale") ? 1 : 0;
+  if (!c) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "unknown pixel_format '%s'", fmt);
+  OsiType *y = osi_out_tensor(ctx, 0, OSI_DT_UINT8, 3);
+  if (!y) return OSI_OK;
+  OsiExpr *d = osi_type_dims_mut(y);
+  d[0] = osi_op_fresh_dim(ctx, "height");
+  d[1] = osi_op_fresh_dim(ctx, "width");
+  d[2] = osi_expr_const(osi_op_exprs(ctx), c);
+  osi_op_diag(ctx, "DATA_DEPENDENT", "image height and width are read from the encoded stream");
+  return OSI_OK;
+}
+
+/* NonMaxSuppression(boxes, scores, max_output_boxes_per_class, ...) (opset
+ * 10, 11): int64 (num_selected, 3) with num_selected data-dependent and at
+ * most batch * classes * Min(max_output_boxes_per_class, boxes); an
+ * omitted or zero max_output_boxes_per_class selects nothing. */
+OsiStatus osi_op_non_max_suppression(OsiOpCtx *ctx) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiType *boxes = osi_in_ranked(ctx, 0), *scores = osi_in_ranked(ctx, 1);
+  int64_t kmax = -1, last;
+  if ((boxes && boxes->rank != 3) || (scores && scores->rank != 3))
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "boxes and scores must be 3-D");
+  if (boxes && osi_expr_is_const(s, boxes->dims[2], &last) && last != 4)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "boxes' last dim is %lld; expected 4", (long long)last);
+  if (!osi_in_present(ctx, 2)) kmax = 0;
+  else if (osi_in_ints(ctx, 2, &kmax, 1) != 1) kmax = -1;
+  OsiType *y = osi_out_tensor(ctx, 0, OSI_DT_INT64, 2);
+  if (!y) return OSI_OK;
+  OsiExpr *d = osi_type_dims_mut(y);
+  d[1] = osi_expr_const(s, 3);
+  if (kmax == 0) {
+    d[0] = osi_expr_const(s, 0);
+    return OSI_OK;
+  }
+  d[0] = osi_op_fresh_dim(ctx, "num_selected");
+  OsiExpr batch = boxes ? boxes->dims[0] : scores ? scores->dims[0] : OSI_EXPR_UNKNOWN;
+  OsiExpr spatial = boxes ? boxes->dims[1] : scores ? scores->dims[2] : OSI_EXPR_UNKNOWN;
+  OsiExpr classes = scores ? scores->dims[1] : OSI_EXPR_UNKNOWN;
+  OsiExpr per_class = spatial;
+  if (kmax > 0) per_class = spatial == OSI_EXPR_UNKNOWN ? osi_expr_const(s, kmax)
+                                                      : osi_expr_min(s, osi_expr_const(s, kmax), spatial);
+  OsiExpr bound = osi_expr_mul(s, osi_expr_mul(s, batch, classes), per_class);
+  osi_op_constrain_le(ctx, d[0], bound);
+  osi_op_diag(ctx, "DATA_DEPENDENT", "%s (selected boxes) <= %s", osi_expr_str(s, d[0]),
+              bound != OSI_EXPR_UNKNOWN ? osi_expr_str(s, bound)
+                                        : "batch * classes * Min(max_output_boxes_per_class, spatial_dimension)");
+  return OSI_OK;
+}

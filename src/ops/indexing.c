@@ -1,0 +1,190 @@
+/*
+ * Indexing operators that select parts of a tensor: Gather, Slice.
+ * Both propagate known integer content, since exporters use them to pick
+ * dims out of Shape outputs.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "helpers.h"
+
+/* Gather(data, indices, axis): data.shape[:axis] + indices.shape +
+ * data.shape[axis+1:]. Negative indices count from the back. */
+OsiStatus osi_op_gather(OsiOpCtx *ctx) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiType *x = osi_in_ranked(ctx, 0), *idx = osi_in_ranked(ctx, 1);
+  int32_t dtype = osi_in_dtype(ctx, 0);
+  if (!x || !idx) {
+    osi_out_tensor(ctx, 0, dtype, -1);
+    return OSI_OK;
+  }
+  int axis;
+  if (!osi_norm_axis(osi_attr_int(ctx, "axis", 0), x->rank, &axis))
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axis is out of range for rank %d", x->rank);
+  int r = x->rank - 1 + idx->rank;
+  if (r > OSI_MAX_RANK) return osi_op_fail(ctx, OSI_ERR_LIMIT_EXCEEDED, "output rank %d is over the limit", r);
+  OsiType *y = osi_out_tensor(ctx, 0, dtype, r);
+  if (!y) return OSI_OK;
+  OsiExpr *d = osi_type_dims_mut(y);
+  int k = 0;
+  for (int i = 0; i < axis; i++) d[k++] = x->dims[i];
+  for (int i = 0; i < idx->rank; i++) d[k++] = idx->dims[i];
+  for (int i = axis + 1; i < x->rank; i++) d[k++] = x->dims[i];
+
+  /* Content: the shape-subgraph case of a 1-D (or scalar-indexed) data. */
+  if (!x->value || !x->value->ints || x->rank != 1 || !idx->value || !idx->value->ints) return OSI_OK;
+  int64_t len, n = osi_static_count(ctx, y);
+  if (n < 0 || !osi_expr_is_const(s, x->dims[0], &len) || len != x->value->count) return OSI_OK;
+  OsiExpr *e;
+  OsiValue *v = osi_value_ints(osi_op_arena(ctx), n, &e);
+  if (!v || n != idx->value->count) return OSI_OK;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t j;
+    if (!osi_expr_is_const(s, idx->value->ints[i], &j)) return OSI_OK;
+    if (j < 0) j += len;
+    if (j < 0 || j >= len)
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "index %lld is out of range for size %lld",
+                         (long long)j, (long long)len);
+    e[i] = x->value->ints[j];
+  }
+  y->value = v;
+  return OSI_OK;
+}
+
+/* Treat ends at or past this as "to the end" (exporters write INT64_MAX or
+ * INT32_MAX; both exceed any real dim). */
+#define SLICE_END_BIG ((int64_t)1 << 31)
+
+static int known_nonneg(OsiExprStore *s, OsiExpr e) {
+  return e != OSI_EXPR_UNKNOWN && osi_expr_max(s, e, osi_expr_const(s, 0)) == e;
+}
+
+/* Clamped start/end position for a positive step: a negative constant
+ * counts from the back; the result lies in [0, dim]. */
+static OsiExpr clamp_pos(OsiExprStore *s, OsiExpr v, OsiExpr dim) {
+  int64_t c;
+  OsiExpr zero = osi_expr_const(s, 0);
+  if (osi_expr_is_const(s, v, &c)) {
+    if (c >= SLICE_END_BIG) return dim;
+    if (c <= -SLICE_END_BIG) return zero;
+    if (c < 0) return osi_expr_max(s, osi_expr_add(s, dim, v), zero);
+    return osi_expr_min(s, v, dim);
+  }
+  if (known_nonneg(s, v)) return osi_expr_min(s, v, dim);
+  return OSI_EXPR_UNKNOWN;
+}
+
+/* Length of dim[start:end:step] for every value of the symbols. */
+static OsiExpr slice_len(OsiExprStore *s, OsiExpr dim, OsiExpr start, OsiExpr end, int64_t step) {
+  OsiExpr zero = osi_expr_const(s, 0);
+  if (dim == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
+  if (step > 0) {
+    OsiExpr b = clamp_pos(s, start, dim), e = clamp_pos(s, end, dim);
+    return osi_expr_max(s, osi_expr_ceildiv(s, osi_expr_sub(s, e, b), osi_expr_const(s, step)), zero);
+  }
+  /* Negative step: start clamps to [0, dim-1], end to [-1, dim-1]. */
+  int64_t sc, ec;
+  if (!osi_expr_is_const(s, start, &sc) || !osi_expr_is_const(s, end, &ec)) return OSI_EXPR_UNKNOWN;
+  OsiExpr last = osi_expr_sub(s, dim, osi_expr_const(s, 1)), minus1 = osi_expr_const(s, -1);
+  OsiExpr b = sc >= SLICE_END_BIG ? last
+              : sc < 0 ? osi_expr_max(s, osi_expr_add(s, dim, start), minus1)
+                       : osi_expr_min(s, start, last);
+  OsiExpr e = ec <= -SLICE_END_BIG ? minus1
+              : ec < 0 ? osi_expr_max(s, osi_expr_add(s, dim, end), minus1)
+                       : osi_expr_min(s, end, last);
+  return osi_expr_max(s, osi_expr_ceildiv(s, osi_expr_sub(s, b, e), osi_expr_const(s, -step)), zero);
+}
+
+/* Reads a Slice parameter as expressions: attribute (opset < 10) or input. */
+static int slice_param(OsiOpCtx *ctx, const char *attr, int input, OsiExpr *out) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  if (osi_op_opset(ctx) < 10) {
+    const int64_t *a;
+    int n = osi_attr_ints(ctx, attr, &a);
+    if (n > OSI_MAX_RANK) return -1;
+    for (int i = 0; i < n; i++) out[i] = osi_expr_const(s, a[i]);
+    return n < 0 ? -2 : n;
+  }
+  if (!osi_in_present(ctx, input)) return -2;
+  const OsiExpr *e;
+  int n = osi_in_exprs(ctx, input, &e);
+  if (n < 0 || n > OSI_MAX_RANK) return -1;
+  memcpy(out, e, (size_t)n * sizeof(OsiExpr));
+  return n;
+}
+
+/* Content of a 1-D slice with constant parameters. */
+static void slice_value(OsiOpCtx *ctx, OsiType *y, const OsiType *x, int64_t b, int64_t e,
+                        int64_t step) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  int64_t len, n;
+  if (!x->value || !x->value->ints || x->rank != 1 || !osi_expr_is_const(s, x->dims[0], &len) ||
+      !osi_expr_is_const(s, y->dims[0], &n) || n > OSI_MAX_VALUE_ELEMS)
+    return;
+  if (b < 0) b += len;
+  if (e < 0 && e > -SLICE_END_BIG) e += len;
+  if (step > 0) {
+    b = b < 0 ? 0 : b > len ? len : b;
+  } else {
+    b = b < 0 ? -1 : b > len - 1 ? len - 1 : b;
+  }
+  OsiExpr *out;
+  OsiValue *v = osi_value_ints(osi_op_arena(ctx), n, &out);
+  if (!v) return;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t j = b + i * step;
+    if (j < 0 || j >= len) return;
+    out[i] = x->value->ints[j];
+  }
+  y->value = v;
+}
+
+/* Slice(data, starts, ends, axes, steps): opset 10 moved the attributes
+ * into inputs and added steps; ends past the dim clamp to it. */
+OsiStatus osi_op_slice(OsiOpCtx *ctx) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiType *x = osi_in_ranked(ctx, 0);
+  int32_t dtype = osi_in_dtype(ctx, 0);
+  if (!x) {
+    osi_out_tensor(ctx, 0, dtype, -1);
+    return OSI_OK;
+  }
+  OsiType *y = osi_out_tensor(ctx, 0, dtype, x->rank);
+  if (!y) return OSI_OK;
+  OsiExpr *d = osi_type_dims_mut(y);
+  OsiExpr starts[OSI_MAX_RANK], ends[OSI_MAX_RANK], axes_e[OSI_MAX_RANK], steps_e[OSI_MAX_RANK];
+  int ns = slice_param(ctx, "starts", 1, starts), ne = slice_param(ctx, "ends", 2, ends);
+  int na = slice_param(ctx, "axes", 3, axes_e), nst = slice_param(ctx, "steps", 4, steps_e);
+  if (ns < 0 || ne < 0 || ns != ne || na == -1 || nst == -1 || (na >= 0 && na != ns) ||
+      (nst >= 0 && nst != ns)) {
+    /* Which axes change is unknown: every dim may. */
+    return OSI_OK;
+  }
+  int touched[OSI_MAX_RANK] = {0};
+  for (int i = 0; i < x->rank; i++) d[i] = x->dims[i];
+  int64_t only_b = 0, only_e = 0, only_step = 1;
+  int all_const = 1;
+  for (int k = 0; k < ns; k++) {
+    int64_t axis = k, step = 1;
+    if (na >= 0 && !osi_expr_is_const(s, axes_e[k], &axis)) {
+      for (int i = 0; i < x->rank; i++) d[i] = OSI_EXPR_UNKNOWN;
+      return OSI_OK;
+    }
+    int a;
+    if (!osi_norm_axis(axis, x->rank, &a) || touched[a]++)
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axes are out of range or repeated");
+    if (nst >= 0 && !osi_expr_is_const(s, steps_e[k], &step)) {
+      d[a] = OSI_EXPR_UNKNOWN;
+      all_const = 0;
+      continue;
+    }
+    if (step == 0) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "step %d is 0", k);
+    d[a] = slice_len(s, x->dims[a], starts[k], ends[k], step);
+    if (!osi_expr_is_const(s, starts[k], &only_b) || !osi_expr_is_const(s, ends[k], &only_e))
+      all_const = 0;
+    only_step = step;
+  }
+  if (all_const && ns == 1 && x->rank == 1) slice_value(ctx, y, x, only_b, only_e, only_step);
+  else if (ns == 0) y->value = x->value;
+  return OSI_OK;
+}

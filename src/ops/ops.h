@@ -1,0 +1,104 @@
+/*
+ * The narrow interface every operator shape function sees (modelled on the
+ * ONNX InferenceContext). Op functions read input types/values and
+ * attributes, and publish output types; they never see protobuf structs,
+ * the graph, or other nodes.
+ *
+ * An op function returns OSI_OK when it set what it could (outputs left
+ * unset are unknown), or a status from osi_op_fail. OSI_ERR_UNSUPPORTED
+ * means "this case is not handled": the driver turns it into a diagnostic
+ * and inference goes on.
+ */
+#ifndef OSI_OPS_H
+#define OSI_OPS_H
+
+#include <stdint.h>
+
+#include "graph.h"
+#include "onnx_shapes.h"
+#include "types.h"
+
+typedef struct OsiOpCtx OsiOpCtx;
+typedef OsiStatus (*OsiOpFn)(OsiOpCtx *ctx);
+
+/* Section - Node */
+
+int64_t osi_op_opset(const OsiOpCtx *ctx);       /* version of the node's domain */
+const char *osi_op_type(const OsiOpCtx *ctx);
+const char *osi_op_name(const OsiOpCtx *ctx);    /* node name, "" if none */
+OsiArena *osi_op_arena(OsiOpCtx *ctx);
+OsiExprStore *osi_op_exprs(OsiOpCtx *ctx);
+
+/* Section - Inputs */
+
+/* Number of inputs listed on the node, omitted optional ones included. */
+int osi_in_count(const OsiOpCtx *ctx);
+/* 1 when input i is listed and not the empty name. */
+int osi_in_present(const OsiOpCtx *ctx, int i);
+/* Type of input i; NULL when omitted, out of range, or of unknown type. */
+const OsiType *osi_in(const OsiOpCtx *ctx, int i);
+/* Tensor input i with a known rank; NULL otherwise. */
+const OsiType *osi_in_ranked(const OsiOpCtx *ctx, int i);
+/* Known content of input i, or NULL. */
+const OsiValue *osi_in_value(const OsiOpCtx *ctx, int i);
+/* Element type of input i, 0 when unknown. */
+int32_t osi_in_dtype(const OsiOpCtx *ctx, int i);
+
+/* Section - Attributes */
+
+const OsiAttr *osi_attr(const OsiOpCtx *ctx, const char *name);
+int osi_attr_has(const OsiOpCtx *ctx, const char *name);
+int64_t osi_attr_int(const OsiOpCtx *ctx, const char *name, int64_t dflt);
+double osi_attr_float(const OsiOpCtx *ctx, const char *name, double dflt);
+const char *osi_attr_str(const OsiOpCtx *ctx, const char *name, const char *dflt);
+/* Number of ints and *out, or -1 when the attribute is absent. */
+int osi_attr_ints(const OsiOpCtx *ctx, const char *name, const int64_t **out);
+int osi_attr_floats(const OsiOpCtx *ctx, const char *name, const double **out);
+const OsiTensor *osi_attr_tensor(const OsiOpCtx *ctx, const char *name);
+
+/* Type (with content when kept) of a constant tensor attribute. */
+const OsiType *osi_op_tensor_type(OsiOpCtx *ctx, const OsiTensor *t);
+
+/* Section - Outputs */
+
+int osi_out_count(const OsiOpCtx *ctx);
+/* 1 when output i is listed and not the empty name. */
+int osi_out_present(const OsiOpCtx *ctx, int i);
+/* Publishes the type of output i (ignored when the output is omitted). */
+void osi_set_out(OsiOpCtx *ctx, int i, const OsiType *type);
+/* The type currently set for output i, or NULL. */
+const OsiType *osi_out(const OsiOpCtx *ctx, int i);
+
+/* Section - Errors and diagnostics */
+
+/* Records why the op cannot infer; returns status for `return osi_op_fail(...)`. */
+OsiStatus osi_op_fail(OsiOpCtx *ctx, OsiStatus status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Adds a diagnostic about this node (e.g. "DATA_DEPENDENT") and goes on. */
+void osi_op_diag(OsiOpCtx *ctx, const char *code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* A fresh symbol "<OpType>_<what>_<n>" for a data-dependent dim. */
+OsiExpr osi_op_fresh_dim(OsiOpCtx *ctx, const char *what);
+
+/* Records lhs <= rhs between dims (e.g. NonZero's count <= numel(X)). */
+void osi_op_constrain_le(OsiOpCtx *ctx, OsiExpr lhs, OsiExpr rhs);
+/* Records a == b between dims. */
+void osi_op_constrain_eq(OsiOpCtx *ctx, OsiExpr a, OsiExpr b);
+
+/* Section - Subgraphs (control flow) */
+
+/* Infers `graph` (an attribute of this node) in a child scope whose formal
+ * inputs get `in_types` (n_in entries, NULL = unknown) and outer-scope
+ * values stay visible. Fills out_types[0..n_out) with the graph outputs'
+ * inferred types (NULL when unknown). */
+OsiStatus osi_op_infer_subgraph(OsiOpCtx *ctx, const OsiGraph *graph, const char *tag,
+                                int n_in, const OsiType *const *in_types, int n_out,
+                                const OsiType **out_types);
+
+#endif

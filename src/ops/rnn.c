@@ -1,0 +1,99 @@
+/*
+ * Recurrent operators: RNN, GRU and LSTM. They share one rule; only the
+ * number of gates stacked in W and R differs (1, 3, 4). Output shapes come
+ * from X (sequence and batch), the `direction` attribute and the hidden
+ * size (attribute, else read off R, W or initial_h).
+ */
+#include <string.h>
+
+#include "helpers.h"
+
+/* Gates stacked along dim 1 of W [dirs, gates*hidden, input] and R. */
+static int64_t gate_count(const char *op) {
+  if (!strcmp(op, "GRU")) return 3;
+  if (!strcmp(op, "LSTM")) return 4;
+  return 1;
+}
+
+/* Hidden size: the attribute, else R [dirs, G*hidden, hidden] dim 2, else
+ * initial_h (input 5) last dim, else W dim 1 / G. */
+static OsiExpr hidden_size(OsiOpCtx *ctx, int64_t gates) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  int64_t h = osi_attr_int(ctx, "hidden_size", -1);
+  if (h >= 0) return osi_expr_const(s, h);
+  const OsiType *r = osi_in_ranked(ctx, 2), *init = osi_in_ranked(ctx, 5), *w = osi_in_ranked(ctx, 1);
+  if (r && r->rank == 3 && r->dims[2] != OSI_EXPR_UNKNOWN) return r->dims[2];
+  if (init && init->rank == 3 && init->dims[2] != OSI_EXPR_UNKNOWN) return init->dims[2];
+  int64_t g;
+  if (!w || w->rank != 3) return OSI_EXPR_UNKNOWN;
+  if (osi_expr_is_const(s, w->dims[1], &g) && g % gates) return OSI_EXPR_UNKNOWN;
+  return osi_expr_floordiv(s, w->dims[1], osi_expr_const(s, gates));
+}
+
+/* Rejects a W or R whose constant leading dim is not num_directions, or an
+ * R whose constant last dim contradicts hidden_size. */
+static OsiStatus check_weights(OsiOpCtx *ctx, int64_t dirs, OsiExpr hidden) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  for (int i = 1; i <= 2; i++) {
+    const OsiType *t = osi_in_ranked(ctx, i);
+    if (!t) continue;
+    int64_t d, h;
+    if (t->rank != 3)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s must have rank 3 (got %d)",
+                         i == 1 ? "W" : "R", t->rank);
+    if (osi_expr_is_const(s, t->dims[0], &d) && d != dirs)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s dim 0 is %lld, expected num_directions %lld",
+                         i == 1 ? "W" : "R", (long long)d, (long long)dirs);
+    if (i == 2 && osi_expr_is_const(s, t->dims[2], &d) && osi_expr_is_const(s, hidden, &h) && d != h)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "R dim 2 is %lld but hidden_size is %lld",
+                         (long long)d, (long long)h);
+  }
+  return OSI_OK;
+}
+
+/* RNN/GRU/LSTM (opset 1+; `layout` since opset 14, 0 before):
+ *   layout 0: X [seq, batch, in]  -> Y [seq, dirs, batch, hidden], Y_h/Y_c [dirs, batch, hidden]
+ *   layout 1: X [batch, seq, in]  -> Y [batch, seq, dirs, hidden], Y_h/Y_c [batch, dirs, hidden]
+ * dirs is 2 for direction "bidirectional", else 1. */
+OsiStatus osi_op_rnn(OsiOpCtx *ctx) {
+  int32_t dtype = osi_in_dtype(ctx, 0) ? osi_in_dtype(ctx, 0) : osi_in_dtype(ctx, 1);
+  const char *dir = osi_attr_str(ctx, "direction", "forward");
+  int64_t dirs = !strcmp(dir, "bidirectional") ? 2 : 1;
+  if (dirs == 1 && strcmp(dir, "forward") && strcmp(dir, "reverse"))
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                       "direction '%s' is not forward, reverse or bidirectional", dir);
+  int64_t layout = osi_op_opset(ctx) >= 14 ? osi_attr_int(ctx, "layout", 0) : 0;
+  if (layout != 0 && layout != 1)
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "layout must be 0 or 1 (got %lld)", (long long)layout);
+  OsiExprStore *s = osi_op_exprs(ctx);
+  OsiExpr hidden = hidden_size(ctx, gate_count(osi_op_type(ctx)));
+  OsiStatus st = check_weights(ctx, dirs, hidden);
+  if (st != OSI_OK) return st;
+  OsiExpr seq = OSI_EXPR_UNKNOWN, batch = OSI_EXPR_UNKNOWN, d = osi_expr_const(s, dirs);
+  const OsiType *x = osi_in_ranked(ctx, 0), *init = osi_in_ranked(ctx, 5);
+  if (x) {
+    if (x->rank != 3)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "X must have rank 3 (got %d)", x->rank);
+    seq = x->dims[layout ? 1 : 0];
+    batch = x->dims[layout ? 0 : 1];
+  } else if (init && init->rank == 3) {
+    batch = init->dims[layout ? 0 : 1];
+  }
+  OsiType *y = osi_out_tensor(ctx, 0, dtype, 4);
+  if (y) {
+    OsiExpr *yd = osi_type_dims_mut(y);
+    if (layout) { yd[0] = batch; yd[1] = seq; yd[2] = d; }
+    else { yd[0] = seq; yd[1] = d; yd[2] = batch; }
+    yd[3] = hidden;
+  }
+  /* Y_h, and Y_c for LSTM, share one shape. */
+  for (int o = 1; o < osi_out_count(ctx) && o <= 2; o++) {
+    OsiType *h = osi_out_tensor(ctx, o, dtype, 3);
+    if (!h) continue;
+    OsiExpr *hd = osi_type_dims_mut(h);
+    hd[0] = layout ? batch : d;
+    hd[1] = layout ? d : batch;
+    hd[2] = hidden;
+  }
+  return OSI_OK;
+}

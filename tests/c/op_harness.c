@@ -1,0 +1,320 @@
+#include "op_harness.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "op_context.h"
+#include "ops/op_registry.h"
+
+#define MAX_ATTRS 32
+#define MAX_IO 32
+
+struct OpTest {
+  OsiArena *arena;
+  OsiExprStore *exprs;
+  OsiRun run;
+  OsiAttr attrs[MAX_ATTRS];
+  int n_attrs, n_outputs;
+  const OsiType *out[MAX_IO];
+  char text[MAX_IO][1024];
+  char diags[2048];
+  int status;
+  char error[600];
+};
+
+OpTest *op_test_new(void) {
+  OpTest *t = calloc(1, sizeof *t);
+  t->arena = osi_arena_new();
+  t->exprs = osi_expr_store_new();
+  t->run.arena = t->arena;
+  t->run.exprs = t->exprs;
+  t->n_outputs = 1;
+  return t;
+}
+
+void op_test_free(OpTest *t) {
+  if (!t) return;
+  free(t->run.diags);
+  free(t->run.equal.items);
+  free(t->run.less_equal.items);
+  osi_expr_store_delete(t->exprs);
+  osi_arena_delete(t->arena);
+  free(t);
+}
+
+OsiExprStore *op_exprs(OpTest *t) { return t->exprs; }
+OsiArena *op_arena(OpTest *t) { return t->arena; }
+
+static OsiAttr *new_attr(OpTest *t, const char *name, OsiAttrType type) {
+  OsiAttr *a = &t->attrs[t->n_attrs++];
+  memset(a, 0, sizeof *a);
+  a->name = osi_arena_strdup(t->arena, name);
+  a->type = type;
+  return a;
+}
+
+void op_attr_int(OpTest *t, const char *name, int64_t v) { new_attr(t, name, OSI_ATTR_INT)->i = v; }
+void op_attr_float(OpTest *t, const char *name, double v) { new_attr(t, name, OSI_ATTR_FLOAT)->f = v; }
+
+void op_attr_str(OpTest *t, const char *name, const char *v) {
+  OsiAttr *a = new_attr(t, name, OSI_ATTR_STRING);
+  a->s = osi_arena_strdup(t->arena, v);
+  a->s_len = strlen(v);
+}
+
+void op_attr_ints(OpTest *t, const char *name, int n, const int64_t *v) {
+  OsiAttr *a = new_attr(t, name, OSI_ATTR_INTS);
+  int64_t *c = osi_arena_array(t->arena, (size_t)n + 1, sizeof(int64_t));
+  memcpy(c, v, (size_t)n * sizeof(int64_t));
+  a->ints = c;
+  a->n = (size_t)n;
+}
+
+void op_attr_floats(OpTest *t, const char *name, int n, const double *v) {
+  OsiAttr *a = new_attr(t, name, OSI_ATTR_FLOATS);
+  double *c = osi_arena_array(t->arena, (size_t)n + 1, sizeof(double));
+  memcpy(c, v, (size_t)n * sizeof(double));
+  a->floats = c;
+  a->n = (size_t)n;
+}
+
+void op_attr_strings(OpTest *t, const char *name, int n, const char *const *v) {
+  OsiAttr *a = new_attr(t, name, OSI_ATTR_STRINGS);
+  const char **c = osi_arena_array(t->arena, (size_t)n + 1, sizeof(char *));
+  for (int i = 0; i < n; i++) c[i] = osi_arena_strdup(t->arena, v[i]);
+  a->strings = c;
+  a->n = (size_t)n;
+}
+
+void op_attr_graph(OpTest *t, const char *name, const OsiGraph *g) {
+  new_attr(t, name, OSI_ATTR_GRAPH)->g = g;
+}
+
+void op_set_outputs(OpTest *t, int n) { t->n_outputs = n; }
+
+/* Section - Type syntax */
+
+static int32_t dtype_from_name(const char *s, size_t n) {
+  for (int32_t dt = 1; dt < OSI_DT_COUNT; dt++) {
+    const char *name = osi_dtype_name(dt);
+    if (name && strlen(name) == n && strncmp(name, s, n) == 0) return dt;
+  }
+  return 0;
+}
+
+/* Splits "a,b,(c,d)" at top-level commas; returns the number of parts. */
+static int split_top(char *s, char **parts, int max) {
+  int n = 0, depth = 0;
+  if (!*s) return 0;
+  parts[n++] = s;
+  for (; *s; s++) {
+    if (*s == '(') depth++;
+    else if (*s == ')') depth--;
+    else if (*s == ',' && depth == 0 && n < max) {
+      *s = 0;
+      parts[n++] = s + 1;
+    }
+  }
+  return n;
+}
+
+const OsiType *op_parse_type(OpTest *t, const char *text) {
+  size_t len = strlen(text);
+  if (!strncmp(text, "seq(", 4) || !strncmp(text, "opt(", 4)) {
+    char inner[512];
+    snprintf(inner, sizeof inner, "%.*s", (int)(len - 5), text + 4);
+    const OsiType *e = op_parse_type(t, inner);
+    return text[0] == 's' ? osi_type_sequence(t->arena, e) : osi_type_optional(t->arena, e);
+  }
+  const char *br = strchr(text, '[');
+  if (!br) return osi_type_tensor(t->arena, dtype_from_name(text, len), -1);
+  int32_t dt = dtype_from_name(text, (size_t)(br - text));
+  const char *close = strchr(br, ']');
+  if (!close) return NULL;
+  char dims_text[512];
+  snprintf(dims_text, sizeof dims_text, "%.*s", (int)(close - br - 1), br + 1);
+  OsiType *type;
+  if (!strcmp(dims_text, "*")) {
+    type = osi_type_tensor(t->arena, dt, -1);
+  } else {
+    char *parts[OSI_MAX_RANK];
+    int n = split_top(dims_text, parts, OSI_MAX_RANK);
+    type = osi_type_tensor(t->arena, dt, n);
+    for (int i = 0; i < n; i++)
+      osi_type_dims_mut(type)[i] = strcmp(parts[i], "?") ? osi_expr_parse(t->exprs, parts[i]) : OSI_EXPR_UNKNOWN;
+  }
+  const char *brace = strchr(close, '{');
+  if (brace) {
+    char vals[2048];
+    snprintf(vals, sizeof vals, "%.*s", (int)(strlen(brace) - 2), brace + 1);
+    char *parts[OSI_MAX_VALUE_ELEMS];
+    int n = split_top(vals, parts, OSI_MAX_VALUE_ELEMS);
+    if (osi_dtype_is_float(dt)) {
+      double *f;
+      OsiValue *v = osi_value_floats(t->arena, n, &f);
+      for (int i = 0; i < n; i++) f[i] = strtod(parts[i], NULL);
+      type->value = v;
+    } else {
+      OsiExpr *e;
+      OsiValue *v = osi_value_ints(t->arena, n, &e);
+      for (int i = 0; i < n; i++) e[i] = strcmp(parts[i], "?") ? osi_expr_parse(t->exprs, parts[i]) : OSI_EXPR_UNKNOWN;
+      type->value = v;
+    }
+  }
+  return type;
+}
+
+static void append(char *buf, size_t cap, const char *s) {
+  size_t l = strlen(buf);
+  snprintf(buf + l, cap - l, "%s", s);
+}
+
+static void type_str(OpTest *t, const OsiType *type, char *buf, size_t cap) {
+  if (!type) {
+    append(buf, cap, "unknown");
+    return;
+  }
+  if (type->kind == OSI_KIND_SEQUENCE || type->kind == OSI_KIND_OPTIONAL) {
+    append(buf, cap, type->kind == OSI_KIND_SEQUENCE ? "seq(" : "opt(");
+    type_str(t, type->elem, buf, cap);
+    append(buf, cap, ")");
+    return;
+  }
+  if (type->kind == OSI_KIND_MAP) {
+    append(buf, cap, "map(");
+    append(buf, cap, osi_dtype_name(type->elem_type) ? osi_dtype_name(type->elem_type) : "?");
+    append(buf, cap, ",");
+    type_str(t, type->elem, buf, cap);
+    append(buf, cap, ")");
+    return;
+  }
+  append(buf, cap, osi_dtype_name(type->elem_type) ? osi_dtype_name(type->elem_type) : "?");
+  if (type->rank < 0) {
+    append(buf, cap, "[*]");
+  } else {
+    append(buf, cap, "[");
+    for (int i = 0; i < type->rank; i++) {
+      if (i) append(buf, cap, ",");
+      append(buf, cap, osi_expr_str(t->exprs, type->dims[i]));
+    }
+    append(buf, cap, "]");
+  }
+  if (type->value) {
+    append(buf, cap, "{");
+    for (int64_t i = 0; i < type->value->count; i++) {
+      char num[64];
+      if (i) append(buf, cap, ",");
+      if (type->value->ints) {
+        append(buf, cap, osi_expr_str(t->exprs, type->value->ints[i]));
+      } else {
+        snprintf(num, sizeof num, "%g", type->value->floats[i]);
+        append(buf, cap, num);
+      }
+    }
+    append(buf, cap, "}");
+  }
+}
+
+const char *op_type_str(OpTest *t, const OsiType *type) {
+  static char buf[2048];
+  buf[0] = 0;
+  type_str(t, type, buf, sizeof buf);
+  return buf;
+}
+
+void op_attr_tensor(OpTest *t, const char *name, const char *type_text) {
+  const OsiType *ty = op_parse_type(t, type_text);
+  OsiTensor *ten = osi_arena_alloc(t->arena, sizeof *ten);
+  ten->name = "";
+  ten->elem_type = ty->elem_type;
+  ten->rank = ty->rank;
+  int64_t *dims = osi_arena_array(t->arena, (size_t)ty->rank + 1, sizeof(int64_t));
+  for (int i = 0; i < ty->rank; i++) osi_expr_is_const(t->exprs, ty->dims[i], &dims[i]);
+  ten->dims = dims;
+  if (ty->value) {
+    ten->count = ty->value->count;
+    if (ty->value->ints) {
+      int64_t *v = osi_arena_array(t->arena, (size_t)ten->count + 1, sizeof(int64_t));
+      for (int64_t i = 0; i < ten->count; i++) osi_expr_is_const(t->exprs, ty->value->ints[i], &v[i]);
+      ten->ints = v;
+    } else {
+      ten->floats = ty->value->floats;
+    }
+  }
+  new_attr(t, name, OSI_ATTR_TENSOR)->t = ten;
+}
+
+/* Section - Running */
+
+const char *op_run(OpTest *t, const char *domain, const char *op, int opset, ...) {
+  const char *inputs[MAX_IO];
+  int n_in = 0;
+  va_list ap;
+  va_start(ap, opset);
+  for (const char *s; (s = va_arg(ap, const char *)) && n_in < MAX_IO;) inputs[n_in++] = s;
+  va_end(ap);
+
+  OsiNode node = {0};
+  const char **in_names = osi_arena_array(t->arena, MAX_IO, sizeof(char *));
+  const char **out_names = osi_arena_array(t->arena, MAX_IO, sizeof(char *));
+  for (int i = 0; i < n_in; i++) in_names[i] = inputs[i][0] ? "in" : "";
+  for (int i = 0; i < t->n_outputs; i++) out_names[i] = "out";
+  node.name = "node";
+  node.op_type = op;
+  node.domain = domain;
+  node.n_inputs = n_in;
+  node.n_outputs = t->n_outputs;
+  node.inputs = in_names;
+  node.outputs = out_names;
+  node.attrs = t->attrs;
+  node.n_attrs = t->n_attrs;
+
+  OsiOpsetImport opsets[1] = {{domain, opset}};
+  OsiContext scope;
+  osi_context_init(&scope, &t->run, NULL, "", 1, opsets, 16);
+  OsiOpCtx ctx = {0};
+  ctx.scope = &scope;
+  ctx.node = &node;
+  ctx.opset = opset;
+  const OsiType *in_types[MAX_IO] = {0};
+  for (int i = 0; i < n_in; i++) in_types[i] = inputs[i][0] ? op_parse_type(t, inputs[i]) : NULL;
+  memset(t->out, 0, sizeof t->out);
+  ctx.in = in_types;
+  ctx.out = t->out;
+  t->run.n_diags = 0;
+  t->run.status = OSI_OK;
+
+  const OsiOpEntry *entry = osi_op_lookup(osi_op_domain(domain), op);
+  t->status = entry ? entry->fn(&ctx) : OSI_ERR_UNSUPPORTED;
+  if (!entry) snprintf(ctx.message, sizeof ctx.message, "no such op");
+  if (t->status == OSI_OK && t->run.status != OSI_OK) {
+    t->status = t->run.status;
+    snprintf(ctx.message, sizeof ctx.message, "%s", t->run.message);
+  }
+  snprintf(t->error, sizeof t->error, "error:%s: %s", osi_status_name(t->status), ctx.message);
+  t->diags[0] = 0;
+  for (int i = 0; i < t->run.n_diags; i++) {
+    if (i) append(t->diags, sizeof t->diags, "; ");
+    append(t->diags, sizeof t->diags, t->run.diags[i].code);
+    append(t->diags, sizeof t->diags, ": ");
+    append(t->diags, sizeof t->diags, t->run.diags[i].message);
+  }
+  for (int i = 0; i < t->n_outputs; i++) {
+    t->text[i][0] = 0;
+    if (t->status != OSI_OK) snprintf(t->text[i], sizeof t->text[i], "%s", t->error);
+    else type_str(t, t->out[i], t->text[i], sizeof t->text[i]);
+  }
+  osi_context_free(&scope);
+  t->n_attrs = 0;
+  int n_out = t->n_outputs;
+  t->n_outputs = 1;
+  (void)n_out;
+  return t->text[0];
+}
+
+const char *op_out(OpTest *t, int i) { return i >= 0 && i < MAX_IO ? t->text[i] : ""; }
+const OsiType *op_out_type(OpTest *t, int i) { return i >= 0 && i < MAX_IO ? t->out[i] : NULL; }
+const char *op_diags(OpTest *t) { return t->diags; }

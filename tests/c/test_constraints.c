@@ -1,0 +1,179 @@
+/*
+ * The examples of the design's constraint mechanism (constraints.txt), end
+ * to end through osi_infer: anchors, equalities with leaf derivation,
+ * upper bounds, and the renaming rules.
+ */
+#include <stdlib.h>
+
+#include "model_builder.h"
+#include "onnx_shapes.h"
+#include "result.h"
+#include "test.h"
+
+static OsiResult *run(Builder *b, uint32_t flags) {
+  size_t len;
+  uint8_t *bytes = builder_pack(b, &len);
+  OsiResult *r = osi_infer(bytes, len, flags);
+  free(bytes);
+  builder_free(b);
+  return r;
+}
+
+static const char *dims_of(OsiResult *r, const char *name) {
+  static char buf[512];
+  const OsiType *t = osi_result_lookup(r, name);
+  if (!t) return "none";
+  if (t->rank < 0) return "[*]";
+  size_t at = 0;
+  buf[at++] = '[';
+  for (int i = 0; i < t->rank; i++)
+    at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%s", i ? "," : "",
+                           osi_expr_str(osi_result_exprs(r), t->dims[i]));
+  snprintf(buf + at, sizeof buf - at, "]");
+  return buf;
+}
+
+static int json_has(OsiResult *r, const char *needle) {
+  return strstr(osi_result_json(r), needle) != NULL;
+}
+
+/* Y: [N, 4] declared, [NonZero_nnz, 4] inferred: the internal symbol
+ * becomes N everywhere, and its bound is kept. */
+static void test_output_anchor_names_data_dependent_dim(void) {
+  Builder *b = builder_new(17);
+  builder_input(b, "X", "float[2,3,4,5]");
+  builder_node(b, "NonZero", "nz", "X", "", "idx", "");
+  builder_node(b, "Transpose", "t", "idx", "", "Y", "");
+  builder_output(b, "Y", "int64[N,4]");
+  OsiResult *r = run(b, 0);
+  CHECK_INT(osi_result_status(r), OSI_OK);
+  CHECK_STR(dims_of(r, "Y"), "[N,4]");
+  CHECK_STR(dims_of(r, "idx"), "[4,N]");
+  CHECK(json_has(r, "\"equal\":[[\"N\",\"NonZero_"));
+  CHECK(json_has(r, "\"lessEqual\":[[\"NonZero_"));
+  CHECK(json_has(r, "\",\"120\"]]"));
+  osi_result_delete(r);
+}
+
+/* Y: [2*dnz] against [2*NonZero_nnz]: the leaf equality dnz == nnz is
+ * derived, so bare occurrences are renamed too. */
+static void test_leaf_derivation(void) {
+  Builder *b = builder_new(17);
+  builder_input(b, "X", "float[5]");
+  builder_initializer_ints(b, "flat", 1, (int64_t[]){-1});
+  builder_node(b, "NonZero", "nz", "X", "", "idx", "");
+  builder_node(b, "Reshape", "r", "idx", "flat", "", "v", "");
+  builder_node(b, "Concat", "c", "v", "v", "", "Y", "");
+  builder_attr_int(b, "axis", 0);
+  builder_output(b, "Y", "int64[2*dnz]");
+  OsiResult *r = run(b, 0);
+  CHECK_INT(osi_result_status(r), OSI_OK);
+  CHECK_STR(dims_of(r, "Y"), "[2*dnz]");
+  CHECK_STR(dims_of(r, "v"), "[dnz]");
+  CHECK_STR(dims_of(r, "idx"), "[1,dnz]");
+  CHECK(json_has(r, "[\"2*NonZero_"));
+  CHECK(json_has(r, "[\"NonZero_"));
+  osi_result_delete(r);
+}
+
+/* past_seq+seq proven equal to the input dim total_seq is rewritten to it,
+ * also inside Broadcast(past_seq+seq, total_seq). */
+static void test_compound_renamed_to_input_symbol(void) {
+  Builder *b = builder_new(17);
+  builder_input(b, "past", "float[B,past_seq]");
+  builder_input(b, "cur", "float[B,seq]");
+  builder_input(b, "mask", "float[B,total_seq]");
+  builder_node(b, "Concat", "cat", "past", "cur", "", "kv", "");
+  builder_attr_int(b, "axis", 1);
+  builder_node(b, "Add", "add", "kv", "mask", "", "scores", "");
+  builder_node(b, "Relu", "relu", "scores", "", "probs", "");
+  builder_output(b, "kv", "float[B,total_seq]");
+  OsiResult *r = run(b, 0);
+  CHECK_STR(dims_of(r, "kv"), "[B,total_seq]");
+  CHECK_STR(dims_of(r, "scores"), "[B,total_seq]");
+  CHECK_STR(dims_of(r, "probs"), "[B,total_seq]");
+  CHECK(json_has(r, "\"equal\":[[\"past_seq+seq\",\"total_seq\"]]"));
+  osi_result_delete(r);
+}
+
+/* b+c made of graph-input symbols is authoritative: it stays, while the
+ * output itself shows its declared name. */
+static void test_compound_of_inputs_preserved(void) {
+  Builder *b = builder_new(17);
+  builder_input(b, "A", "float[b]");
+  builder_input(b, "C", "float[c]");
+  builder_node(b, "Concat", "cat", "A", "C", "", "Y", "");
+  builder_attr_int(b, "axis", 0);
+  builder_node(b, "Relu", "relu", "Y", "", "Z", "");
+  builder_output(b, "Y", "float[d]");
+  OsiResult *r = run(b, 0);
+  CHECK_STR(dims_of(r, "Y"), "[d]");
+  CHECK_STR(dims_of(r, "Z"), "[b+c]");
+  osi_result_delete(r);
+}
+
+/* A user's symbol is never renamed to another name: X: [N, 4] stays. */
+static void test_user_symbol_never_renamed(void) {
+  Builder *b = builder_new(17);
+  builder_input(b, "X", "float[N,4]");
+  builder_node(b, "Relu", "relu", "X", "", "Y", "");
+  builder_node(b, "Relu", "relu2", "X", "", "Z", "");
+  builder_output(b, "Y", "float[M,4]");
+  OsiResult *r = run(b, 0);
+  CHECK_STR(dims_of(r, "X"), "[N,4]");
+  CHECK_STR(dims_of(r, "Z"), "[N,4]");
+  CHECK_STR(dims_of(r, "Y"), "[M,4]");
+  CHECK(json_has(r, "\"equal\":[[\"M\",\"N\"]]"));
+  osi_result_delete(r);
+}
+
+static void test_anchor_conflicts(void) {
+  /* Output anchors are lenient: the contradicting declaration is skipped. */
+  Builder *b = builder_new(17);
+  builder_input(b, "X", "float[N,4]");
+  builder_node(b, "Relu", "relu", "X", "", "Y", "");
+  builder_output(b, "Y", "float[N,5]");
+  OsiResult *r = run(b, 0);
+  CHECK_INT(osi_result_status(r), OSI_OK);
+  CHECK_STR(dims_of(r, "Y"), "[N,4]");
+  CHECK(json_has(r, "\"ANCHOR_CONFLICT\""));
+  osi_result_delete(r);
+
+  /* value_info anchors (opt-in) are strict. */
+  b = builder_new(17);
+  builder_input(b, "X", "float[N,4]");
+  builder_node(b, "Relu", "relu", "X", "", "H", "");
+  builder_node(b, "Relu", "relu2", "H", "", "Y", "");
+  builder_value_info(b, "H", "float[N,4,1]");
+  r = run(b, OSI_OPT_PREFILL_VALUE_INFO);
+  CHECK_INT(osi_result_status(r), OSI_ERR_ANCHOR_CONFLICT);
+  CHECK(strstr(osi_result_error(r), "'H'") != NULL);
+  osi_result_delete(r);
+
+  /* Without the option value_info is not read; a concrete anchor dim wins
+   * over a symbolic inferred one. */
+  b = builder_new(17);
+  builder_input(b, "X", "float[N,4]");
+  builder_node(b, "Relu", "relu", "X", "", "H", "");
+  builder_value_info(b, "H", "float[8,4]");
+  r = run(b, 0);
+  CHECK_STR(dims_of(r, "H"), "[N,4]");
+  osi_result_delete(r);
+  b = builder_new(17);
+  builder_input(b, "X", "float[N,4]");
+  builder_node(b, "Relu", "relu", "X", "", "H", "");
+  builder_value_info(b, "H", "float[8,4]");
+  r = run(b, OSI_OPT_PREFILL_VALUE_INFO);
+  CHECK_STR(dims_of(r, "H"), "[8,4]");
+  osi_result_delete(r);
+}
+
+int main(void) {
+  test_output_anchor_names_data_dependent_dim();
+  test_leaf_derivation();
+  test_compound_renamed_to_input_symbol();
+  test_compound_of_inputs_preserved();
+  test_user_symbol_never_renamed();
+  test_anchor_conflicts();
+  TEST_MAIN_END();
+}

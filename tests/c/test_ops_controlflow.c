@@ -1,0 +1,357 @@
+/* Control flow (If, Loop, Scan) with hand-built symbolic bodies. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_harness.h"
+#include "test.h"
+
+/* Section - Body graphs from text */
+
+#define MAX_PARTS 16
+
+static char *dup(OpTest *t, const char *s, size_t n) {
+  char *c = osi_arena_alloc(op_arena(t), n + 1);
+  memcpy(c, s, n);
+  c[n] = 0;
+  return c;
+}
+
+/* Splits s at `sep` into at most MAX_PARTS arena strings; returns the count. */
+static int split(OpTest *t, const char *s, char sep, char **parts) {
+  int n = 0;
+  while (*s && n < MAX_PARTS) {
+    while (*s == sep || *s == ' ') s++;
+    if (!*s) break;
+    const char *e = strchr(s, sep);
+    size_t len = e ? (size_t)(e - s) : strlen(s);
+    while (len && s[len - 1] == ' ') len--;
+    parts[n++] = dup(t, s, len);
+    s += e ? (size_t)(e - s) : strlen(s);
+  }
+  return n;
+}
+
+static OsiTensor *tensor_from(OpTest *t, const char *text) {
+  const OsiType *ty = op_parse_type(t, text);
+  OsiTensor *ten = osi_arena_alloc(op_arena(t), sizeof *ten);
+  int64_t *dims = osi_arena_array(op_arena(t), (size_t)ty->rank + 1, sizeof(int64_t));
+  for (int i = 0; i < ty->rank; i++) osi_expr_is_const(op_exprs(t), ty->dims[i], &dims[i]);
+  ten->name = "";
+  ten->elem_type = ty->elem_type;
+  ten->rank = ty->rank;
+  ten->dims = dims;
+  if (ty->value) {
+    int64_t *v = osi_arena_array(op_arena(t), (size_t)ty->value->count + 1, sizeof(int64_t));
+    for (int64_t i = 0; i < ty->value->count; i++) osi_expr_is_const(op_exprs(t), ty->value->ints[i], &v[i]);
+    ten->count = ty->value->count;
+    ten->ints = v;
+  }
+  return ten;
+}
+
+/* "name=3", "name=1,2" (ints) or "name=int64[1]{0}" (tensor). */
+static void parse_attr(OpTest *t, const char *text, OsiAttr *a) {
+  const char *eq = strchr(text, '=');
+  a->name = dup(t, text, (size_t)(eq - text));
+  const char *v = eq + 1;
+  if (strchr(v, '[')) {
+    a->type = OSI_ATTR_TENSOR;
+    a->t = tensor_from(t, v);
+  } else if (strchr(v, ',')) {
+    char *parts[MAX_PARTS];
+    int n = split(t, v, ',', parts);
+    int64_t *ints = osi_arena_array(op_arena(t), (size_t)n, sizeof(int64_t));
+    for (int i = 0; i < n; i++) ints[i] = strtoll(parts[i], NULL, 10);
+    a->type = OSI_ATTR_INTS;
+    a->ints = ints;
+    a->n = (size_t)n;
+  } else {
+    a->type = OSI_ATTR_INT;
+    a->i = strtoll(v, NULL, 10);
+  }
+}
+
+/* "Op a b -> c d attr=v" ("-" is an omitted input). */
+static void parse_node(OpTest *t, const char *text, OsiNode *node) {
+  char *tok[MAX_PARTS];
+  int n = split(t, text, ' ', tok), k = 1;
+  const char **in = osi_arena_array(op_arena(t), MAX_PARTS, sizeof(char *));
+  const char **out = osi_arena_array(op_arena(t), MAX_PARTS, sizeof(char *));
+  OsiAttr *attrs = osi_arena_array(op_arena(t), MAX_PARTS, sizeof(OsiAttr));
+  memset(node, 0, sizeof *node);
+  node->name = "";
+  node->domain = "";
+  node->op_type = tok[0];
+  for (; k < n && strcmp(tok[k], "->"); k++) in[node->n_inputs++] = strcmp(tok[k], "-") ? tok[k] : "";
+  for (k++; k < n && !strchr(tok[k], '='); k++) out[node->n_outputs++] = tok[k];
+  for (; k < n; k++) parse_attr(t, tok[k], &attrs[node->n_attrs++]);
+  node->inputs = in;
+  node->outputs = out;
+  node->attrs = attrs;
+}
+
+/* "name:type" entries separated by spaces; a bare name has no type. */
+static int parse_infos(OpTest *t, const char *text, OsiValueInfo **out) {
+  char *parts[MAX_PARTS];
+  int n = split(t, text, ' ', parts);
+  OsiValueInfo *vi = osi_arena_array(op_arena(t), MAX_PARTS, sizeof(OsiValueInfo));
+  for (int i = 0; i < n; i++) {
+    char *colon = strchr(parts[i], ':');
+    if (colon) *colon = 0;
+    vi[i].name = parts[i];
+    vi[i].type = colon ? op_parse_type(t, colon + 1) : NULL;
+  }
+  *out = vi;
+  return n;
+}
+
+/* A body graph: formal inputs, ';'-separated nodes, outputs. */
+static const OsiGraph *body(OpTest *t, const char *inputs, const char *nodes, const char *outputs) {
+  OsiGraph *g = osi_arena_alloc(op_arena(t), sizeof *g);
+  OsiValueInfo *in, *out;
+  char *parts[MAX_PARTS];
+  g->name = "body";
+  g->n_inputs = parse_infos(t, inputs, &in);
+  g->n_outputs = parse_infos(t, outputs, &out);
+  g->inputs = in;
+  g->outputs = out;
+  g->n_nodes = split(t, nodes, ';', parts);
+  OsiNode *ns = osi_arena_array(op_arena(t), MAX_PARTS, sizeof(OsiNode));
+  for (int i = 0; i < g->n_nodes; i++) parse_node(t, parts[i], &ns[i]);
+  g->nodes = ns;
+  return g;
+}
+
+static int starts_with(const char *s, const char *prefix) {
+  return s && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Section - If */
+
+static void test_if(OpTest *t) {
+  const OsiGraph *then_n3 = body(t, "x:float[N,3]", "Identity x -> o", "o");
+  const OsiGraph *else_m3 = body(t, "y:float[M,3]", "Identity y -> o", "o");
+  /* Unknown cond: differing dims become one fresh data-dependent symbol. */
+  op_attr_graph(t, "then_branch", then_n3);
+  op_attr_graph(t, "else_branch", else_m3);
+  const char *r = op_run(t, "", "If", 16, "bool[]", NULL);
+  CHECK(starts_with(r, "float[If_dim_") && strstr(r, ",3]"));
+  CHECK(strstr(op_diags(t), "DATA_DEPENDENT: output 0 dim 0 is N in then_branch and M in else_branch") != NULL);
+  /* Equal dims stay; an unknown dim on one side stays unknown, no symbol. */
+  op_attr_graph(t, "then_branch", then_n3);
+  op_attr_graph(t, "else_branch", body(t, "y:float[N,3]", "Identity y -> o", "o"));
+  CHECK_STR(op_run(t, "", "If", 16, "bool[]", NULL), "float[N,3]");
+  CHECK_STR(op_diags(t), "");
+  op_attr_graph(t, "then_branch", then_n3);
+  op_attr_graph(t, "else_branch", body(t, "y:float[?,3]", "Identity y -> o", "o"));
+  CHECK_STR(op_run(t, "", "If", 16, "bool[]", NULL), "float[?,3]");
+  CHECK_STR(op_diags(t), "");
+  /* Different ranks: unknown rank; different element types: unknown type. */
+  op_attr_graph(t, "then_branch", then_n3);
+  op_attr_graph(t, "else_branch", body(t, "y:float[N]", "Identity y -> o", "o"));
+  CHECK_STR(op_run(t, "", "If", 11, "bool[]", NULL), "float[*]");
+  op_attr_graph(t, "then_branch", then_n3);
+  op_attr_graph(t, "else_branch", body(t, "y:int64[N,3]", "Identity y -> o", "o"));
+  CHECK_STR(op_run(t, "", "If", 11, "bool[]", NULL), "?[N,3]");
+  /* Known cond picks a branch whole, content included; the other branch is
+   * not inferred (its unsupported op would leave a diagnostic). */
+  const OsiGraph *shape_then = body(t, "x:float[N,3]", "Shape x -> s", "s");
+  const OsiGraph *bad_else = body(t, "", "NoSuchOp -> o", "o");
+  op_attr_graph(t, "then_branch", shape_then);
+  op_attr_graph(t, "else_branch", bad_else);
+  CHECK_STR(op_run(t, "", "If", 13, "bool[]{1}", NULL), "int64[2]{N,3}");
+  CHECK_STR(op_diags(t), "");
+  op_attr_graph(t, "then_branch", bad_else);
+  op_attr_graph(t, "else_branch", shape_then);
+  CHECK_STR(op_run(t, "", "If", 13, "bool[1]{0}", NULL), "int64[2]{N,3}");
+  /* Both shape branches equal in content: content kept after the merge. */
+  op_attr_graph(t, "then_branch", shape_then);
+  op_attr_graph(t, "else_branch", shape_then);
+  CHECK_STR(op_run(t, "", "If", 13, "bool[]", NULL), "int64[2]{N,3}");
+  /* Several outputs; sequences merge their elements. */
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "then_branch", body(t, "x:float[N,3]", "SequenceConstruct x -> s; Identity x -> o", "s o"));
+  op_attr_graph(t, "else_branch", body(t, "y:float[N,5]", "SequenceConstruct y -> s; Identity y -> o", "s o"));
+  r = op_run(t, "", "If", 16, "bool[]", NULL);
+  CHECK(starts_with(r, "seq(float[N,If_dim_"));
+  CHECK(starts_with(op_out(t, 1), "float[N,If_dim_"));
+  CHECK(strcmp(r + 4, op_out(t, 1)) != 0); /* one fresh symbol per output */
+  /* A branch output inference cannot type falls back to its declaration. */
+  op_attr_graph(t, "then_branch", body(t, "", "NoSuchOp -> o", "o:float[K]"));
+  op_attr_graph(t, "else_branch", body(t, "y:float[K]", "Identity y -> o", "o"));
+  CHECK_STR(op_run(t, "", "If", 16, "bool[]", NULL), "float[K]");
+  /* Invalid: missing branch, or output count mismatch. */
+  op_attr_graph(t, "then_branch", then_n3);
+  CHECK(starts_with(op_run(t, "", "If", 16, "bool[]", NULL), "error:INVALID_MODEL"));
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "then_branch", then_n3);
+  op_attr_graph(t, "else_branch", else_m3);
+  CHECK(starts_with(op_run(t, "", "If", 16, "bool[]", NULL), "error:INVALID_MODEL"));
+}
+
+/* Section - Loop */
+
+static void test_loop(OpTest *t) {
+  /* Body: cond passes through, v doubles elementwise (shape kept), scan of v. */
+  const OsiGraph *keep = body(t, "i:int64[] c:bool[] v:float[*]",
+                              "Identity c -> co; Add v v -> vo; Identity vo -> so", "co vo so");
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", keep);
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{T}", "", "float[N,4]", NULL), "float[N,4]");
+  CHECK_STR(op_out(t, 1), "float[T,N,4]");
+  CHECK_STR(op_diags(t), "");
+  /* A trip count that may be negative runs zero times. */
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", keep);
+  op_run(t, "", "Loop", 13, "int64[1]{K-2}", "", "float[N,4]", NULL);
+  CHECK_STR(op_out(t, 1), "float[Max(K-2,0),N,4]");
+  /* cond given and unknown: it may stop early, the count is data-dependent. */
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", keep);
+  op_run(t, "", "Loop", 13, "int64[]{T}", "bool[]", "float[N,4]", NULL);
+  CHECK_STR(op_out(t, 0), "float[N,4]");
+  CHECK(starts_with(op_out(t, 1), "float[Loop_iterations_") && strstr(op_out(t, 1), ",N,4]"));
+  CHECK(strstr(op_diags(t), "DATA_DEPENDENT") != NULL);
+  /* cond constant true and kept true by the body (cond_in holds while the
+   * body runs): the count is M. */
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", keep);
+  op_run(t, "", "Loop", 13, "int64[]{T}", "bool[]{1}", "float[N,4]", NULL);
+  CHECK_STR(op_out(t, 1), "float[T,N,4]");
+  /* cond constant false: no iteration; carried values are the initial ones. */
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", keep);
+  op_run(t, "", "Loop", 13, "int64[]{T}", "bool[]{0}", "float[N,4]", NULL);
+  CHECK_STR(op_out(t, 1), "float[0,N,4]");
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", keep);
+  op_run(t, "", "Loop", 13, "int64[]{0}", "", "float[N,4]", NULL);
+  CHECK_STR(op_out(t, 1), "float[0,N,4]");
+  /* No trip count (while loop). */
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", keep);
+  op_run(t, "", "Loop", 13, "", "bool[]", "float[N,4]", NULL);
+  CHECK(starts_with(op_out(t, 1), "float[Loop_iterations_"));
+  CHECK(strstr(op_diags(t), "no trip count") != NULL);
+  /* A carried value that grows: data-dependent final dim; the scan output
+   * dim (one per iteration, different each time) is unknown. */
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] v:float[*]",
+                                "Identity c -> co; Concat v v -> vo axis=0; Identity vo -> so",
+                                "co vo so"));
+  const char *r = op_run(t, "", "Loop", 13, "int64[]{T}", "", "float[N,4]", NULL);
+  CHECK(starts_with(r, "float[Loop_dim_") && strstr(r, ",4]"));
+  CHECK_STR(op_out(t, 1), "float[T,?,4]");
+  CHECK(strstr(op_diags(t), "DATA_DEPENDENT: output 0 dim 0 is N before the loop") != NULL);
+  /* Content carried unchanged is kept; content that changes is dropped. */
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] v:int64[2]", "Identity c -> co; Identity v -> vo",
+                                "co vo"));
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{T}", "", "int64[2]{N,4}", NULL), "int64[2]{N,4}");
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] v:int64[]",
+                                "Identity c -> co; Constant -> one value=int64[]{1}; Add v one -> vo",
+                                "co vo"));
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{T}", "", "int64[]{N}", NULL), "int64[]");
+  /* A carried sequence collecting tensors of two sizes: its elements
+   * differ, so the element dim is unknown (no symbol: it is not one value). */
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] s x:float[*]",
+                                "Identity c -> co; SequenceInsert s x -> so; Identity x -> xo",
+                                "co so xo"));
+  op_set_outputs(t, 2);
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{T}", "", "seq(float[3])", "float[N]", NULL),
+            "seq(float[?])");
+  CHECK_STR(op_out(t, 1), "float[N]");
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] s x:float[*]",
+                                "Identity c -> co; SequenceInsert s x -> so; Identity x -> xo",
+                                "co so xo"));
+  op_set_outputs(t, 2);
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{T}", "", "seq(float[N])", "float[N]", NULL),
+            "seq(float[N])");
+  /* Invalid body arity. */
+  op_attr_graph(t, "body", keep);
+  CHECK(starts_with(op_run(t, "", "Loop", 13, "int64[]{T}", "", "float[N,4]", NULL), "error:INVALID_MODEL"));
+}
+
+/* Section - Scan */
+
+static void test_scan(OpTest *t) {
+  const OsiGraph *sum = body(t, "s:float[*] x:float[*]", "Add s x -> so; Identity so -> y", "so y");
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", sum);
+  op_attr_int(t, "num_scan_inputs", 1);
+  CHECK_STR(op_run(t, "", "Scan", 16, "float[D]", "float[S,D]", NULL), "float[D]");
+  CHECK_STR(op_out(t, 1), "float[S,D]");
+  CHECK_STR(op_diags(t), "");
+  /* Scan along axis 1 (negative), output stacked on the last axis. */
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", sum);
+  op_attr_int(t, "num_scan_inputs", 1);
+  op_attr_ints(t, "scan_input_axes", 1, (int64_t[]){-1});
+  op_attr_ints(t, "scan_output_axes", 1, (int64_t[]){-1});
+  CHECK_STR(op_run(t, "", "Scan", 11, "float[D]", "float[D,S]", NULL), "float[D]");
+  CHECK_STR(op_out(t, 1), "float[D,S]");
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", sum);
+  op_attr_int(t, "num_scan_inputs", 1);
+  op_attr_ints(t, "scan_input_axes", 1, (int64_t[]){2});
+  CHECK(starts_with(op_run(t, "", "Scan", 11, "float[D]", "float[D,S]", NULL), "error:INVALID_MODEL"));
+  /* Zero-length scan: states are the initial values. */
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", sum);
+  op_attr_int(t, "num_scan_inputs", 1);
+  CHECK_STR(op_run(t, "", "Scan", 16, "float[D]", "float[0,D]", NULL), "float[D]");
+  CHECK_STR(op_out(t, 1), "float[0,D]");
+  /* Two scan inputs must agree on their length. */
+  op_set_outputs(t, 1);
+  op_attr_graph(t, "body", body(t, "a:float[*] b:float[*]", "Add a b -> y", "y"));
+  op_attr_int(t, "num_scan_inputs", 2);
+  CHECK_STR(op_run(t, "", "Scan", 16, "float[S,D]", "float[S,D]", NULL), "float[S,D]");
+  op_attr_graph(t, "body", body(t, "a:float[*] b:float[*]", "Add a b -> y", "y"));
+  op_attr_int(t, "num_scan_inputs", 2);
+  CHECK(starts_with(op_run(t, "", "Scan", 16, "float[3,D]", "float[4,D]", NULL), "error:SHAPE_MISMATCH"));
+  /* Unknown-rank scan input: the body sees unknown rank. */
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", sum);
+  op_attr_int(t, "num_scan_inputs", 1);
+  op_run(t, "", "Scan", 16, "float[D]", "float[*]", NULL);
+  CHECK_STR(op_out(t, 1), "float[*]");
+  /* Scan-8: batch axis 0, sequence axis 1, optional sequence_lens first. */
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", sum);
+  op_attr_int(t, "num_scan_inputs", 1);
+  CHECK_STR(op_run(t, "", "Scan", 8, "", "float[B,D]", "float[B,S,D]", NULL), "float[B,D]");
+  CHECK_STR(op_out(t, 1), "float[B,S,D]");
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", sum);
+  op_attr_int(t, "num_scan_inputs", 1);
+  CHECK_STR(op_run(t, "", "Scan", 8, "int32[B]", "float[B,D]", "float[B,S,D]", NULL), "float[B,D]");
+  CHECK_STR(op_out(t, 1), "float[B,S,D]");
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", sum);
+  op_attr_int(t, "num_scan_inputs", 1);
+  CHECK(starts_with(op_run(t, "", "Scan", 8, "", "float[B,D]", "float[S]", NULL), "error:INVALID_MODEL"));
+  /* States keep one shape in every iteration (spec): a dim known on the
+   * initial value or from the body holds throughout. */
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", sum);
+  op_attr_int(t, "num_scan_inputs", 1);
+  CHECK_STR(op_run(t, "", "Scan", 16, "float[A]", "float[S,B]", NULL), "float[A]");
+  CHECK_STR(op_out(t, 1), "float[S,Broadcast(A,B)]");
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", sum);
+  op_attr_int(t, "num_scan_inputs", 1);
+  CHECK_STR(op_run(t, "", "Scan", 16, "float[?]", "float[S,4]", NULL), "float[4]");
+  CHECK_STR(op_out(t, 1), "float[S,4]");
+  /* Content of a state the body keeps stays known. */
+  op_attr_graph(t, "body", body(t, "s:int64[2] x:float[*]", "Identity s -> so", "so"));
+  op_attr_int(t, "num_scan_inputs", 1);
+  CHECK_STR(op_run(t, "", "Scan", 16, "int64[2]{N,4}", "float[S,D]", NULL), "int64[2]{N,4}");
+}
+
+int main(void) {
+  OpTest *t = op_test_new();
+  test_if(t);
+  test_loop(t);
+  test_scan(t);
+  op_test_free(t);
+  TEST_MAIN_END();
+}

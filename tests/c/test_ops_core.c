@@ -1,0 +1,128 @@
+/* Shape rules of the first operator families, with symbolic inputs. */
+#include "op_harness.h"
+#include "test.h"
+
+static void test_elementwise(OpTest *t) {
+  CHECK_STR(op_run(t, "", "Relu", 14, "float[N,C,H,W]", NULL), "float[N,C,H,W]");
+  CHECK_STR(op_run(t, "", "Add", 14, "float[N,1,4]", "float[3,1]", NULL), "float[N,3,4]");
+  CHECK_STR(op_run(t, "", "Add", 14, "float[N,4]", "float[M,4]", NULL), "float[Broadcast(M,N),4]");
+  CHECK_STR(op_run(t, "", "Add", 14, "float[N,4]", "float[N,1]", NULL), "float[N,4]");
+  CHECK_STR(op_run(t, "", "Add", 14, "float[N]", "float[*]", NULL), "float[*]");
+  CHECK(!strncmp(op_run(t, "", "Add", 14, "float[3]", "float[4]", NULL), "error:SHAPE_MISMATCH", 20));
+  CHECK_STR(op_run(t, "", "Equal", 13, "int64[N]", "int64[N]", NULL), "bool[N]");
+  CHECK_STR(op_run(t, "", "Add", 14, "int64[2]{N,C}", "int64[]{1}", NULL), "int64[2]{N+1,C+1}");
+  CHECK_STR(op_run(t, "", "Mul", 14, "int64[2]{N,C}", "int64[2]{2,C}", NULL), "int64[2]{2*N,C*C}");
+  CHECK_STR(op_run(t, "", "Div", 14, "int64[]{2*N+4}", "int64[]{2}", NULL), "int64[]{N+2}");
+  /* Truncating Div of a possibly negative value is not floor division. */
+  CHECK_STR(op_run(t, "", "Div", 14, "int64[]{N-5}", "int64[]{2}", NULL), "int64[]{?}");
+  CHECK_STR(op_run(t, "", "Neg", 13, "int64[1]{N}", NULL), "int64[1]{-N}");
+  CHECK_STR(op_run(t, "", "Sum", 13, "float[N,1]", "float[1,M]", "float[1]", NULL), "float[N,M]");
+  CHECK_STR(op_run(t, "", "Where", 16, "bool[N,1]", "float[1,M]", "float[1]", NULL), "float[N,M]");
+  op_attr_int(t, "to", 1);
+  CHECK_STR(op_run(t, "", "Cast", 13, "int64[3]{N,C,4}", NULL), "float[3]");
+  op_attr_int(t, "to", 6);
+  CHECK_STR(op_run(t, "", "Cast", 13, "int64[3]{N,C,4}", NULL), "int32[3]{N,C,4}");
+}
+
+static void test_shape_ops(OpTest *t) {
+  CHECK_STR(op_run(t, "", "Shape", 13, "float[N,3,H]", NULL), "int64[3]{N,3,H}");
+  op_attr_int(t, "start", 1);
+  op_attr_int(t, "end", -1);
+  CHECK_STR(op_run(t, "", "Shape", 15, "float[N,3,H]", NULL), "int64[1]{3}");
+  CHECK_STR(op_run(t, "", "Size", 13, "float[N,3,H]", NULL), "int64[]{3*H*N}");
+  /* Reshape(x[N,3,4], Concat(Shape(x)[0:1], [12])) -> [N, 12]. */
+  CHECK_STR(op_run(t, "", "Reshape", 14, "float[N,3,4]", "int64[2]{N,12}", NULL), "float[N,12]");
+  CHECK_STR(op_run(t, "", "Reshape", 14, "float[N,3,4]", "int64[2]{0,-1}", NULL), "float[N,12]");
+  CHECK_STR(op_run(t, "", "Reshape", 14, "float[B,S,768]", "int64[4]{B,S,12,64}", NULL), "float[B,S,12,64]");
+  CHECK_STR(op_run(t, "", "Reshape", 14, "float[B,S,12,64]", "int64[3]{0,0,-1}", NULL), "float[B,S,768]");
+  CHECK_STR(op_run(t, "", "Reshape", 14, "float[N,3,4]", "int64[2]", NULL), "float[?,?]");
+  CHECK_STR(op_run(t, "", "Reshape", 14, "float[N,0]", "int64[2]{0,-1}", NULL), "float[N,0]");
+  op_attr_int(t, "axis", 2);
+  CHECK_STR(op_run(t, "", "Flatten", 13, "float[N,C,H,W]", NULL), "float[C*N,H*W]");
+  CHECK_STR(op_run(t, "", "Transpose", 13, "float[N,C,H]", NULL), "float[H,C,N]");
+  op_attr_ints(t, "perm", 3, (int64_t[]){0, 2, 1});
+  CHECK_STR(op_run(t, "", "Transpose", 13, "float[N,C,H]", NULL), "float[N,H,C]");
+  CHECK_STR(op_run(t, "", "Unsqueeze", 13, "int64[]{N}", "int64[1]{0}", NULL), "int64[1]{N}");
+  CHECK_STR(op_run(t, "", "Unsqueeze", 13, "float[N,C]", "int64[2]{0,-1}", NULL), "float[1,N,C,1]");
+  op_attr_ints(t, "axes", 1, (int64_t[]){1});
+  CHECK_STR(op_run(t, "", "Unsqueeze", 11, "float[N,C]", NULL), "float[N,1,C]");
+  CHECK_STR(op_run(t, "", "Squeeze", 13, "float[N,1,C]", "int64[1]{1}", NULL), "float[N,C]");
+  CHECK_STR(op_run(t, "", "Squeeze", 13, "float[N,1,C]", NULL), "float[*]");
+  CHECK_STR(op_run(t, "", "Squeeze", 13, "float[2,1,3]", NULL), "float[2,3]");
+  op_attr_int(t, "axis", 0);
+  CHECK_STR(op_run(t, "", "Concat", 13, "int64[1]{N}", "int64[1]{12}", NULL), "int64[2]{N,12}");
+  op_attr_int(t, "axis", 2);
+  CHECK_STR(op_run(t, "", "Concat", 13, "float[B,H,past,D]", "float[B,H,seq,D]", NULL),
+            "float[B,H,past+seq,D]");
+  CHECK_STR(op_run(t, "", "Expand", 13, "float[N,1]", "int64[3]{2,1,M}", NULL), "float[2,N,M]");
+  CHECK_STR(op_run(t, "", "ConstantOfShape", 13, "int64[2]{N,4}", NULL), "float[N,4]");
+  op_attr_tensor(t, "value", "int64[1]{1}");
+  CHECK_STR(op_run(t, "", "ConstantOfShape", 13, "int64[1]{3}", NULL), "int64[3]{1,1,1}");
+  op_attr_tensor(t, "value", "int64[2]{5,6}");
+  CHECK_STR(op_run(t, "", "Constant", 13, NULL), "int64[2]{5,6}");
+}
+
+static void test_indexing(OpTest *t) {
+  /* Shape(x)[1] + 1 chains. */
+  CHECK_STR(op_run(t, "", "Gather", 13, "int64[3]{N,C,H}", "int64[]{1}", NULL), "int64[]{C}");
+  CHECK_STR(op_run(t, "", "Gather", 13, "int64[3]{N,C,H}", "int64[2]{-1,0}", NULL), "int64[2]{H,N}");
+  op_attr_int(t, "axis", 1);
+  CHECK_STR(op_run(t, "", "Gather", 13, "float[N,V,D]", "int64[B,S]", NULL), "float[N,B,S,D]");
+  CHECK_STR(op_run(t, "", "Slice", 13, "int64[4]{N,C,H,W}", "int64[1]{1}", "int64[1]{3}", NULL),
+            "int64[2]{C,H}");
+  CHECK_STR(op_run(t, "", "Slice", 13, "int64[4]{N,C,H,W}", "int64[1]{-2}", "int64[1]{9223372036854775807}", NULL),
+            "int64[2]{H,W}");
+  /* Symbolic dims: clamping must hold for every value, including 0. */
+  CHECK_STR(op_run(t, "", "Slice", 13, "float[N,S]", "int64[1]{0}", "int64[1]{9223372036854775807}",
+                   "int64[1]{1}", NULL), "float[N,S]");
+  CHECK_STR(op_run(t, "", "Slice", 13, "float[S]", "int64[1]{0}", "int64[1]{T}", NULL),
+            "float[Min(S,T)]");
+  CHECK_STR(op_run(t, "", "Slice", 13, "float[4]", "int64[1]{-1}", "int64[1]{-9223372036854775807}",
+                   "int64[1]{0}", "int64[1]{-1}", NULL), "float[4]");
+  CHECK(!strncmp(op_run(t, "", "Slice", 13, "float[4]", "int64[1]{0}", "int64[1]{2}", "int64[1]{0}",
+                        "int64[1]{0}", NULL), "error:INVALID_MODEL", 19));
+}
+
+static void test_nn(OpTest *t) {
+  CHECK_STR(op_run(t, "", "MatMul", 13, "float[B,S,768]", "float[768,3072]", NULL), "float[B,S,3072]");
+  CHECK_STR(op_run(t, "", "MatMul", 13, "float[K]", "float[K,M]", NULL), "float[M]");
+  CHECK_STR(op_run(t, "", "MatMul", 13, "float[B,H,S,D]", "float[B,H,D,T]", NULL), "float[B,H,S,T]");
+  op_attr_int(t, "transB", 1);
+  CHECK_STR(op_run(t, "", "Gemm", 13, "float[N,K]", "float[M,K]", "float[M]", NULL), "float[N,M]");
+  op_attr_ints(t, "pads", 4, (int64_t[]){1, 1, 1, 1});
+  op_attr_ints(t, "strides", 2, (int64_t[]){2, 2});
+  /* (H + 2 - 3)//2 + 1 in canonical form. */
+  CHECK_STR(op_run(t, "", "Conv", 11, "float[N,3,H,W]", "float[16,3,3,3]", NULL),
+            "float[N,16,(H+1)//2,(W+1)//2]");
+  op_attr_str(t, "auto_pad", "SAME_UPPER");
+  op_attr_ints(t, "strides", 2, (int64_t[]){2, 2});
+  /* CeilDiv(H, 2) in canonical form. */
+  CHECK_STR(op_run(t, "", "Conv", 11, "float[N,3,H,W]", "float[16,3,3,3]", NULL),
+            "float[N,16,(H+1)//2,(W+1)//2]");
+  op_attr_ints(t, "kernel_shape", 2, (int64_t[]){3, 3});
+  op_attr_ints(t, "strides", 2, (int64_t[]){2, 2});
+  op_attr_int(t, "ceil_mode", 1);
+  CHECK_STR(op_run(t, "", "MaxPool", 12, "float[1,3,32,32]", NULL), "float[1,3,16,16]");
+  op_attr_ints(t, "strides", 2, (int64_t[]){2, 2});
+  CHECK_STR(op_run(t, "", "ConvTranspose", 11, "float[N,8,H,W]", "float[8,4,3,3]", NULL),
+            "float[N,4,2*H+1,2*W+1]");
+  CHECK_STR(op_run(t, "", "GlobalAveragePool", 1, "float[N,C,H,W]", NULL), "float[N,C,1,1]");
+}
+
+static void test_preview(OpTest *t) {
+  CHECK_STR(op_run(t, "ai.onnx.preview", "FlexAttention", 1, "float[B,8,L,64]", "float[B,2,S,64]",
+                   "float[B,2,S,32]", NULL), "float[B,8,L,32]");
+  CHECK(!strncmp(op_run(t, "ai.onnx.preview", "FlexAttention", 1, "float[B,L,64]", "float[B,S,64]",
+                        "float[B,S,32]", NULL), "error:SHAPE_MISMATCH", 20));
+}
+
+int main(void) {
+  OpTest *t = op_test_new();
+  test_elementwise(t);
+  test_shape_ops(t);
+  test_indexing(t);
+  test_nn(t);
+  test_preview(t);
+  op_test_free(t);
+  TEST_MAIN_END();
+}
