@@ -79,6 +79,13 @@ static OsiStatus apply_list(OsiContext *scope, const OsiValueInfo *vi, int n, in
     char why[256];
     const OsiType *merged = osi_anchor_merge(run, e->type, vi[i].type, why, sizeof why);
     if (merged) {
+      if (OSI_EVENTS_ON(run) && !osi_type_equal(merged, e->type)) {
+        char a[512], b[512], c[512];
+        osi_run_event(run, "anchor", vi[i].name, "declared %s; inferred %s -> %s",
+                      osi_type_text(run->exprs, vi[i].type, a, sizeof a),
+                      osi_type_text(run->exprs, e->type, b, sizeof b),
+                      osi_type_text(run->exprs, merged, c, sizeof c));
+      }
       e->type = merged;
     } else if (strict) {
       return osi_run_fail(run, OSI_ERR_ANCHOR_CONFLICT, "", "value_info '%s' contradicts inference: %s",

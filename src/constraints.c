@@ -35,6 +35,9 @@ static void add_equal_pair(OsiRun *run, OsiExpr a, OsiExpr b) {
     a = b;
     b = t;
   }
+  if (!list_has(&run->equal, a, b))
+    osi_run_event(run, "constraint", "", "%s == %s", osi_expr_str(run->exprs, a),
+                  osi_expr_str(run->exprs, b));
   list_add(&run->equal, a, b);
 }
 
@@ -46,6 +49,9 @@ void osi_constraint_equal(OsiRun *run, OsiExpr a, OsiExpr b) {
 
 void osi_constraint_less_equal(OsiRun *run, OsiExpr lhs, OsiExpr rhs) {
   if (lhs == rhs || lhs == OSI_EXPR_UNKNOWN || rhs == OSI_EXPR_UNKNOWN) return;
+  if (!list_has(&run->less_equal, lhs, rhs))
+    osi_run_event(run, "constraint", "", "%s <= %s", osi_expr_str(run->exprs, lhs),
+                  osi_expr_str(run->exprs, rhs));
   list_add(&run->less_equal, lhs, rhs);
 }
 
@@ -243,6 +249,7 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g) {
     if (c.members[i] != target && may_rename(&r, c.members[i], target)) {
       from[nmap] = c.members[i];
       to[nmap++] = target;
+      osi_run_event(run, "rename", "", "%s -> %s", osi_expr_str(s, c.members[i]), osi_expr_str(s, target));
     }
   }
   for (int pass = 0; nmap && pass < MAX_RENAME_PASSES; pass++) {
@@ -251,6 +258,11 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g) {
       OsiValueEntry *e = scope->order[i];
       const OsiType *t = rewrite_type(run, e->type, from, to, nmap, 0);
       if (t != e->type) {
+        if (OSI_EVENTS_ON(run)) {
+          char before[512], after[512];
+          osi_run_event(run, "replace", e->name, "%s -> %s", osi_type_text(s, e->type, before, sizeof before),
+                        osi_type_text(s, t, after, sizeof after));
+        }
         e->type = t;
         changed = 1;
       }

@@ -30,6 +30,24 @@ typedef struct OsiConstraintList {
   int count, cap;
 } OsiConstraintList;
 
+/* One entry of the event log (OSI_OPT_EVENTS). */
+typedef struct OsiEvent {
+  const char *kind;    /* "seed", "node", "set", "anchor", "constraint", "rename", "replace" */
+  int node_index;      /* -1 when no node is involved */
+  const char *node;    /* node name, "" when none */
+  const char *op_type; /* "" when none */
+  const char *path;    /* subgraph path ("" at top level) */
+  const char *value;   /* value name, "" when none */
+  const char *detail;  /* human-readable: the type set, the constraint, the rename */
+} OsiEvent;
+
+/* A subgraph value, kept after its scope is gone so results can report it. */
+typedef struct OsiSubValue {
+  const char *key;     /* scope path + name, e.g. "loop/body/acc_out" */
+  const char *path, *name;
+  const OsiType *type;
+} OsiSubValue;
+
 /* State shared by every scope of one run. */
 typedef struct OsiRun {
   OsiArena *arena;
@@ -39,6 +57,20 @@ typedef struct OsiRun {
   OsiDiagnostic *diags;
   int n_diags, cap_diags;
   OsiConstraintList equal, less_equal;
+  /* Event log, only filled with OSI_OPT_EVENTS. */
+  OsiEvent *events;
+  int n_events, cap_events;
+  /* The node being inferred (for events and constraints). */
+  int cur_node;
+  const char *cur_node_name, *cur_op_type, *cur_path;
+  /* Values of subgraphs and function bodies, by key. */
+  OsiValueTable sub_index;
+  OsiSubValue *subs;
+  int n_subs, cap_subs;
+  /* Function call nesting (cycle and depth checks). */
+  int call_depth;
+  const char *call_stack[32];
+  const OsiRegistry *registry;
   OsiStatus status;
   char message[512];
   const char *error_node;
@@ -83,5 +115,21 @@ void osi_run_diag(OsiRun *run, const char *code, const char *node, const char *o
     ;
 void osi_run_vdiag(OsiRun *run, const char *code, const char *node, const char *op_type,
                    int node_index, const char *fmt, va_list ap);
+
+/* Appends an event about the current node (no-op unless OSI_OPT_EVENTS). */
+void osi_run_event(OsiRun *run, const char *kind, const char *value, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+#define OSI_EVENTS_ON(run) (((run)->flags & OSI_OPT_EVENTS) != 0)
+/* "float[N,3]" / "seq(float[*])" / "?" into buf. */
+const char *osi_type_text(OsiExprStore *s, const OsiType *t, char *buf, size_t cap);
+
+/* Remembers a subgraph value under its scope path (replacing an earlier
+ * inference of the same scope, e.g. a previous fixed-point round). */
+void osi_run_keep_sub_value(OsiRun *run, const char *path, const char *name, const OsiType *type);
+/* Frees what the run allocated outside the arena. */
+void osi_run_free(OsiRun *run);
 
 #endif

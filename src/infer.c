@@ -1,13 +1,16 @@
 /*
  * The driver: seed a scope from initializers and inputs, then dispatch each
- * node, in topological order, to its shape function through the operator
- * table. A node whose op is unknown or whose rule cannot apply gets unknown
- * outputs and a diagnostic; inference goes on past it.
+ * node, in topological order: to a model-local function (its body inferred
+ * in a child scope), to a registered custom shape function, or to the
+ * built-in operator table. A node whose op is unknown or whose rule cannot
+ * apply gets unknown outputs and a diagnostic; inference goes on past it.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "custom_ops.h"
+#include "functions.h"
 #include "infer.h"
 #include "op_context.h"
 #include "ops/op_registry.h"
@@ -36,6 +39,12 @@ const OsiType *osi_tensor_type(OsiRun *run, const OsiTensor *t) {
   return type;
 }
 
+static void event_set(OsiRun *run, const char *kind, const char *name, const OsiType *t) {
+  if (!OSI_EVENTS_ON(run)) return;
+  char buf[512];
+  osi_run_event(run, kind, name, "%s", osi_type_text(run->exprs, t, buf, sizeof buf));
+}
+
 static OsiStatus seed(OsiContext *scope, const OsiGraph *g, int n_in,
                       const OsiType *const *in_types) {
   OsiRun *run = scope->run;
@@ -60,6 +69,7 @@ static OsiStatus seed(OsiContext *scope, const OsiGraph *g, int n_in,
     const OsiType *t = i < n_in && in_types && in_types[i] ? in_types[i] : vi->type;
     if (!osi_context_define(scope, vi->name, t, -1))
       return osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
+    event_set(run, "seed", vi->name, t);
   }
   return OSI_OK;
 }
@@ -68,7 +78,7 @@ static const char *op_label(const OsiNode *n) {
   return n->domain[0] ? n->domain : "ai.onnx";
 }
 
-/* Finds the shape function for a node; NULL with a diagnostic if none. */
+/* Finds the built-in shape function for a node; NULL with a diagnostic if none. */
 static OsiOpFn resolve_op(OsiContext *scope, const OsiNode *n, int index, int64_t *opset) {
   OsiRun *run = scope->run;
   const OsiOpDomain *dom = osi_op_domain(n->domain);
@@ -94,6 +104,68 @@ static OsiOpFn resolve_op(OsiContext *scope, const OsiNode *n, int index, int64_
   return entry->fn;
 }
 
+/* Runs whichever rule applies to the node; outputs land in op->out. */
+static OsiStatus dispatch(OsiContext *scope, OsiOpCtx *op) {
+  OsiRun *run = scope->run;
+  const OsiNode *n = op->node;
+  const OsiFunction *fn = osi_function_find(run->model, n);
+  if (fn) return osi_function_call(op, fn);
+  OsiCustomOp custom = osi_registry_find(run->registry, n->domain, n->op_type);
+  if (custom.fn) {
+    op->opset = osi_context_opset(scope, n->domain);
+    return osi_custom_op_call(op, &custom);
+  }
+  OsiOpFn rule = resolve_op(scope, n, op->node_index, &op->opset);
+  return rule ? rule(op) : OSI_OK;
+}
+
+static int fully_known(const OsiType *t, int depth) {
+  if (!t || depth > 8) return 0;
+  if (t->kind == OSI_KIND_SEQUENCE || t->kind == OSI_KIND_OPTIONAL) return fully_known(t->elem, depth + 1);
+  if (t->kind != OSI_KIND_TENSOR && t->kind != OSI_KIND_SPARSE_TENSOR) return 1;
+  if (t->rank < 0) return 0;
+  for (int i = 0; i < t->rank; i++)
+    if (t->dims[i] == OSI_EXPR_UNKNOWN) return 0;
+  return 1;
+}
+
+/*
+ * A node whose inputs are all fully known but which left an output
+ * (partly) unknown without saying why gets a diagnostic naming the likely
+ * cause: inputs whose content decides the shape but is not known before
+ * the model runs. Unknowns inherited from unknown inputs are not repeated.
+ */
+static void explain_unknown_outputs(OsiRun *run, const OsiOpCtx *op) {
+  const OsiNode *n = op->node;
+  int first_unknown = -1;
+  for (int o = 0; o < n->n_outputs && first_unknown < 0; o++)
+    if (n->outputs[o][0] && !fully_known(op->out[o], 0)) first_unknown = o;
+  if (first_unknown < 0) return;
+  for (int i = 0; i < n->n_inputs; i++)
+    if (n->inputs[i][0] && !fully_known(op->in[i], 0)) return;
+  char names[256] = "";
+  size_t at = 0;
+  for (int i = 0; i < n->n_inputs; i++) {
+    const OsiType *t = op->in[i];
+    if (!n->inputs[i][0] || !t || t->kind != OSI_KIND_TENSOR || t->value) continue;
+    if (!osi_dtype_is_integer(t->elem_type) && !osi_dtype_is_float(t->elem_type)) continue;
+    int64_t count = 1, d;
+    for (int k = 0; k < t->rank && count <= OSI_MAX_VALUE_ELEMS; k++)
+      count = osi_expr_is_const(run->exprs, t->dims[k], &d) ? count * d : OSI_MAX_VALUE_ELEMS + 1;
+    if (count > 64) continue; /* a data tensor, not a shape/axes/scales parameter */
+    at += (size_t)snprintf(names + at, at < sizeof names ? sizeof names - at : 0, "%s'%s'",
+                           at ? ", " : "", n->inputs[i]);
+    if (at >= sizeof names) break;
+  }
+  if (names[0])
+    osi_run_diag(run, "DATA_DEPENDENT", n->name, n->op_type, op->node_index,
+                 "output '%s' is not fully known: it depends on the content of %s, which is not "
+                 "known before the model runs", n->outputs[first_unknown], names);
+  else
+    osi_run_diag(run, "UNKNOWN_SHAPE", n->name, n->op_type, op->node_index,
+                 "output '%s' is not fully known although every input shape is", n->outputs[first_unknown]);
+}
+
 static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index) {
   OsiRun *run = scope->run;
   OsiOpCtx op = {0};
@@ -108,23 +180,34 @@ static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index) {
     OsiValueEntry *e = osi_context_lookup(scope, n->inputs[i]);
     op.in[i] = e ? e->type : NULL;
   }
-  OsiOpFn fn = resolve_op(scope, n, index, &op.opset);
-  if (fn) {
-    OsiStatus st = fn(&op);
-    if (run->status != OSI_OK) return run->status; /* a subgraph failed the run */
-    if (st != OSI_OK) {
-      memset(op.out, 0, (size_t)n->n_outputs * sizeof(OsiType *));
-      if (st == OSI_ERR_NOMEM || st == OSI_ERR_LIMIT_EXCEEDED || (run->flags & OSI_OPT_STRICT))
-        return osi_run_fail(run, st, n->name, "node %d '%s' (%s): %s", index, n->name,
-                            n->op_type, op.message);
-      osi_run_diag(run, st == OSI_ERR_UNSUPPORTED ? "UNSUPPORTED_CASE" : osi_status_name(st),
-                   n->name, n->op_type, index, "%s", op.message);
-    }
+  run->cur_node = index;
+  run->cur_node_name = n->name;
+  run->cur_op_type = n->op_type;
+  run->cur_path = scope->path;
+  int diags_before = run->n_diags;
+  OsiStatus st = dispatch(scope, &op);
+  if (run->status != OSI_OK) return run->status; /* a subgraph failed the run */
+  /* A subgraph walk moved the current node; restore it for this node's events. */
+  run->cur_node = index;
+  run->cur_node_name = n->name;
+  run->cur_op_type = n->op_type;
+  run->cur_path = scope->path;
+  if (st != OSI_OK) {
+    memset(op.out, 0, (size_t)n->n_outputs * sizeof(OsiType *));
+    if (st == OSI_ERR_NOMEM || st == OSI_ERR_LIMIT_EXCEEDED || (run->flags & OSI_OPT_STRICT))
+      return osi_run_fail(run, st, n->name, "node %d '%s' (%s): %s", index, n->name, n->op_type,
+                          op.message);
+    osi_run_diag(run, st == OSI_ERR_UNSUPPORTED ? "UNSUPPORTED_CASE" : osi_status_name(st), n->name,
+                 n->op_type, index, "%s", op.message);
   }
+  if (st == OSI_OK && run->n_diags == diags_before) explain_unknown_outputs(run, &op);
+  osi_run_event(run, "node", "", "%s:%s opset %lld%s%s", op_label(n), n->op_type,
+                (long long)op.opset, st == OSI_OK ? "" : ": ", st == OSI_OK ? "" : op.message);
   for (int o = 0; o < n->n_outputs; o++) {
     if (!n->outputs[o][0]) continue;
     if (!osi_context_define(scope, n->outputs[o], op.out[o], index))
       return osi_run_fail(run, OSI_ERR_NOMEM, n->name, "out of memory");
+    event_set(run, "set", n->outputs[o], op.out[o]);
   }
   return osi_arena_exhausted(run->arena)
              ? osi_run_fail(run, OSI_ERR_LIMIT_EXCEEDED, n->name,
@@ -145,31 +228,60 @@ OsiStatus osi_infer_graph(OsiContext *scope, const OsiGraph *g, int n_in,
   return st;
 }
 
-/* Deepest subgraph nesting inferred (If inside Loop inside ...). */
-#define MAX_SUBGRAPH_DEPTH 32
+/* Section - Child scopes (subgraphs and function bodies) */
 
-OsiStatus osi_op_infer_subgraph(OsiOpCtx *ctx, const OsiGraph *graph, const char *tag, int n_in,
-                                const OsiType *const *in_types, int n_out,
-                                const OsiType **out_types) {
-  OsiContext *parent = ctx->scope;
-  OsiRun *run = parent->run;
+OsiStatus osi_infer_child(OsiOpCtx *ctx, const OsiGraph *graph, const char *tag,
+                          OsiContext *parent, int n_opsets, const OsiOpsetImport *opsets, int n_in,
+                          const OsiType *const *in_types, int n_out, const OsiType **out_types) {
+  OsiContext *caller = ctx->scope;
+  OsiRun *run = caller->run;
   for (int i = 0; i < n_out; i++) out_types[i] = NULL;
-  if (parent->depth + 1 > MAX_SUBGRAPH_DEPTH)
+  if (caller->depth + 1 > OSI_MAX_SCOPE_DEPTH)
     return osi_run_fail(run, OSI_ERR_LIMIT_EXCEEDED, ctx->node->name,
-                        "subgraphs nest deeper than %d", MAX_SUBGRAPH_DEPTH);
-  char path[256];
-  snprintf(path, sizeof path, "%s%s/%s/", parent->path,
-           ctx->node->name[0] ? ctx->node->name : ctx->node->op_type, tag);
+                        "subgraphs and function calls nest deeper than %d", OSI_MAX_SCOPE_DEPTH);
+  char path[512];
+  if (ctx->node->name[0])
+    snprintf(path, sizeof path, "%s%s/%s/", caller->path, ctx->node->name, tag);
+  else
+    snprintf(path, sizeof path, "%s%s#%d/%s/", caller->path, ctx->node->op_type, ctx->node_index, tag);
   OsiContext child;
-  if (!osi_context_init(&child, run, parent, osi_arena_strdup(run->arena, path), 0, NULL,
+  if (!osi_context_init(&child, run, parent, osi_arena_strdup(run->arena, path), n_opsets, opsets,
                         (size_t)graph->n_nodes * 2))
     return osi_run_fail(run, OSI_ERR_NOMEM, ctx->node->name, "out of memory");
+  child.depth = caller->depth + 1;
   OsiStatus st = osi_infer_graph(&child, graph, n_in, in_types);
-  if (st == OSI_OK)
+  if (st == OSI_OK) {
     for (int i = 0; i < n_out && i < graph->n_outputs; i++) {
       OsiValueEntry *e = osi_context_lookup(&child, graph->outputs[i].name);
       out_types[i] = e ? e->type : NULL;
     }
+    for (int i = 0; i < child.n_order; i++)
+      if (child.order[i]->type && !child.order[i]->is_initializer)
+        osi_run_keep_sub_value(run, child.path, child.order[i]->name, child.order[i]->type);
+  }
   osi_context_free(&child);
   return st;
+}
+
+OsiStatus osi_op_infer_subgraph(OsiOpCtx *ctx, const OsiGraph *graph, const char *tag, int n_in,
+                                const OsiType *const *in_types, int n_out,
+                                const OsiType **out_types) {
+  /* Subgraphs see the enclosing scopes and use their opsets. */
+  return osi_infer_child(ctx, graph, tag, ctx->scope, 0, NULL, n_in, in_types, n_out, out_types);
+}
+
+/* Section - Speculative runs (fixed-point rounds) */
+
+OsiMark osi_op_mark(const OsiOpCtx *ctx) {
+  const OsiRun *run = ctx->scope->run;
+  OsiMark m = {run->n_diags, run->equal.count, run->less_equal.count, run->n_events};
+  return m;
+}
+
+void osi_op_rollback(OsiOpCtx *ctx, OsiMark mark) {
+  OsiRun *run = ctx->scope->run;
+  if (mark.diags <= run->n_diags) run->n_diags = mark.diags;
+  if (mark.equal <= run->equal.count) run->equal.count = mark.equal;
+  if (mark.less_equal <= run->less_equal.count) run->less_equal.count = mark.less_equal;
+  if (mark.events <= run->n_events) run->n_events = mark.events;
 }

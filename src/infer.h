@@ -17,6 +17,17 @@ OsiStatus osi_infer_graph(OsiContext *scope, const OsiGraph *graph, int n_in,
  * MISSING_INPUT and DUPLICATE_DEFINITION through the run. */
 OsiStatus osi_topo_order(OsiContext *scope, const OsiGraph *graph, int *order);
 
+/* Deepest nesting of subgraph scopes and function bodies. */
+#define OSI_MAX_SCOPE_DEPTH 32
+
+/* Infers `graph` in a child scope of `parent` (NULL: no outer scope, as
+ * for function bodies), named `tag` under the calling node. Every value of
+ * the child is kept for the result under the child's path. */
+struct OsiOpCtx;
+OsiStatus osi_infer_child(struct OsiOpCtx *ctx, const OsiGraph *graph, const char *tag,
+                          OsiContext *parent, int n_opsets, const OsiOpsetImport *opsets, int n_in,
+                          const OsiType *const *in_types, int n_out, const OsiType **out_types);
+
 /* Type of a constant tensor (initializer or Constant attribute). */
 const OsiType *osi_tensor_type(OsiRun *run, const OsiTensor *t);
 

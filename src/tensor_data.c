@@ -84,7 +84,7 @@ static int keep_ints(OsiArena *a, OsiTensor *t, const OsiTensorSource *s, int64_
     for (int64_t i = 0; i < n; i++) v[i] = raw_int(s->raw + i * size, dt);
   } else if (dt == OSI_DT_INT64) {
     if (s->n_int64 != (size_t)n) return 0;
-    memcpy(v, s->int64_data, (size_t)n * sizeof(int64_t));
+    if (n) memcpy(v, s->int64_data, (size_t)n * sizeof(int64_t));
   } else if (dt == OSI_DT_UINT32 || dt == OSI_DT_UINT64) {
     if (s->n_uint64 != (size_t)n) return 0;
     for (int64_t i = 0; i < n; i++) v[i] = (int64_t)s->uint64_data[i];
@@ -112,7 +112,7 @@ static int keep_floats(OsiArena *a, OsiTensor *t, const OsiTensorSource *s, int6
     for (int64_t i = 0; i < n; i++) v[i] = s->float_data[i];
   } else if (dt == OSI_DT_DOUBLE) {
     if (s->n_double != (size_t)n) return 0;
-    memcpy(v, s->double_data, (size_t)n * sizeof(double));
+    if (n) memcpy(v, s->double_data, (size_t)n * sizeof(double));
   } else if (dt == OSI_DT_FLOAT16 || dt == OSI_DT_BFLOAT16) {
     /* 16-bit floats travel as their bit patterns in int32_data. */
     if (s->n_int32 != (size_t)n) return 0;

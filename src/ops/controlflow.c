@@ -51,8 +51,7 @@ typedef struct MergeSite {
 
 /*
  * Dim of a node output that is `a` on one path and `b` on another: a fresh
- * data-dependent symbol. Hook for issue [3/7]: record here that the symbol
- * lies between Min(a, b) and Max(a, b) (`<= Max(a,b)` constraints).
+ * data-dependent symbol, recorded as at most Max(a, b).
  */
 static OsiExpr merge_dim(OsiOpCtx *ctx, OsiExpr a, OsiExpr b, int axis, void *user) {
   const MergeSite *site = user;
@@ -60,6 +59,7 @@ static OsiExpr merge_dim(OsiOpCtx *ctx, OsiExpr a, OsiExpr b, int axis, void *us
   if (a == OSI_EXPR_UNKNOWN || (b == OSI_EXPR_UNKNOWN && !site->fresh_if_b_unknown))
     return OSI_EXPR_UNKNOWN;
   OsiExpr d = osi_op_fresh_dim(ctx, "dim");
+  if (b != OSI_EXPR_UNKNOWN) osi_op_constrain_le(ctx, d, osi_expr_max(s, a, b));
   osi_op_diag(ctx, "DATA_DEPENDENT", "output %d dim %d is %s %s and %s %s; it becomes %s",
               site->output, axis, osi_expr_str(s, a), site->a_label, osi_expr_str(s, b),
               site->b_label, osi_expr_str(s, d));
@@ -139,6 +139,8 @@ static OsiStatus run_to_fixed_point(OsiOpCtx *ctx, LoopBody *b) {
   OsiDimMerge merge = b->same_shape ? same_shape_dim : NULL;
   const OsiType **state = b->in + b->n_pre;
   for (int round = 0;; round++) {
+    /* Only the last round's diagnostics, constraints and events stand. */
+    OsiMark mark = osi_op_mark(ctx);
     OsiStatus st = infer_body(ctx, b->g, "body", b->n_pre + b->n_state + b->n_post, b->in,
                               b->n_out, b->out);
     if (st != OSI_OK || round == MAX_FIXED_POINT_ROUNDS) return st;
@@ -151,6 +153,7 @@ static OsiStatus run_to_fixed_point(OsiOpCtx *ctx, LoopBody *b) {
       }
     }
     if (!changed) return OSI_OK;
+    osi_op_rollback(ctx, mark);
     if (round == MAX_FIXED_POINT_ROUNDS - 1)
       for (int i = 0; i < b->n_state; i++)
         state[i] = osi_type_merge(ctx, state[i], NULL, NULL, NULL);

@@ -238,9 +238,12 @@ OsiExpr osi_window_out(OsiExprStore *s, OsiExpr in, int64_t kernel, int64_t stri
 /* 1-D operands are promoted (and the added dim removed again); batch
  * dims broadcast. */
 OsiStatus osi_matmul_out(OsiOpCtx *ctx, int a_in, int b_in, int32_t dtype) {
+  return osi_matmul_shapes(ctx, osi_in_ranked(ctx, a_in), osi_in_ranked(ctx, b_in), dtype);
+}
+
+OsiStatus osi_matmul_shapes(OsiOpCtx *ctx, const OsiType *a, const OsiType *b, int32_t dtype) {
   OsiExprStore *s = osi_op_exprs(ctx);
-  const OsiType *a = osi_in_ranked(ctx, a_in), *b = osi_in_ranked(ctx, b_in);
-  if (!a || !b) {
+  if (!a || !b || a->rank < 0 || b->rank < 0) {
     osi_out_tensor(ctx, 0, dtype, -1);
     return OSI_OK;
   }
@@ -312,14 +315,18 @@ static OsiExpr window_out(OsiExprStore *s, OsiExpr in, const OsiSpatial *sp, int
   int64_t pads = !strcmp(sp->auto_pad, "VALID") ? 0 : sp->pad_begin[i] + sp->pad_end[i];
   OsiExpr out = osi_window_out(s, in, sp->kernel[i], sp->stride[i], sp->dilation[i], pads, sp->ceil_mode);
   if (sp->ceil_mode) {
-    /* A last window that would start inside the end padding is dropped:
-     * out - 1 when (out - 1) * stride >= in + pad_begin. */
-    int64_t o, h;
-    if (osi_expr_is_const(s, out, &o) && osi_expr_is_const(s, in, &h) &&
-        (o - 1) * sp->stride[i] >= h + sp->pad_begin[i])
-      out = osi_expr_const(s, o - 1);
-    else if (!osi_expr_is_const(s, out, &o))
-      return OSI_EXPR_UNKNOWN;
+    /* A last window that would start inside the end padding is dropped
+     * (out - 1 when (out - 1) * stride >= in + pad_begin). With an end pad
+     * shorter than the dilated kernel at most that one window starts past
+     * in + pad_begin, so the count is exactly
+     * Min(out, CeilDiv(in + pad_begin, stride)). */
+    int valid = !strcmp(sp->auto_pad, "VALID");
+    int64_t pad_begin = valid ? 0 : sp->pad_begin[i], pad_end = valid ? 0 : sp->pad_end[i];
+    int64_t eff = (sp->kernel[i] - 1) * sp->dilation[i] + 1;
+    if (pad_end >= eff) return OSI_EXPR_UNKNOWN;
+    OsiExpr starts = osi_expr_ceildiv(s, osi_expr_add(s, in, osi_expr_const(s, pad_begin)),
+                                      osi_expr_const(s, sp->stride[i]));
+    out = osi_expr_min(s, out, starts);
   }
   return out;
 }
@@ -344,4 +351,10 @@ OsiStatus osi_conv_out(OsiOpCtx *ctx, int x_in, int w_in, int32_t dtype) {
   d[1] = is_conv ? (w ? w->dims[0] : OSI_EXPR_UNKNOWN) : x->dims[1];
   for (int i = 0; i < n; i++) d[i + 2] = window_out(s, x->dims[i + 2], &sp, i);
   return OSI_OK;
+}
+
+/* Section - One window dim (exposes window_out for channels-last layouts) */
+
+OsiExpr osi_window_dim(OsiExprStore *s, OsiExpr in, const OsiSpatial *sp, int i) {
+  return window_out(s, in, sp, i);
 }

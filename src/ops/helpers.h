@@ -89,6 +89,9 @@ OsiExpr osi_window_out(OsiExprStore *s, OsiExpr in, int64_t kernel, int64_t stri
 /* Output 0 = numpy matmul of inputs a_in and b_in, element type dtype
  * (unknown rank when either rank is). */
 OsiStatus osi_matmul_out(OsiOpCtx *ctx, int a_in, int b_in, int32_t dtype);
+/* The same for operand shapes a and b given directly (NULL or unknown
+ * rank: unknown output rank); contrib ops transpose or rebuild them. */
+OsiStatus osi_matmul_shapes(OsiOpCtx *ctx, const OsiType *a, const OsiType *b, int32_t dtype);
 
 typedef struct OsiSpatial {
   int n;                       /* number of spatial dims */
@@ -104,5 +107,19 @@ OsiStatus osi_read_spatial(OsiOpCtx *ctx, int n, const OsiType *w, OsiSpatial *s
 /* Output 0 = [N, channels, O1..On] of a convolution (weights input w_in:
  * channels = W[0]) or, with w_in < 0, a pooling window (channels = X[1]). */
 OsiStatus osi_conv_out(OsiOpCtx *ctx, int x_in, int w_in, int32_t dtype);
+
+/* Section - One window dim (contrib_matmul.c: channels-last convolutions
+ * and pools, which place the spatial dims differently) */
+
+/* Length of spatial dim i of a convolution or pooling window over `in`
+ * (auto_pad, pads, dilation and ceil_mode of sp), as osi_conv_out does. */
+OsiExpr osi_window_dim(OsiExprStore *s, OsiExpr in, const OsiSpatial *sp, int i);
+
+/* Section - Standard op functions that contrib ops (contrib_*.c) call
+ * before adjusting the result */
+
+OsiStatus osi_op_reduce(OsiOpCtx *ctx); /* reduction.c */
+OsiStatus osi_op_range(OsiOpCtx *ctx);  /* tensor.c */
+OsiStatus osi_op_layer_norm(OsiOpCtx *ctx); /* normalization.c */
 
 #endif

@@ -101,4 +101,13 @@ OsiStatus osi_op_infer_subgraph(OsiOpCtx *ctx, const OsiGraph *graph, const char
                                 int n_in, const OsiType *const *in_types, int n_out,
                                 const OsiType **out_types);
 
+/* Fixed-point iterations infer a body several times; only the last run's
+ * diagnostics, constraints and events should stay. Take a mark before a
+ * run and roll back to it when the run is superseded. */
+typedef struct OsiMark {
+  int diags, equal, less_equal, events;
+} OsiMark;
+OsiMark osi_op_mark(const OsiOpCtx *ctx);
+void osi_op_rollback(OsiOpCtx *ctx, OsiMark mark);
+
 #endif

@@ -317,11 +317,23 @@ OsiStatus osi_op_expand(OsiOpCtx *ctx) {
   const OsiExpr *shape;
   int n = osi_in_exprs(ctx, 1, &shape);
   int32_t dtype = x ? x->elem_type : 0;
-  if (n < 0 || n > OSI_MAX_RANK) {
-    osi_out_tensor(ctx, 0, dtype, -1);
-    return OSI_OK;
+  OsiType *target;
+  if (n < 0) {
+    /* Content unknown but length known: the target is n unknown dims, so
+     * the rank is known and X's dims other than 1 survive. */
+    const OsiType *st = osi_in_ranked(ctx, 1);
+    int64_t len;
+    if (!st || st->rank != 1 || !osi_expr_is_const(s, st->dims[0], &len) || len > OSI_MAX_RANK) {
+      osi_out_tensor(ctx, 0, dtype, -1);
+      return OSI_OK;
+    }
+    target = osi_type_tensor(osi_op_arena(ctx), dtype, (int)len);
+    n = (int)len;
+  } else if (n > OSI_MAX_RANK) {
+    return osi_op_fail(ctx, OSI_ERR_LIMIT_EXCEEDED, "shape has %d entries", n);
+  } else {
+    target = osi_type_tensor_dims(osi_op_arena(ctx), dtype, n, shape);
   }
-  OsiType *target = osi_type_tensor_dims(osi_op_arena(ctx), dtype, n, shape);
   if (!target) return OSI_OK;
   const OsiType *in[2] = {x, target};
   OsiExpr dims[OSI_MAX_RANK];

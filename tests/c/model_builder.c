@@ -16,6 +16,8 @@ struct Builder {
   Onnx__ValueInfoProto *inputs[MAX], *outputs[MAX], *infos[MAX];
   Onnx__NodeProto *nodes[MAX];
   Onnx__TensorProto *inits[MAX];
+  Onnx__FunctionProto *functions[16];
+  Onnx__FunctionProto *fn; /* the function being built, or NULL */
   void *owned[8 * MAX];
   int n_owned;
 };
@@ -44,6 +46,7 @@ Builder *builder_new(int64_t opset) {
   b->graph.value_info = b->infos;
   b->graph.node = b->nodes;
   b->graph.initializer = b->inits;
+  b->model.functions = b->functions;
   builder_opset(b, "", opset);
   return b;
 }
@@ -145,11 +148,36 @@ void builder_node(Builder *b, const char *op, const char *name, ...) {
   for (const char *s; (s = va_arg(ap, const char *))[0];)
     n->output[n->n_output++] = dup(b, strcmp(s, "-") ? s : "");
   va_end(ap);
-  b->nodes[b->graph.n_node++] = n;
+  if (b->fn) b->fn->node[b->fn->n_node++] = n;
+  else b->nodes[b->graph.n_node++] = n;
 }
 
+static char **name_list(Builder *b, const char *const *names, size_t *n) {
+  char **v = own(b, calloc(32, sizeof(char *)));
+  for (*n = 0; names && names[*n]; (*n)++) v[*n] = dup(b, names[*n]);
+  return v;
+}
+
+void builder_function(Builder *b, const char *name, const char *domain, const char *const *inputs,
+                      const char *const *outputs, const char *const *attrs) {
+  Onnx__FunctionProto *f = own(b, calloc(1, sizeof *f));
+  onnx__function_proto__init(f);
+  f->name = dup(b, name);
+  f->domain = dup(b, domain);
+  f->input = name_list(b, inputs, &f->n_input);
+  f->output = name_list(b, outputs, &f->n_output);
+  f->attribute = name_list(b, attrs, &f->n_attribute);
+  f->node = own(b, calloc(MAX, sizeof(Onnx__NodeProto *)));
+  f->opset_import = b->opsets;
+  f->n_opset_import = 1;
+  b->functions[b->model.n_functions++] = f;
+  b->fn = f;
+}
+
+void builder_function_end(Builder *b) { b->fn = NULL; }
+
 static Onnx__AttributeProto *attr(Builder *b, const char *name, int type) {
-  Onnx__NodeProto *n = b->nodes[b->graph.n_node - 1];
+  Onnx__NodeProto *n = b->fn ? b->fn->node[b->fn->n_node - 1] : b->nodes[b->graph.n_node - 1];
   Onnx__AttributeProto *a = own(b, calloc(1, sizeof *a));
   onnx__attribute_proto__init(a);
   a->name = dup(b, name);
@@ -170,6 +198,15 @@ void builder_attr_ints(Builder *b, const char *name, int n, const int64_t *v) {
   a->n_ints = (size_t)n;
   a->ints = own(b, malloc((size_t)(n ? n : 1) * sizeof(int64_t)));
   memcpy(a->ints, v, (size_t)n * sizeof(int64_t));
+}
+
+void builder_node_domain(Builder *b, const char *domain) {
+  Onnx__NodeProto *n = b->fn ? b->fn->node[b->fn->n_node - 1] : b->nodes[b->graph.n_node - 1];
+  n->domain = dup(b, domain);
+}
+
+void builder_attr_ref(Builder *b, const char *name, int type, const char *ref_attr_name) {
+  attr(b, name, type)->ref_attr_name = dup(b, ref_attr_name);
 }
 
 uint8_t *builder_pack(Builder *b, size_t *len) {

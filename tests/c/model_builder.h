@@ -28,9 +28,18 @@ void builder_initializer_ints(Builder *b, const char *name, int n, const int64_t
 /* Node with inputs then outputs, each list terminated by "" (empty names
  * inside a list are written as "-"). */
 void builder_node(Builder *b, const char *op, const char *name, ...);
+/* Sets the domain of the most recent node. */
+void builder_node_domain(Builder *b, const char *domain);
 /* Attributes on the most recent node. */
 void builder_attr_int(Builder *b, const char *name, int64_t v);
 void builder_attr_ints(Builder *b, const char *name, int n, const int64_t *v);
+/* An attribute referring to the calling node's attribute (function bodies). */
+void builder_attr_ref(Builder *b, const char *name, int type, const char *ref_attr_name);
+/* Starts a model-local function: nodes added until builder_function_end go
+ * into its body. Lists are NULL-terminated; `attrs` names its attributes. */
+void builder_function(Builder *b, const char *name, const char *domain, const char *const *inputs,
+                      const char *const *outputs, const char *const *attrs);
+void builder_function_end(Builder *b);
 uint8_t *builder_pack(Builder *b, size_t *len);
 
 #endif

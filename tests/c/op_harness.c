@@ -37,9 +37,7 @@ OpTest *op_test_new(void) {
 
 void op_test_free(OpTest *t) {
   if (!t) return;
-  free(t->run.diags);
-  free(t->run.equal.items);
-  free(t->run.less_equal.items);
+  osi_run_free(&t->run);
   osi_expr_store_delete(t->exprs);
   osi_arena_delete(t->arena);
   free(t);
@@ -292,7 +290,7 @@ const char *op_run(OpTest *t, const char *domain, const char *op, int opset, ...
   if (!entry) snprintf(ctx.message, sizeof ctx.message, "no such op");
   if (t->status == OSI_OK && t->run.status != OSI_OK) {
     t->status = t->run.status;
-    snprintf(ctx.message, sizeof ctx.message, "%s", t->run.message);
+    snprintf(ctx.message, sizeof ctx.message, "%.380s", t->run.message);
   }
   snprintf(t->error, sizeof t->error, "error:%s: %s", osi_status_name(t->status), ctx.message);
   t->diags[0] = 0;

@@ -55,6 +55,9 @@ static void test_shape_ops(OpTest *t) {
   CHECK_STR(op_run(t, "", "Concat", 13, "float[B,H,past,D]", "float[B,H,seq,D]", NULL),
             "float[B,H,past+seq,D]");
   CHECK_STR(op_run(t, "", "Expand", 13, "float[N,1]", "int64[3]{2,1,M}", NULL), "float[2,N,M]");
+  /* Unknown target content of known length: X's dims other than 1 survive. */
+  CHECK_STR(op_run(t, "", "Expand", 13, "float[3,1]", "int64[3]", NULL), "float[?,3,?]");
+  CHECK_STR(op_run(t, "", "Expand", 13, "float[3,1]", "int64[K]", NULL), "float[*]");
   CHECK_STR(op_run(t, "", "ConstantOfShape", 13, "int64[2]{N,4}", NULL), "float[N,4]");
   op_attr_tensor(t, "value", "int64[1]{1}");
   CHECK_STR(op_run(t, "", "ConstantOfShape", 13, "int64[1]{3}", NULL), "int64[3]{1,1,1}");
@@ -103,6 +106,11 @@ static void test_nn(OpTest *t) {
   op_attr_ints(t, "strides", 2, (int64_t[]){2, 2});
   op_attr_int(t, "ceil_mode", 1);
   CHECK_STR(op_run(t, "", "MaxPool", 12, "float[1,3,32,32]", NULL), "float[1,3,16,16]");
+  /* Symbolic ceil_mode: the last window never starts past the input. */
+  op_attr_ints(t, "kernel_shape", 1, (int64_t[]){3});
+  op_attr_ints(t, "strides", 1, (int64_t[]){2});
+  op_attr_int(t, "ceil_mode", 1);
+  CHECK_STR(op_run(t, "", "MaxPool", 12, "float[1,3,H]", NULL), "float[1,3,Min(H//2,(H+1)//2)]");
   op_attr_ints(t, "strides", 2, (int64_t[]){2, 2});
   CHECK_STR(op_run(t, "", "ConvTranspose", 11, "float[N,8,H,W]", "float[8,4,3,3]", NULL),
             "float[N,4,2*H+1,2*W+1]");
