@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "decode.h"
+#include "model_build.h"
 #include "onnx_shapes.pb-c.h"
 #include "tensor_data.h"
 
@@ -19,11 +20,7 @@ typedef struct Decoder {
 } Decoder;
 
 static int fail(Decoder *d, OsiStatus status, const char *msg) {
-  if (d->err->status == OSI_OK) {
-    d->err->status = status;
-    snprintf(d->err->message, sizeof d->err->message, "%s", msg);
-  }
-  return 0;
+  return osi_mb_fail(d->err, status, msg);
 }
 
 /* memcpy with a NULL source is undefined even for 0 bytes. */
@@ -31,35 +28,26 @@ static int fail(Decoder *d, OsiStatus status, const char *msg) {
 
 #define ALLOC_ARRAY(d, n, T) ((T *)osi_arena_array((d)->arena, (n) ? (size_t)(n) : 1, sizeof(T)))
 
-static const char *str(Decoder *d, const char *s) {
-  return osi_arena_strdup(d->arena, s ? s : "");
-}
+static const char *str(Decoder *d, const char *s) { return osi_mb_str(d->arena, s); }
 
-static const char *domain(Decoder *d, const char *s) {
-  return (s && strcmp(s, "ai.onnx") == 0) ? "" : str(d, s);
-}
+static const char *domain(Decoder *d, const char *s) { return osi_mb_domain(d->arena, s); }
 
 static const OsiType *decode_type(Decoder *d, const Onnx__TypeProto *tp);
 
 static const OsiType *decode_tensor_type(Decoder *d, OsiKind kind, int32_t elem_type,
                                          const Onnx__TensorShapeProto *shape) {
   int rank = shape ? (int)shape->n_dim : -1;
-  if (rank > OSI_MAX_RANK) {
-    fail(d, OSI_ERR_LIMIT_EXCEEDED, "declared rank exceeds the limit");
-    return NULL;
-  }
-  OsiType *t = osi_type_tensor(d->arena, elem_type, rank);
+  OsiType *t = osi_mb_tensor_type(d->arena, d->err, kind, elem_type, rank);
   if (!t) return NULL;
-  t->kind = kind;
   OsiExpr *dims = osi_type_dims_mut(t);
   for (int i = 0; i < rank; i++) {
     const Onnx__TensorShapeProto__Dimension *dim = shape->dim[i];
-    if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
-      /* A negative declared size is meaningless: treat it as unknown. */
-      dims[i] = dim->dim_value >= 0 ? osi_expr_const(d->exprs, dim->dim_value) : OSI_EXPR_UNKNOWN;
-    } else if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM) {
-      dims[i] = osi_expr_from_dim_param(d->exprs, dim->dim_param);
-    }
+    OsiMbDimCase which =
+        dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE   ? OSI_MB_DIM_VALUE
+        : dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ? OSI_MB_DIM_PARAM
+                                                                                   : OSI_MB_DIM_NONE;
+    dims[i] = osi_mb_dim(d->exprs, which, which == OSI_MB_DIM_VALUE ? dim->dim_value : 0,
+                         which == OSI_MB_DIM_PARAM ? dim->dim_param : NULL);
   }
   return t;
 }
@@ -376,8 +364,6 @@ const OsiModel *osi_decode_pbc(const uint8_t *bytes, size_t len, OsiArena *arena
   }
   const OsiModel *m = convert(&d, mp);
   onnx__model_proto__free_unpacked(mp, NULL);
-  if (!m && err->status == OSI_OK)
-    fail(&d, osi_arena_exhausted(arena) ? OSI_ERR_LIMIT_EXCEEDED : OSI_ERR_NOMEM,
-         "out of memory while decoding the model");
+  if (!m && err->status == OSI_OK) osi_mb_nomem(err, arena);
   return m;
 }

@@ -53,6 +53,13 @@ enum {
   OSI_OPT_PREFILL_VALUE_INFO = 1u << 0, /* existing value_info entries are anchors too */
   OSI_OPT_EVENTS = 1u << 1,             /* record the event log */
   OSI_OPT_STRICT = 1u << 2,             /* an op whose rule fails ends the run (default: diagnostic) */
+  /* Which decoder osi_infer uses (at most one). Without either: the build's
+   * default (CMake OSI_DECODER, protobuf-c unless configured otherwise),
+   * which native builds let the environment variable OSI_DECODER
+   * ("protobuf-c"/"pbc" or "nanopb") override. osi_infer_stream and the other
+   * streaming entries always use nanopb. Both produce the same result. */
+  OSI_OPT_DECODER_PBC = 1u << 8,        /* protobuf-c: unpacks the whole message */
+  OSI_OPT_DECODER_NANOPB = 1u << 9,     /* nanopb: one message at a time, payloads skipped */
 };
 
 /* Section - Inference */
@@ -66,6 +73,43 @@ typedef struct OsiResult OsiResult;
  */
 OSI_API OsiResult *osi_infer(const uint8_t *bytes, size_t len, uint32_t flags);
 
+/* Section - Streaming inference (nanopb decoder) */
+
+/**
+ * Pull callbacks for osi_infer_stream. `read` copies up to `len` (<= 64 KiB)
+ * next bytes of the model to `dst` and returns how many (0 at the end of the
+ * input, < 0 on an error). `skip` moves `n` bytes forward without reading
+ * them (a seek); it returns 0 on success. Payloads the engine does not need
+ * (weights) are skipped, so a file source never reads them.
+ */
+typedef int64_t (*OsiReadFn)(void *user, uint8_t *dst, size_t len);
+typedef int (*OsiSkipFn)(void *user, uint64_t n);
+
+/**
+ * Like osi_infer, on a ModelProto of `total_len` bytes pulled through
+ * `read`/`skip` (`skip` may be NULL: skipped bytes are then read and
+ * dropped). Memory use does not depend on the size of the weights. A
+ * truncated or corrupt input gives OSI_ERR_PARSE with a message ending in
+ * "at byte N". Decoder flags are ignored (always nanopb).
+ */
+OSI_API OsiResult *osi_infer_stream(OsiReadFn read, OsiSkipFn skip, void *user,
+                                    uint64_t total_len, uint32_t flags);
+
+#ifndef __EMSCRIPTEN__
+/** osi_infer_stream on an open file descriptor from its current offset to
+ * the end of the file, with read() and lseek() (native builds only). */
+OSI_API OsiResult *osi_infer_fd(int fd, uint32_t flags);
+#else
+/**
+ * osi_infer_stream whose source is JavaScript (WebAssembly builds only):
+ * the module calls `Module.onnxRead(ptr, len)` (copy up to len bytes to
+ * HEAPU8[ptr..], return the count, 0 at the end) and `Module.onnxSkip(n)`
+ * (move n bytes forward, return 0). `total_len` is a double so that sizes
+ * past 4 GB reach C exactly without BigInt.
+ */
+OSI_API OsiResult *osi_infer_js_stream(double total_len, uint32_t flags);
+#endif
+
 /** OSI_OK, or why inference failed. */
 OSI_API int osi_result_status(const OsiResult *self);
 /** Human-readable error message; "" when OK. */
@@ -78,10 +122,59 @@ OSI_API const char *osi_result_error_node(const OsiResult *self);
  *  "diagnostics":[...]}. "" when the status is not OSI_OK.
  */
 OSI_API const char *osi_result_json(OsiResult *self);
+
+/* Section - Write-back */
+
+/**
+ * The model given to osi_infer with the inferred types written in: graph
+ * outputs and existing value_info entries get the inferred type, and a new
+ * value_info entry is appended (sorted by name) for every other inferred
+ * top-level value with a known element type. Every other byte (inputs,
+ * initializers, nodes, functions, metadata, unknown fields) is kept as is.
+ * Dims are written as dim_value (constant), dim_param (symbolic: the
+ * canonical expression text) or an empty Dimension (unknown).
+ *
+ * Reads the bytes given to osi_infer again: they must still be valid and
+ * unchanged. Returns `*len` bytes owned by the result (computed once, valid
+ * until osi_result_delete), or NULL with *len = 0 when the status is not
+ * OSI_OK, the result comes from a streaming entry (no bytes to rewrite),
+ * memory runs out or the wire data cannot be rewritten.
+ */
+OSI_API const uint8_t *osi_result_model(OsiResult *self, size_t *len);
+
 /** Frees the result and everything it owns. NULL-safe. */
 OSI_API void osi_result_delete(OsiResult *self);
 
 OSI_API const char *osi_version(void);
+
+/* Section - Custom operators */
+
+/**
+ * A shape function for an operator the engine does not know.
+ * `request_json` describes the node:
+ *   {"domain": "", "opType": "MyOp", "opset": 1, "node": "name",
+ *    "inputs": [Type + optional "value": [...], or null], "attributes": {name: value}}
+ * where Type is the getShape format. The callback returns a malloc'ed
+ * UTF-8 JSON string (the engine frees it): an array with one Type (or
+ * null) per output, dims as numbers, expression strings or null; or
+ * {"error": "message"}. NULL or malformed JSON becomes a diagnostic.
+ */
+typedef char *(*OsiShapeCallback)(void *user, const char *request_json);
+
+typedef struct OsiRegistry OsiRegistry;
+
+OSI_API OsiRegistry *osi_registry_new(void);
+/** NULL-safe. */
+OSI_API void osi_registry_delete(OsiRegistry *self);
+/** Registers (or replaces) the callback for domain:op_type ("" is ai.onnx).
+ *  A registered callback wins over the built-in rule. Returns 0 on success. */
+OSI_API int osi_registry_add(OsiRegistry *self, const char *domain, const char *op_type,
+                             OsiShapeCallback fn, void *user);
+/** Removes every registration. */
+OSI_API void osi_registry_clear(OsiRegistry *self);
+/** osi_infer with custom shape functions (registry may be NULL). */
+OSI_API OsiResult *osi_infer_with(const uint8_t *bytes, size_t len, uint32_t flags,
+                                  const OsiRegistry *registry);
 
 #ifdef __cplusplus
 }
