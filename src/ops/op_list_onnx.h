@@ -3,6 +3,9 @@
  * (byte order, as strcmp; tests/c/test_op_registry.c checks it). Columns:
  * ONNX op type, shape function, first opset version defining the op.
  * Opset-specific behaviour is a branch inside the shape function.
+ * LayerNormalization (standard from 17) and SimplifiedLayerNormalization
+ * are also registered by onnxruntime in this domain from opset 1, and
+ * exporters and optimizers emit them there, so they are accepted from 1.
  */
 /*      op type                   shape function            since */
 OSI_OP( Abs,                        osi_op_abs,                 1 )
@@ -91,7 +94,7 @@ OSI_OP( IsInf,                      osi_op_unary_bool,         10 )
 OSI_OP( IsNaN,                      osi_op_unary_bool,          9 )
 OSI_OP( LRN,                        osi_op_unary,               1 )
 OSI_OP( LSTM,                       osi_op_rnn,                 1 )
-OSI_OP( LayerNormalization,         osi_op_layer_norm,         17 )
+OSI_OP( LayerNormalization,         osi_op_layer_norm,          1 )
 OSI_OP( LeakyRelu,                  osi_op_unary,               1 )
 OSI_OP( Less,                       osi_op_compare,             1 )
 OSI_OP( LessOrEqual,                osi_op_compare,            12 )
@@ -174,6 +177,7 @@ OSI_OP( Shape,                      osi_op_shape,               1 )
 OSI_OP( Shrink,                     osi_op_unary,               9 )
 OSI_OP( Sigmoid,                    osi_op_unary,               1 )
 OSI_OP( Sign,                       osi_op_unary,               9 )
+OSI_OP( SimplifiedLayerNormalization, osi_op_layer_norm,        1 )
 OSI_OP( Sin,                        osi_op_unary,               7 )
 OSI_OP( Sinh,                       osi_op_unary,               9 )
 OSI_OP( Size,                       osi_op_size,                1 )

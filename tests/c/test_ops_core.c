@@ -117,6 +117,16 @@ static void test_nn(OpTest *t) {
   CHECK_STR(op_run(t, "", "GlobalAveragePool", 1, "float[N,C,H,W]", NULL), "float[N,C,1,1]");
 }
 
+/* onnxruntime's default-domain normalizations, as exporters emit them. */
+static void test_ort_default_domain(OpTest *t) {
+  op_set_outputs(t, 2);
+  op_run(t, "", "SimplifiedLayerNormalization", 14, "float16[B,S,64]", "float16[64]", NULL);
+  CHECK_STR(op_out(t, 0), "float16[B,S,64]");
+  CHECK_STR(op_out(t, 1), "float[B,S,1]");
+  CHECK_STR(op_run(t, "", "LayerNormalization", 13, "float[B,S,64]", "float[64]", "float[64]", NULL),
+            "float[B,S,64]");
+}
+
 static void test_preview(OpTest *t) {
   CHECK_STR(op_run(t, "ai.onnx.preview", "FlexAttention", 1, "float[B,8,L,64]", "float[B,2,S,64]",
                    "float[B,2,S,32]", NULL), "float[B,8,L,32]");
@@ -131,6 +141,7 @@ int main(void) {
   test_indexing(t);
   test_nn(t);
   test_preview(t);
+  test_ort_default_domain(t);
   op_test_free(t);
   TEST_MAIN_END();
 }
