@@ -181,11 +181,18 @@ OsiStatus osi_op_ms_gemm_float8(OsiOpCtx *ctx) {
 
 /* Section - Convolution and pooling windows */
 
+/* Where X's channels sit, and whether W's trailing dims give the kernel. */
+typedef enum Layout {
+  NCHW,         /* X [N, C, D..], W [M, C/g, k..] */
+  NHWC,         /* X [N, D.., C], W [M, C/g, k..] */
+  NHWC_W_OPAQUE /* X [N, D.., C]; W may be channels-last: its dims give no kernel */
+} Layout;
+
 /* Output 0 of a convolution (w_in >= 0: channels = W[0]) or a pool
- * (w_in < 0: X's channels) over input x_in. channels_last moves C to the
- * end of X and Y ([N, D1.., C] -> [N, O1.., M]); W keeps [M, C/g, k..]. */
-static OsiStatus window_op(OsiOpCtx *ctx, int x_in, int w_in, int32_t dtype, int channels_last) {
-  if (!channels_last) return osi_conv_out(ctx, x_in, w_in, dtype);
+ * (w_in < 0: X's channels) over input x_in; channels-last layouts give
+ * [N, O1.., M] for X [N, D1.., C]. */
+static OsiStatus window_op(OsiOpCtx *ctx, int x_in, int w_in, int32_t dtype, Layout layout) {
+  if (layout == NCHW) return osi_conv_out(ctx, x_in, w_in, dtype);
   OsiExprStore *s = osi_op_exprs(ctx);
   const OsiType *x = osi_in_ranked(ctx, x_in), *w = w_in >= 0 ? osi_in_ranked(ctx, w_in) : NULL;
   if (!x) {
@@ -195,7 +202,7 @@ static OsiStatus window_op(OsiOpCtx *ctx, int x_in, int w_in, int32_t dtype, int
   if (x->rank < 2) return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input rank %d is below 2", x->rank);
   int n = x->rank - 2;
   OsiSpatial sp;
-  OsiStatus st = osi_read_spatial(ctx, n, w, &sp);
+  OsiStatus st = osi_read_spatial(ctx, n, layout == NHWC ? w : NULL, &sp);
   if (st != OSI_OK) return st;
   OsiType *y = osi_out_tensor(ctx, 0, dtype, x->rank);
   if (!y) return OSI_OK;
@@ -207,30 +214,36 @@ static OsiStatus window_op(OsiOpCtx *ctx, int x_in, int w_in, int32_t dtype, int
 }
 
 /* FusedConv(X, W, B, Z): Conv's rule (NCHW). */
-OsiStatus osi_op_ms_fused_conv(OsiOpCtx *ctx) { return window_op(ctx, 0, 1, osi_in_dtype(ctx, 0), 0); }
+OsiStatus osi_op_ms_fused_conv(OsiOpCtx *ctx) { return window_op(ctx, 0, 1, osi_in_dtype(ctx, 0), NCHW); }
 
-/* NhwcConv / NhwcFusedConv(X [N, D.., C], W [M, C/g, k..]): [N, O.., M]. */
-OsiStatus osi_op_ms_nhwc_conv(OsiOpCtx *ctx) { return window_op(ctx, 0, 1, osi_in_dtype(ctx, 0), 1); }
+/* NhwcFusedConv(X [N, D.., C], W [M, C/g, k..]): [N, O.., M]. NhwcConv
+ * (X [N, D.., C]): the same, but its W is produced channels-last
+ * ([M, k.., C/g]) by onnxruntime's fusion while the spec shows
+ * [M, C/g, k..], so only kernel_shape gives the kernel. */
+OsiStatus osi_op_ms_nhwc_conv(OsiOpCtx *ctx) {
+  Layout layout = strcmp(osi_op_type(ctx), "NhwcConv") ? NHWC : NHWC_W_OPAQUE;
+  return window_op(ctx, 0, 1, osi_in_dtype(ctx, 0), layout);
+}
 
 /* NhwcMaxPool(x [N, D.., C]): [N, O.., C] (kernel_shape, dilations,
  * ceil_mode as MaxPool). */
-OsiStatus osi_op_ms_nhwc_max_pool(OsiOpCtx *ctx) { return window_op(ctx, 0, -1, osi_in_dtype(ctx, 0), 1); }
+OsiStatus osi_op_ms_nhwc_max_pool(OsiOpCtx *ctx) { return window_op(ctx, 0, -1, osi_in_dtype(ctx, 0), NHWC); }
 
 /* MaxpoolWithMask(X, M): MaxPool's window rule on X (NCHW). */
 OsiStatus osi_op_ms_maxpool_with_mask(OsiOpCtx *ctx) {
-  return window_op(ctx, 0, -1, osi_in_dtype(ctx, 0), 0);
+  return window_op(ctx, 0, -1, osi_in_dtype(ctx, 0), NCHW);
 }
 
 /* QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp[, B]):
  * Conv's rule on x and w, NHWC when channels_last; y_zero_point's type. */
 OsiStatus osi_op_ms_qlinear_conv(OsiOpCtx *ctx) {
-  return window_op(ctx, 0, 3, osi_in_dtype(ctx, 7), osi_attr_int(ctx, "channels_last", 0) != 0);
+  return window_op(ctx, 0, 3, osi_in_dtype(ctx, 7), osi_attr_int(ctx, "channels_last", 0) ? NHWC : NCHW);
 }
 
 /* QLinearAveragePool(X, x_scale, x_zp, y_scale, y_zp): AveragePool's
  * window rule, NHWC when channels_last; X's type. */
 OsiStatus osi_op_ms_qlinear_average_pool(OsiOpCtx *ctx) {
-  return window_op(ctx, 0, -1, osi_in_dtype(ctx, 0), osi_attr_int(ctx, "channels_last", 0) != 0);
+  return window_op(ctx, 0, -1, osi_in_dtype(ctx, 0), osi_attr_int(ctx, "channels_last", 0) ? NHWC : NCHW);
 }
 
 /* QLinearGlobalAveragePool(X, ...): the spatial dims become 1, giving

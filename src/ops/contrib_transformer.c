@@ -156,3 +156,19 @@ OsiStatus osi_op_ms_word_conv_embedding(OsiOpCtx *ctx) {
   osi_out_tensor(ctx, 0, osi_in_dtype(ctx, 1) ? osi_in_dtype(ctx, 1) : OSI_DT_FLOAT, -1);
   return OSI_OK;
 }
+
+/* GatedAdd(X, Y, gate): X + Y * gate, with X's shape and type. EngramGate
+ * (key, query, value, ...): output and gated_value_normed have key's shape
+ * (B, S, hc_mult, hidden). */
+OsiStatus osi_op_like_first_input(OsiOpCtx *ctx) {
+  for (int o = 0; o < osi_out_count(ctx); o++) osi_out_same_as_input(ctx, o, 0);
+  return OSI_OK;
+}
+
+/* LinearAttentionGate(a, dt_bias, decay_scale[, b]): decay like a, beta
+ * like b. */
+OsiStatus osi_op_linear_attention_gate(OsiOpCtx *ctx) {
+  osi_out_same_as_input(ctx, 0, 0);
+  if (osi_out_count(ctx) > 1) osi_out_same_as_input(ctx, 1, osi_in_present(ctx, 3) ? 3 : 0);
+  return OSI_OK;
+}

@@ -11,7 +11,7 @@
 /* Gates stacked along dim 1 of W [dirs, gates*hidden, input] and R. */
 static int64_t gate_count(const char *op) {
   if (!strcmp(op, "GRU")) return 3;
-  if (!strcmp(op, "LSTM")) return 4;
+  if (!strcmp(op, "LSTM") || !strcmp(op, "AttnLSTM")) return 4; /* AttnLSTM: com.microsoft */
   return 1;
 }
 

@@ -136,8 +136,32 @@ static void test_embeddings_and_rotary(OpTest *t) {
   CHECK_STR(op_out(t, 1), "float16[B,K,S,D]");
 }
 
+static void test_gates_and_small_ops(OpTest *t) {
+  const char *ms = "com.microsoft";
+  CHECK_STR(op_run(t, ms, "GatedAdd", 1, "float16[B,S,C]", "float16[B,S,C]", "float16[B,S,1]", NULL),
+            "float16[B,S,C]");
+  op_set_outputs(t, 2);
+  op_run(t, ms, "EngramGate", 1, "float[B,S,4,H]", "float[B,S,4,H]", "float[B,S,H]", "float[4,H]",
+         "float[4,H]", "float[4,H]", NULL);
+  CHECK_STR(op_out(t, 0), "float[B,S,4,H]");
+  CHECK_STR(op_out(t, 1), "float[B,S,4,H]");
+  op_set_outputs(t, 2);
+  op_run(t, ms, "LinearAttentionGate", 1, "bfloat16[B,T,H]", "float[H]", "float[H]", "bfloat16[B,T,H]", NULL);
+  CHECK_STR(op_out(t, 0), "bfloat16[B,T,H]");
+  CHECK_STR(op_out(t, 1), "bfloat16[B,T,H]");
+  CHECK_STR(op_run(t, ms, "GatherND", 1, "float[N,C,D]", "int64[M,2]", NULL), "float[M,D]");
+  /* AttnLSTM: the LSTM outputs, layout 0. */
+  op_set_outputs(t, 3);
+  op_attr_int(t, "hidden_size", 8);
+  op_run(t, ms, "AttnLSTM", 1, "float[S,B,16]", "float[1,32,16]", "float[1,32,8]", NULL);
+  CHECK_STR(op_out(t, 0), "float[S,1,B,8]");
+  CHECK_STR(op_out(t, 1), "float[1,B,8]");
+  CHECK_STR(op_out(t, 2), "float[1,B,8]");
+}
+
 int main(void) {
   OpTest *t = op_test_new();
+  test_gates_and_small_ops(t);
   test_skip_layer_norm(t);
   test_embed_layer_norm(t);
   test_group_norms(t);
