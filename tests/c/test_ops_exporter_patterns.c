@@ -1,0 +1,44 @@
+/*
+ * Shape-value patterns the TorchScript exporter emits (found by the differential test of
+ * tests/exporters/): each case is one op of such a pattern, with the content it receives.
+ */
+#include "op_harness.h"
+#include "test.h"
+
+/* x.expand(n, -1, -1) exports as
+ *   s = Concat(Unsqueeze(n), [-1], [-1])
+ *   Expand(x, Where(Equal(s, Mul(ConstantOfShape(Shape(s)), -1)), ConstantOfShape(Shape(s)), s))
+ * Equal(n, -1) is false for every dimension size n >= 0, so the target shape is known. */
+static void test_expand_minus_one(OpTest *t) {
+  CHECK_STR(op_run(t, "", "Equal", 13, "int64[3]{N,-1,-1}", "int64[3]{-1,-1,-1}", NULL), "bool[3]{0,1,1}");
+  CHECK_STR(op_run(t, "", "Where", 16, "bool[3]{0,1,1}", "int64[3]{1,1,1}", "int64[3]{N,-1,-1}", NULL),
+            "int64[3]{N,1,1}");
+  CHECK_STR(op_run(t, "", "Expand", 13, "float[1,1,32]", "int64[3]{N,1,1}", NULL), "float[N,1,32]");
+  /* The difference decides: n + 1 >= 1, so n + 1 != 0; 2*n and n are equal only at 0. */
+  CHECK_STR(op_run(t, "", "Equal", 13, "int64[1]{N+1}", "int64[1]{0}", NULL), "bool[1]{0}");
+  CHECK_STR(op_run(t, "", "Equal", 13, "int64[1]{2*N}", "int64[1]{N}", NULL), "bool[1]{?}");
+  CHECK_STR(op_run(t, "", "Equal", 13, "int64[1]{N-1}", "int64[1]{0}", NULL), "bool[1]{?}");
+  CHECK_STR(op_run(t, "", "Equal", 13, "int64[1]{N+M}", "int64[1]{M+N}", NULL), "bool[1]{1}");
+}
+
+/* Comparisons of dimension arithmetic: decided only when the sign of the difference holds for
+ * every value of the symbols (N, M >= 0). */
+static void test_compare_signs(OpTest *t) {
+  CHECK_STR(op_run(t, "", "Less", 13, "int64[2]{N,-1}", "int64[2]{N+1,N}", NULL), "bool[2]{1,1}");
+  CHECK_STR(op_run(t, "", "Less", 13, "int64[2]{N,N}", "int64[2]{N,M}", NULL), "bool[2]{0,?}");
+  CHECK_STR(op_run(t, "", "LessOrEqual", 16, "int64[2]{N,N+1}", "int64[2]{N+M,N}", NULL), "bool[2]{1,0}");
+  CHECK_STR(op_run(t, "", "Greater", 13, "int64[2]{N+1,0}", "int64[2]{0,N}", NULL), "bool[2]{1,0}");
+  CHECK_STR(op_run(t, "", "GreaterOrEqual", 16, "int64[2]{N,-2}", "int64[2]{0,N}", NULL), "bool[2]{1,0}");
+  CHECK_STR(op_run(t, "", "Greater", 13, "int64[1]{N}", "int64[1]{M}", NULL), "bool[1]{?}");
+  /* Constants still fold as before. */
+  CHECK_STR(op_run(t, "", "Less", 13, "int64[2]{3,5}", "int64[2]{5,3}", NULL), "bool[2]{1,0}");
+  CHECK_STR(op_run(t, "", "Equal", 13, "int64[2]{3,5}", "int64[2]{5,5}", NULL), "bool[2]{0,1}");
+}
+
+int main(void) {
+  OpTest *t = op_test_new();
+  test_expand_minus_one(t);
+  test_compare_signs(t);
+  op_test_free(t);
+  TEST_MAIN_END();
+}

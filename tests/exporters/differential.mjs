@@ -1,0 +1,339 @@
+// Differential check of onnx-shapes against onnxruntime on exporter-shaped models.
+//
+//   node tests/exporters/differential.mjs [-v] [--json] [DIR|- [MODEL...]]
+//     DIR: models from make_models.py; default (or -): generate them into a temporary folder.
+//     -v: list every unresolved value, expectation problem and diagnostic; --json: the report as JSON
+//     (what tests/js/exporters.test.js reads: onnxruntime-node's tensors cannot cross into Jest's
+//     sandbox realm, so the check runs in a child process). Exit status 1 when a value is wrong.
+//
+// For every model of DIR/manifest.json, onnx-shapes infers NAME.onnx; onnxruntime-node runs
+// NAME.all.onnx (every node output exposed as a graph output) at each binding of the symbols, with
+// random inputs; every inferred dim, evaluated at the binding, must equal the runtime's.
+// Per value (over all bindings): exact (every dim resolved and equal), unresolved (an unknown dim,
+// unknown rank, or a symbol the binding cannot give, such as a fresh one), wrong (a resolved dim,
+// the rank or the element type differs). It also checks the model-level expectations: declared
+// graph output dims reproduced, no unknown dim and no fresh symbol in any value.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { evalDim, UnboundSymbolError, symbolsOf } from './expr_eval.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+export const REPO = resolve(HERE, '../..');
+export const PYTHON = '/usr/bin/python3';
+const require = createRequire(import.meta.url);
+
+/** Why the differential check cannot run here (null when it can). */
+export function unavailableReason() {
+  const py = spawnSync(PYTHON, ['-c', 'import torch, onnx, numpy'], { encoding: 'utf8' });
+  if (py.error || py.status !== 0) {
+    return `python3-torch/python3-onnx not importable by ${PYTHON}: ${(py.error?.message ?? py.stderr).trim()}`;
+  }
+  try {
+    require.resolve('onnxruntime-node');
+  } catch (e) {
+    return `onnxruntime-node is not installed: ${e.message.split('\n')[0]}`;
+  }
+  return null;
+}
+
+/** Runs make_models.py into `dir`; returns the manifest. */
+export function generateModels(dir) {
+  const r = spawnSync(PYTHON, [join(HERE, 'make_models.py'), dir], { encoding: 'utf8' });
+  if (r.error || r.status !== 0) {
+    throw new Error(`make_models.py failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stderr}`);
+  }
+  return readManifest(dir);
+}
+
+export function readManifest(dir) {
+  return JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+}
+
+const ORT_TO_ONNX = {
+  float32: 'float', float64: 'double', float16: 'float16', int64: 'int64', int32: 'int32', int16: 'int16',
+  int8: 'int8', uint8: 'uint8', uint16: 'uint16', uint32: 'uint32', uint64: 'uint64', bool: 'bool',
+  string: 'string',
+};
+// A fresh symbol: <OpType>_<what>_<n> (osi_expr_fresh appends _<counter> to a prefix).
+const FRESH = /^[A-Z][A-Za-z0-9]*_[A-Za-z0-9_]*_[0-9]+$/;
+// A dim name the TorchScript exporter makes up for a dim it could not infer: <OpType><output>_dim_<i>.
+const EXPORTER_PLACEHOLDER = /^[A-Z][A-Za-z0-9]*.*_dim_[0-9]+$/;
+
+function rng(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 4294967296;
+  };
+}
+
+function makeFeeds(ort, inputs, env, rand) {
+  const feeds = {};
+  for (const inp of inputs) {
+    const dims = inp.dims.map((d) => evalDim(d, env));
+    const n = dims.reduce((a, b) => a * b, 1);
+    let data;
+    if (inp.fill === 'positions') {
+      // position ids: past_sequence_length + j along the last axis
+      const last = dims[dims.length - 1];
+      const past = evalDim('past_sequence_length', env);
+      data = BigInt64Array.from({ length: n }, (_, i) => BigInt(past + (i % last)));
+    } else if (inp.dtype === 'int64') {
+      const lo = inp.low ?? 0;
+      const hi = inp.high ?? 2;
+      data = BigInt64Array.from({ length: n }, () => BigInt(lo + Math.floor(rand() * (hi - lo))));
+    } else if (inp.dtype === 'int32') {
+      const lo = inp.low ?? 0;
+      const hi = inp.high ?? 2;
+      data = Int32Array.from({ length: n }, () => lo + Math.floor(rand() * (hi - lo)));
+    } else if (inp.dtype === 'bool') {
+      data = Uint8Array.from({ length: n }, () => (rand() < 0.5 ? 1 : 0));
+    } else if (inp.dtype === 'float32') {
+      data = Float32Array.from({ length: n }, () => rand() * 2 - 1);
+    } else {
+      throw new Error(`input ${inp.name}: unsupported dtype ${inp.dtype}`);
+    }
+    feeds[inp.name] = new ort.Tensor(inp.dtype, data, dims);
+  }
+  return feeds;
+}
+
+/** The binding extended with symbols the engine's equality constraints define (declared names). */
+function extendEnv(binding, constraints) {
+  const env = { ...binding };
+  const eqs = constraints?.equal ?? [];
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const [a, b] of eqs) {
+      for (const [sym, other] of [[a, b], [b, a]]) {
+        if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(sym) && !Object.hasOwn(env, sym)) {
+          try {
+            env[sym] = evalDim(other, env);
+            changed = true;
+          } catch (e) {
+            if (!(e instanceof UnboundSymbolError)) throw e;
+          }
+        }
+      }
+    }
+  }
+  return env;
+}
+
+/** Checks one value's inferred type against the runtime tensor at one binding. */
+function compareValue(inferred, tensor, env) {
+  const problems = [];
+  let resolved = true;
+  const want = ORT_TO_ONNX[tensor.type] ?? tensor.type;
+  if (!inferred || inferred.kind !== 'tensor') return { resolved: false, problems };
+  if (inferred.elemType !== null && inferred.elemType !== want) {
+    problems.push(`elemType ${inferred.elemType}, runtime ${want}`);
+  }
+  if (inferred.elemType === null) resolved = false;
+  if (inferred.dims === null) return { resolved: false, problems };
+  if (inferred.dims.length !== tensor.dims.length) {
+    problems.push(`rank ${inferred.dims.length} [${inferred.dims}], runtime [${tensor.dims}]`);
+    return { resolved, problems };
+  }
+  inferred.dims.forEach((d, i) => {
+    if (d === null) {
+      resolved = false;
+      return;
+    }
+    let v;
+    try {
+      v = evalDim(d, env);
+    } catch (e) {
+      if (e instanceof UnboundSymbolError) {
+        resolved = false;
+        return;
+      }
+      problems.push(`dim ${i} ${JSON.stringify(d)}: ${e.message}`);
+      return;
+    }
+    if (v !== tensor.dims[i]) problems.push(`dim ${i} ${JSON.stringify(d)} = ${v}, runtime ${tensor.dims[i]}`);
+  });
+  return { resolved, problems };
+}
+
+/** Model-level expectations: declared outputs reproduced, no unknown dim, no fresh symbol. */
+function expectationProblems(entry, result, bindings) {
+  const problems = [];
+  for (const [name, declared] of Object.entries(entry.outputs)) {
+    const t = result.getShape(name);
+    if (!t || !t.dims) {
+      problems.push(`output ${name}: inferred ${JSON.stringify(t?.dims ?? null)}, declared ${JSON.stringify(declared)}`);
+      continue;
+    }
+    const same = t.dims.length === declared.length && declared.every((d, i) => {
+      const got = t.dims[i];
+      // The TorchScript exporter names a dim its own inference lost `<OpType><output>_dim_<i>`; the
+      // engine may know better (a constant): any resolved dim will do.
+      if (typeof d === 'string' && EXPORTER_PLACEHOLDER.test(d) && !Object.hasOwn(bindings[0], d)) {
+        try {
+          return got !== null && bindings.every((env) => Number.isInteger(evalDim(got, env)));
+        } catch {
+          return false;
+        }
+      }
+      if (typeof d === 'number' || /^[A-Za-z_][A-Za-z0-9_]*$/.test(d)) return got === d;
+      // A declared expression: the canonical form differs in spelling; compare by value.
+      try {
+        return got !== null && bindings.every((env) => evalDim(got, env) === evalDim(d, env));
+      } catch {
+        return false;
+      }
+    });
+    if (!same) problems.push(`output ${name}: inferred ${JSON.stringify(t.dims)}, declared ${JSON.stringify(declared)}`);
+  }
+  for (const name of result.names()) {
+    const t = result.getShape(name);
+    if (t.kind !== 'tensor') continue;
+    if (t.dims === null) {
+      problems.push(`${name}: unknown rank`);
+      continue;
+    }
+    const bad = t.dims.some((d) => d === null || (typeof d === 'string' && symbolsOf(d).some((s) => FRESH.test(s))));
+    if (bad) problems.push(`${name}: ${JSON.stringify(t.dims)}`);
+  }
+  return problems;
+}
+
+/**
+ * Runs the check on every model of `dir`. Returns { models: [{name, values, exact, unresolved,
+ * wrong, details, expectations, constraintViolations}], totals }.
+ */
+export async function runDifferential(dir, { engine, ort, only } = {}) {
+  ort ??= require('onnxruntime-node');
+  if (!engine) {
+    const { init } = await import(pathToFileURL(join(REPO, 'js/index.js')).href);
+    engine = await init();
+  }
+  const manifest = readManifest(dir).filter((m) => !only || only.includes(m.name));
+  const models = [];
+  for (const entry of manifest) {
+    const result = engine.inferShapes(readFileSync(join(dir, entry.file)));
+    const session = await ort.InferenceSession.create(join(dir, entry.allFile), {
+      graphOptimizationLevel: 'disabled',
+      logSeverityLevel: 3,
+    });
+    const rand = rng(12345);
+    const perValue = new Map(); // name -> { resolved, problems[] }
+    const constraintViolations = [];
+    const envs = [];
+    for (const binding of entry.bindings) {
+      const env = extendEnv(binding, result.constraints);
+      envs.push(env);
+      for (const [a, b] of result.constraints?.equal ?? []) {
+        try {
+          if (evalDim(a, env) !== evalDim(b, env)) constraintViolations.push(`${a} == ${b} at ${JSON.stringify(binding)}`);
+        } catch (e) {
+          if (!(e instanceof UnboundSymbolError)) constraintViolations.push(`${a} == ${b}: ${e.message}`);
+        }
+      }
+      const feeds = makeFeeds(ort, entry.inputs, env, rand);
+      const out = await session.run(feeds);
+      for (const name of session.outputNames) {
+        const tensor = out[name];
+        const r = compareValue(result.getShape(name), tensor, env);
+        const acc = perValue.get(name) ?? { resolved: true, problems: [] };
+        acc.resolved &&= r.resolved;
+        acc.problems.push(...r.problems.map((p) => `${p} at ${JSON.stringify(binding)}`));
+        perValue.set(name, acc);
+      }
+      for (const t of Object.values(out)) t.dispose?.();
+    }
+    await session.release?.();
+    let exact = 0;
+    let unresolved = 0;
+    let wrong = 0;
+    const details = { unresolved: [], wrong: [] };
+    for (const [name, v] of perValue) {
+      if (v.problems.length) {
+        wrong++;
+        details.wrong.push(`${name}: ${v.problems.join('; ')}`);
+      } else if (!v.resolved) {
+        unresolved++;
+        details.unresolved.push(`${name}: ${JSON.stringify(result.getShape(name)?.dims ?? null)}`);
+      } else {
+        exact++;
+      }
+    }
+    models.push({
+      name: entry.name,
+      knownUnresolved: entry.knownUnresolved ?? null,
+      values: perValue.size,
+      exact,
+      unresolved,
+      wrong,
+      details,
+      constraintViolations,
+      expectations: expectationProblems(entry, result, envs),
+      diagnostics: result.diagnostics.map((d) => `${d.code} ${d.opType ?? ''} ${d.node ?? ''}: ${d.message}`),
+    });
+  }
+  // Models whose manifest entry names a knownUnresolved reason (a value no single expression of
+  // the symbols describes) count for `wrong` but not for the resolved figures.
+  const counted = models.filter((m) => !m.knownUnresolved);
+  const sum = (k, ms = counted) => ms.reduce((a, m) => a + m[k], 0);
+  const totals = { values: sum('values'), exact: sum('exact'), unresolved: sum('unresolved'), wrong: sum('wrong', models) };
+  totals.resolvedPercent = totals.values ? (100 * totals.exact) / totals.values : 100;
+  totals.excluded = models.filter((m) => m.knownUnresolved).map((m) => m.name);
+  return { models, totals };
+}
+
+export function formatReport({ models, totals }, { verbose = false } = {}) {
+  const lines = [];
+  const pad = (s, n) => String(s).padEnd(n);
+  lines.push(`${pad('model', 22)}${pad('values', 8)}${pad('exact', 8)}${pad('unresolved', 12)}wrong`);
+  for (const m of models) {
+    lines.push(`${pad(m.name, 22)}${pad(m.values, 8)}${pad(m.exact, 8)}${pad(m.unresolved, 12)}${m.wrong}` +
+      (m.knownUnresolved ? `  (not counted: ${m.knownUnresolved})` : ''));
+    if (verbose || m.wrong) for (const w of m.details.wrong) lines.push(`  WRONG ${w}`);
+    if (verbose) for (const u of m.details.unresolved) lines.push(`  unresolved ${u}`);
+    if (verbose) for (const e of m.expectations) lines.push(`  expectation: ${e}`);
+    for (const c of m.constraintViolations) lines.push(`  CONSTRAINT VIOLATED ${c}`);
+    if (verbose) for (const d of m.diagnostics) lines.push(`  diagnostic: ${d}`);
+  }
+  lines.push(`total: ${totals.values} values compared, ${totals.exact} exact ` +
+    `(${totals.resolvedPercent.toFixed(2)}% resolved), ${totals.unresolved} unresolved, ${totals.wrong} wrong` +
+    (totals.excluded.length ? ` (values and resolved % leave out ${totals.excluded.join(', ')}; wrong counts every model)` : ''));
+  return lines.join('\n');
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const verbose = args.includes('-v');
+  const json = args.includes('--json');
+  const rest = args.filter((a) => a !== '-v' && a !== '--json');
+  let dir = rest[0] && rest[0] !== '-' ? rest[0] : null;
+  let tmp = null;
+  if (!dir) {
+    const why = unavailableReason();
+    if (why) {
+      console.error(`differential: ${why}`);
+      process.exit(2);
+    }
+    tmp = mkdtempSync(join(tmpdir(), 'osi-exporters-'));
+    dir = tmp;
+    generateModels(dir);
+  }
+  try {
+    const report = await runDifferential(dir, { only: rest.length > 1 ? rest.slice(1) : undefined });
+    console.log(json ? JSON.stringify(report) : formatReport(report, { verbose }));
+    process.exitCode = report.totals.wrong ? 1 : 0;
+  } finally {
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

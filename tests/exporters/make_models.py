@@ -1,0 +1,689 @@
+#!/usr/bin/python3
+"""Generates exporter-shaped ONNX models for the differential test of onnx-shapes.
+
+Run with Debian's python3 (python3-torch 1.13, python3-onnx 1.12):
+    /usr/bin/python3 tests/exporters/make_models.py OUTDIR
+
+For every model NAME it writes into OUTDIR:
+  NAME.onnx       the model as exported (torch.onnx.export, TorchScript exporter) or built
+                  with onnx.helper where torch 1.13 cannot express the pattern;
+  NAME.all.onnx   the same model with every node output appended as a graph output (no type),
+                  so that onnxruntime reports the shape of every intermediate value;
+and one manifest.json: [{name, file, allFile, opset, inputs: [{name, dtype, dims, high?}],
+outputs: {name: declared dims}, bindings: [{symbol: size}, ...]}].
+
+Nothing here is committed output: the test generates the models into a temporary folder.
+Models are tiny (hidden 32-64, 1-2 layers) so the whole run takes a few seconds.
+"""
+import json
+import math
+import os
+import sys
+import warnings
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+warnings.filterwarnings("ignore")
+torch.manual_seed(0)
+
+# Two bindings of the symbols, one with an empty cache.
+BINDINGS = [
+    {"batch_size": 2, "sequence_length": 3, "past_sequence_length": 0, "height": 32, "width": 24,
+     "num_frames": 16},
+    {"batch_size": 1, "sequence_length": 5, "past_sequence_length": 4, "height": 40, "width": 56,
+     "num_frames": 23},
+]
+for b in BINDINGS:
+    b["total_sequence_length"] = b["past_sequence_length"] + b["sequence_length"]
+
+VOCAB = 50
+MODELS = []
+
+
+def dims_of(value_info):
+    t = value_info.type.tensor_type
+    return [d.dim_param if d.HasField("dim_param") else d.dim_value for d in t.shape.dim]
+
+
+def expose_all(model):
+    """A copy of `model` with every node output (in the main graph) as an extra graph output."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    # onnxruntime-node returns tensors only: leave out values that onnx's inference types as
+    # sequences (or optionals), and outputs of sequence ops.
+    inferred = onnx.shape_inference.infer_shapes(model)
+    kinds = {vi.name: vi.type.WhichOneof("value") for vi in inferred.graph.value_info}
+    have = {o.name for o in m.graph.output}
+    for node in m.graph.node:
+        seq_op = node.op_type.startswith("Sequence") or node.op_type == "SplitToSequence"
+        for out in node.output:
+            if seq_op or kinds.get(out, "tensor_type") != "tensor_type":
+                continue
+            if out and out not in have:
+                have.add(out)
+                m.graph.output.append(onnx.ValueInfoProto(name=out))
+    return m
+
+
+def record(outdir, name, model, opset, inputs, extra=None):
+    """Writes NAME.onnx, NAME.all.onnx and a manifest entry. `inputs`: {name: {dtype, high?}}."""
+    onnx.checker.check_model(model)
+    path = os.path.join(outdir, name + ".onnx")
+    onnx.save(model, path)
+    onnx.save(expose_all(model), os.path.join(outdir, name + ".all.onnx"))
+    init_names = {i.name for i in model.graph.initializer}
+    ins = []
+    for vi in model.graph.input:
+        if vi.name in init_names:
+            continue
+        spec = dict(inputs[vi.name])
+        spec["name"] = vi.name
+        spec["dims"] = dims_of(vi)
+        ins.append(spec)
+    entry = {
+        "name": name,
+        "file": name + ".onnx",
+        "allFile": name + ".all.onnx",
+        "opset": opset,
+        "inputs": ins,
+        "outputs": {o.name: dims_of(o) for o in model.graph.output},
+        "bindings": BINDINGS,
+    }
+    if extra:
+        entry.update(extra)
+    MODELS.append(entry)
+
+
+def export(outdir, name, module, args, input_names, output_names, dynamic_axes, inputs, opset, extra=None):
+    path = os.path.join(outdir, name + ".onnx")
+    module.eval()
+    with torch.no_grad():
+        torch.onnx.export(module, args, path, input_names=input_names, output_names=output_names,
+                          dynamic_axes=dynamic_axes, opset_version=opset, do_constant_folding=True)
+    record(outdir, name, onnx.load(path), opset, inputs, extra)
+
+
+# Section - GPT-2 decoder with past_key_values
+
+
+class GPT2Attention(nn.Module):
+    def __init__(self, hidden, heads, max_pos):
+        super().__init__()
+        self.heads, self.hd = heads, hidden // heads
+        self.c_attn = nn.Linear(hidden, 3 * hidden)
+        self.c_proj = nn.Linear(hidden, hidden)
+        self.register_buffer("bias", torch.tril(torch.ones(max_pos, max_pos, dtype=torch.bool)).view(
+            1, 1, max_pos, max_pos))
+        self.register_buffer("masked_bias", torch.tensor(-1e4))
+
+    def split_heads(self, x):
+        new_shape = x.size()[:-1] + (self.heads, self.hd)
+        return x.view(new_shape).permute(0, 2, 1, 3)
+
+    def forward(self, h, past_k, past_v, ext_mask):
+        q, k, v = self.c_attn(h).split(self.heads * self.hd, dim=2)
+        q, k, v = self.split_heads(q), self.split_heads(k), self.split_heads(v)
+        k = torch.cat((past_k, k), dim=-2)
+        v = torch.cat((past_v, v), dim=-2)
+        w = torch.matmul(q, k.transpose(-1, -2)) / (float(v.size(-1)) ** 0.5)
+        query_length, key_length = q.size(-2), k.size(-2)
+        causal = self.bias[:, :, key_length - query_length:key_length, :key_length]
+        w = torch.where(causal, w, self.masked_bias.to(w.dtype))
+        w = w + ext_mask
+        w = F.softmax(w, dim=-1)
+        a = torch.matmul(w, v)
+        a = a.permute(0, 2, 1, 3).contiguous()
+        a = a.view(a.size()[:-2] + (self.heads * self.hd,))
+        return self.c_proj(a), k, v
+
+
+class GPT2(nn.Module):
+    def __init__(self, hidden=32, heads=4, layers=2, max_pos=64):
+        super().__init__()
+        self.wte = nn.Embedding(VOCAB, hidden)
+        self.wpe = nn.Embedding(max_pos, hidden)
+        self.ln1 = nn.ModuleList(nn.LayerNorm(hidden) for _ in range(layers))
+        self.attn = nn.ModuleList(GPT2Attention(hidden, heads, max_pos) for _ in range(layers))
+        self.ln2 = nn.ModuleList(nn.LayerNorm(hidden) for _ in range(layers))
+        self.mlp = nn.ModuleList(
+            nn.Sequential(nn.Linear(hidden, 4 * hidden), nn.GELU(), nn.Linear(4 * hidden, hidden))
+            for _ in range(layers))
+        self.ln_f = nn.LayerNorm(hidden)
+        self.head = nn.Linear(hidden, VOCAB, bias=False)
+
+    def forward(self, input_ids, attention_mask, *past):
+        input_shape = input_ids.size()
+        past_length = past[0].size(-2)
+        position_ids = torch.arange(past_length, input_shape[-1] + past_length, dtype=torch.long)
+        position_ids = position_ids.unsqueeze(0).view(-1, input_shape[-1])
+        ext = attention_mask.view(input_shape[0], -1)[:, None, None, :].to(torch.float32)
+        ext = (1.0 - ext) * -10000.0
+        h = self.wte(input_ids) + self.wpe(position_ids)
+        presents = []
+        for i, attn in enumerate(self.attn):
+            a, k, v = attn(self.ln1[i](h), past[2 * i], past[2 * i + 1], ext)
+            presents += [k, v]
+            h = h + a
+            h = h + self.mlp[i](self.ln2[i](h))
+        return (self.head(self.ln_f(h)), *presents)
+
+
+def kv_names(layers, prefix):
+    names = []
+    for i in range(layers):
+        names += [f"{prefix}.{i}.key", f"{prefix}.{i}.value"]
+    return names
+
+
+def gpt2(outdir, opset):
+    layers, heads, hidden = 2, 4, 32
+    hd = hidden // heads
+    b, t, p = 2, 3, 4
+    past = [torch.randn(b, heads, p, hd) for _ in range(2 * layers)]
+    args = (torch.randint(0, VOCAB, (b, t)), torch.ones(b, p + t, dtype=torch.long), *past)
+    past_names, present_names = kv_names(layers, "past_key_values"), kv_names(layers, "present")
+    dyn = {"input_ids": {0: "batch_size", 1: "sequence_length"},
+           "attention_mask": {0: "batch_size", 1: "total_sequence_length"},
+           "logits": {0: "batch_size", 1: "sequence_length"}}
+    for n in past_names:
+        dyn[n] = {0: "batch_size", 2: "past_sequence_length"}
+    for n in present_names:
+        dyn[n] = {0: "batch_size", 2: "total_sequence_length"}
+    inputs = {"input_ids": {"dtype": "int64", "high": VOCAB}, "attention_mask": {"dtype": "int64", "high": 2}}
+    for n in past_names:
+        inputs[n] = {"dtype": "float32"}
+    export(outdir, f"gpt2_op{opset}", GPT2(hidden, heads, layers), args,
+           ["input_ids", "attention_mask", *past_names], ["logits", *present_names], dyn, inputs, opset)
+
+
+# Section - Llama block: RMSNorm, rotary embeddings, GQA repeat_kv, Range/Less/Where causal mask
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, hidden, eps=1e-6):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(hidden))
+        self.eps = eps
+
+    def forward(self, x):
+        var = x.to(torch.float32).pow(2).mean(-1, keepdim=True)
+        return self.weight * (x * torch.rsqrt(var + self.eps))
+
+
+def rotate_half(x):
+    x1 = x[..., : x.shape[-1] // 2]
+    x2 = x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def repeat_kv(x, n_rep):
+    b, kvh, slen, hd = x.shape
+    if n_rep == 1:
+        return x
+    x = x[:, :, None, :, :].expand(b, kvh, n_rep, slen, hd)
+    return x.reshape(b, kvh * n_rep, slen, hd)
+
+
+def make_causal_mask(bsz, tgt_len, past_len, dtype):
+    mask = torch.full((tgt_len, tgt_len), torch.finfo(dtype).min)
+    cond = torch.arange(mask.size(-1))
+    mask.masked_fill_(cond < (cond + 1).view(mask.size(-1), 1), 0)
+    mask = mask.to(dtype)
+    if past_len > 0 or torch.onnx.is_in_onnx_export():
+        mask = torch.cat([torch.zeros(tgt_len, past_len, dtype=dtype), mask], dim=-1)
+    return mask[None, None, :, :].expand(bsz, 1, tgt_len, tgt_len + past_len)
+
+
+def expand_mask(mask, dtype, tgt_len):
+    bsz, src_len = mask.size()
+    expanded = mask[:, None, None, :].expand(bsz, 1, tgt_len, src_len).to(dtype)
+    inverted = 1.0 - expanded
+    return inverted.masked_fill(inverted.to(torch.bool), torch.finfo(dtype).min)
+
+
+class LlamaLayer(nn.Module):
+    def __init__(self, hidden, heads, kv_heads, max_pos):
+        super().__init__()
+        self.heads, self.kv_heads, self.hd = heads, kv_heads, hidden // heads
+        self.q = nn.Linear(hidden, heads * self.hd, bias=False)
+        self.k = nn.Linear(hidden, kv_heads * self.hd, bias=False)
+        self.v = nn.Linear(hidden, kv_heads * self.hd, bias=False)
+        self.o = nn.Linear(heads * self.hd, hidden, bias=False)
+        self.norm1, self.norm2 = RMSNorm(hidden), RMSNorm(hidden)
+        self.gate = nn.Linear(hidden, 2 * hidden, bias=False)
+        self.up = nn.Linear(hidden, 2 * hidden, bias=False)
+        self.down = nn.Linear(2 * hidden, hidden, bias=False)
+        inv_freq = 1.0 / (10000 ** (torch.arange(0, self.hd, 2).float() / self.hd))
+        t = torch.arange(max_pos, dtype=torch.float32)
+        emb = torch.cat((torch.outer(t, inv_freq),) * 2, dim=-1)
+        self.register_buffer("cos_cached", emb.cos()[None, None, :, :])
+        self.register_buffer("sin_cached", emb.sin()[None, None, :, :])
+
+    def forward(self, x, mask, position_ids, past_k, past_v):
+        bsz, q_len, _ = x.size()
+        h = self.norm1(x)
+        q = self.q(h).view(bsz, q_len, self.heads, self.hd).transpose(1, 2)
+        k = self.k(h).view(bsz, q_len, self.kv_heads, self.hd).transpose(1, 2)
+        v = self.v(h).view(bsz, q_len, self.kv_heads, self.hd).transpose(1, 2)
+        kv_seq_len = k.shape[-2] + past_k.shape[-2]
+        cos = self.cos_cached[:, :, :kv_seq_len, ...].to(x.dtype)
+        sin = self.sin_cached[:, :, :kv_seq_len, ...].to(x.dtype)
+        cos = cos.squeeze(1).squeeze(0)[position_ids].unsqueeze(1)
+        sin = sin.squeeze(1).squeeze(0)[position_ids].unsqueeze(1)
+        q = (q * cos) + (rotate_half(q) * sin)
+        k = (k * cos) + (rotate_half(k) * sin)
+        k = torch.cat([past_k, k], dim=2)
+        v = torch.cat([past_v, v], dim=2)
+        present = (k, v)
+        k = repeat_kv(k, self.heads // self.kv_heads)
+        v = repeat_kv(v, self.heads // self.kv_heads)
+        w = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(self.hd)
+        w = w + mask
+        w = F.softmax(w, dim=-1, dtype=torch.float32).to(q.dtype)
+        a = torch.matmul(w, v).transpose(1, 2).reshape(bsz, q_len, self.heads * self.hd)
+        x = x + self.o(a)
+        h = self.norm2(x)
+        x = x + self.down(F.silu(self.gate(h)) * self.up(h))
+        return x, present
+
+
+class Llama(nn.Module):
+    def __init__(self, hidden=64, heads=4, kv_heads=2, layers=1, max_pos=64):
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB, hidden)
+        self.layers = nn.ModuleList(LlamaLayer(hidden, heads, kv_heads, max_pos) for _ in range(layers))
+        self.norm = RMSNorm(hidden)
+        self.head = nn.Linear(hidden, VOCAB, bias=False)
+
+    def forward(self, input_ids, attention_mask, position_ids, *past):
+        bsz, seq = input_ids.shape
+        past_len = past[0].shape[2]
+        x = self.embed(input_ids)
+        mask = make_causal_mask(bsz, seq, past_len, x.dtype) + expand_mask(attention_mask, x.dtype, seq)
+        presents = []
+        for i, layer in enumerate(self.layers):
+            x, (k, v) = layer(x, mask, position_ids, past[2 * i], past[2 * i + 1])
+            presents += [k, v]
+        return (self.head(self.norm(x)), *presents)
+
+
+def llama(outdir, opset):
+    layers, heads, kv_heads, hidden = 1, 4, 2, 64
+    hd = hidden // heads
+    b, t, p = 2, 3, 4
+    past = [torch.randn(b, kv_heads, p, hd) for _ in range(2 * layers)]
+    args = (torch.randint(0, VOCAB, (b, t)), torch.ones(b, p + t, dtype=torch.long),
+            torch.arange(p, p + t).unsqueeze(0).expand(b, t), *past)
+    past_names, present_names = kv_names(layers, "past_key_values"), kv_names(layers, "present")
+    dyn = {"input_ids": {0: "batch_size", 1: "sequence_length"},
+           "attention_mask": {0: "batch_size", 1: "total_sequence_length"},
+           "position_ids": {0: "batch_size", 1: "sequence_length"},
+           "logits": {0: "batch_size", 1: "sequence_length"}}
+    for n in past_names:
+        dyn[n] = {0: "batch_size", 2: "past_sequence_length"}
+    for n in present_names:
+        dyn[n] = {0: "batch_size", 2: "total_sequence_length"}
+    inputs = {"input_ids": {"dtype": "int64", "high": VOCAB}, "attention_mask": {"dtype": "int64", "high": 2},
+              "position_ids": {"dtype": "int64", "fill": "positions"}}
+    for n in past_names:
+        inputs[n] = {"dtype": "float32"}
+    export(outdir, f"llama_op{opset}", Llama(hidden, heads, kv_heads, layers), args,
+           ["input_ids", "attention_mask", "position_ids", *past_names], ["logits", *present_names], dyn,
+           inputs, opset)
+
+
+# Section - BERT encoder: token_type_ids, attention mask extension
+
+
+class Bert(nn.Module):
+    def __init__(self, hidden=32, heads=4, max_pos=64):
+        super().__init__()
+        self.word = nn.Embedding(VOCAB, hidden)
+        self.pos = nn.Embedding(max_pos, hidden)
+        self.tok = nn.Embedding(2, hidden)
+        self.register_buffer("position_ids", torch.arange(max_pos).expand((1, -1)))
+        self.ln = nn.LayerNorm(hidden)
+        self.heads, self.hd = heads, hidden // heads
+        self.qkv = nn.ModuleList(nn.Linear(hidden, hidden) for _ in range(3))
+        self.out = nn.Linear(hidden, hidden)
+        self.ln2 = nn.LayerNorm(hidden)
+        self.ffn = nn.Sequential(nn.Linear(hidden, 2 * hidden), nn.GELU(), nn.Linear(2 * hidden, hidden))
+        self.pool = nn.Linear(hidden, hidden)
+
+    def heads_first(self, x):
+        new_shape = x.size()[:-1] + (self.heads, self.hd)
+        return x.view(new_shape).permute(0, 2, 1, 3)
+
+    def forward(self, input_ids, token_type_ids, attention_mask):
+        seq_length = input_ids.size(1)
+        position_ids = self.position_ids[:, :seq_length]
+        x = self.ln(self.word(input_ids) + self.tok(token_type_ids) + self.pos(position_ids))
+        ext = attention_mask.unsqueeze(1).unsqueeze(2).to(torch.float32)
+        ext = (1.0 - ext) * torch.finfo(torch.float32).min
+        q, k, v = (self.heads_first(l(x)) for l in self.qkv)
+        s = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.hd) + ext
+        a = torch.matmul(s.softmax(-1), v).permute(0, 2, 1, 3).contiguous()
+        a = a.view(a.size()[:-2] + (self.heads * self.hd,))
+        x = self.ln2(x + self.out(a))
+        x = x + self.ffn(x)
+        return x, torch.tanh(self.pool(x[:, 0]))
+
+
+def bert(outdir, opset):
+    b, t = 2, 5
+    args = (torch.randint(0, VOCAB, (b, t)), torch.zeros(b, t, dtype=torch.long), torch.ones(b, t, dtype=torch.long))
+    bs = {0: "batch_size", 1: "sequence_length"}
+    dyn = {"input_ids": bs, "token_type_ids": bs, "attention_mask": bs, "last_hidden_state": bs,
+           "pooler_output": {0: "batch_size"}}
+    inputs = {"input_ids": {"dtype": "int64", "high": VOCAB}, "token_type_ids": {"dtype": "int64", "high": 2},
+              "attention_mask": {"dtype": "int64", "high": 2}}
+    export(outdir, f"bert_op{opset}", Bert(), args, ["input_ids", "token_type_ids", "attention_mask"],
+           ["last_hidden_state", "pooler_output"], dyn, inputs, opset)
+
+
+# Section - ViT patch embedding
+
+
+class ViT(nn.Module):
+    def __init__(self, hidden=32, patch=8, max_patches=256):
+        super().__init__()
+        self.proj = nn.Conv2d(3, hidden, kernel_size=patch, stride=patch)
+        self.cls_token = nn.Parameter(torch.randn(1, 1, hidden))
+        self.pos = nn.Parameter(torch.randn(1, max_patches + 1, hidden))
+        self.ln = nn.LayerNorm(hidden)
+
+    def forward(self, pixel_values):
+        x = self.proj(pixel_values).flatten(2).transpose(1, 2)
+        cls = self.cls_token.expand(x.shape[0], -1, -1)
+        x = torch.cat((cls, x), dim=1)
+        x = x + self.pos[:, : x.shape[1]]
+        return self.ln(x), x[:, 0]
+
+
+def vit(outdir, opset):
+    args = (torch.randn(2, 3, 32, 24),)
+    dyn = {"pixel_values": {0: "batch_size", 2: "height", 3: "width"},
+           "last_hidden_state": {0: "batch_size", 1: "1 + (height // 8) * (width // 8)"},
+           "cls_output": {0: "batch_size"}}
+    export(outdir, f"vit_op{opset}", ViT(), args, ["pixel_values"], ["last_hidden_state", "cls_output"], dyn,
+           {"pixel_values": {"dtype": "float32"}}, opset)
+
+
+# Section - Whisper encoder front end: Conv1d, GELU, Conv1d stride 2
+
+
+class WhisperFront(nn.Module):
+    def __init__(self, hidden=32, max_pos=64):
+        super().__init__()
+        self.conv1 = nn.Conv1d(80, hidden, kernel_size=3, padding=1)
+        self.conv2 = nn.Conv1d(hidden, hidden, kernel_size=3, stride=2, padding=1)
+        self.embed_positions = nn.Embedding(max_pos, hidden)
+
+    def forward(self, input_features):
+        x = F.gelu(self.conv1(input_features))
+        x = F.gelu(self.conv2(x))
+        x = x.permute(0, 2, 1)
+        x = x + self.embed_positions.weight[: x.shape[1]]
+        return x
+
+
+def whisper(outdir, opset):
+    args = (torch.randn(2, 80, 16),)
+    dyn = {"input_features": {0: "batch_size", 2: "num_frames"},
+           "last_hidden_state": {0: "batch_size", 1: "(num_frames + 1) // 2"}}
+    export(outdir, f"whisper_op{opset}", WhisperFront(), args, ["input_features"], ["last_hidden_state"], dyn,
+           {"input_features": {"dtype": "float32"}}, opset)
+
+
+# Section - T5 relative position buckets
+
+
+def relative_position_bucket(relative_position, bidirectional, num_buckets=32, max_distance=128):
+    relative_buckets = 0
+    if bidirectional:
+        num_buckets //= 2
+        relative_buckets += (relative_position > 0).to(torch.long) * num_buckets
+        relative_position = torch.abs(relative_position)
+    else:
+        relative_position = -torch.min(relative_position, torch.zeros_like(relative_position))
+    max_exact = num_buckets // 2
+    is_small = relative_position < max_exact
+    large = max_exact + (torch.log(relative_position.float() / max_exact) / math.log(max_distance / max_exact)
+                         * (num_buckets - max_exact)).to(torch.long)
+    large = torch.min(large, torch.full_like(large, num_buckets - 1))
+    relative_buckets += torch.where(is_small, relative_position, large)
+    return relative_buckets
+
+
+class T5Attention(nn.Module):
+    def __init__(self, hidden=32, heads=4, num_buckets=32):
+        super().__init__()
+        self.heads, self.hd = heads, hidden // heads
+        self.q, self.k, self.v, self.o = (nn.Linear(hidden, hidden, bias=False) for _ in range(4))
+        self.rel = nn.Embedding(num_buckets, heads)
+
+    def compute_bias(self, query_length, key_length, bidirectional, cache_position=None):
+        if cache_position is None:
+            context_position = torch.arange(query_length, dtype=torch.long)[:, None]
+        else:
+            context_position = cache_position[:, None]
+        memory_position = torch.arange(key_length, dtype=torch.long)[None, :]
+        buckets = relative_position_bucket(memory_position - context_position, bidirectional)
+        return self.rel(buckets).permute([2, 0, 1]).unsqueeze(0)
+
+    def shape(self, x, b):
+        return x.view(b, -1, self.heads, self.hd).transpose(1, 2)
+
+    def forward(self, x, past_k, past_v, bidirectional, legacy):
+        b, seq = x.shape[:2]
+        past = past_k.shape[2]
+        real_seq = seq + past
+        key_length = real_seq
+        q = self.shape(self.q(x), b)
+        k = torch.cat([past_k, self.shape(self.k(x), b)], dim=2)
+        v = torch.cat([past_v, self.shape(self.v(x), b)], dim=2)
+        if legacy:
+            # transformers < 4.40: all query positions, then the last `seq` rows. Its length is
+            # seq only when seq >= 1 (a -0 start keeps every row).
+            bias = self.compute_bias(real_seq, key_length, bidirectional)
+            bias = bias[:, :, -seq:, :]
+        else:
+            # transformers >= 4.40: query positions from cache_position = arange(past, past+seq)
+            cache_position = torch.arange(past, past + seq, dtype=torch.long)
+            bias = self.compute_bias(real_seq, key_length, bidirectional, cache_position)
+        s = torch.matmul(q, k.transpose(3, 2)) + bias
+        a = torch.matmul(s.softmax(-1), v).transpose(1, 2).contiguous().view(b, -1, self.heads * self.hd)
+        return self.o(a), k, v
+
+
+class T5(nn.Module):
+    def __init__(self, hidden=32, legacy=False):
+        super().__init__()
+        self.legacy = legacy
+        self.embed = nn.Embedding(VOCAB, hidden)
+        self.dec = T5Attention(hidden)
+        self.enc = T5Attention(hidden)
+        self.norm = RMSNorm(hidden)
+
+    def forward(self, input_ids, past_k, past_v, enc_k, enc_v):
+        x = self.embed(input_ids)
+        a, k, v = self.dec(x, past_k, past_v, False, self.legacy)
+        x = self.norm(x + a)
+        e, _, _ = self.enc(x, enc_k, enc_v, True, self.legacy)
+        return x + e, k, v
+
+
+def t5(outdir, opset, legacy=False):
+    b, t, p = 2, 3, 4
+    args = (torch.randint(0, VOCAB, (b, t)), torch.randn(b, 4, p, 8), torch.randn(b, 4, p, 8),
+            torch.randn(b, 4, 0, 8), torch.randn(b, 4, 0, 8))
+    dyn = {"input_ids": {0: "batch_size", 1: "sequence_length"},
+           "past_key": {0: "batch_size", 2: "past_sequence_length"},
+           "past_value": {0: "batch_size", 2: "past_sequence_length"},
+           "empty_key": {0: "batch_size"}, "empty_value": {0: "batch_size"},
+           "hidden_states": {0: "batch_size", 1: "sequence_length"},
+           "present_key": {0: "batch_size", 2: "total_sequence_length"},
+           "present_value": {0: "batch_size", 2: "total_sequence_length"}}
+    inputs = {"input_ids": {"dtype": "int64", "high": VOCAB}, "past_key": {"dtype": "float32"},
+              "past_value": {"dtype": "float32"}, "empty_key": {"dtype": "float32"},
+              "empty_value": {"dtype": "float32"}}
+    extra = None
+    if legacy:
+        extra = {"knownUnresolved": "position_bias[:, :, -seq:, :] has seq rows only when seq >= 1 (seq = 0 keeps "
+                                    "all past+seq rows), so its length is not one expression of the symbols"}
+    export(outdir, f"t5{'_legacy' if legacy else ''}_op{opset}", T5(legacy=legacy), args,
+           ["input_ids", "past_key", "past_value", "empty_key", "empty_value"],
+           ["hidden_states", "present_key", "present_value"], dyn, inputs, opset, extra)
+
+
+# Section - beam-search-style batch expansion
+
+
+class Beams(nn.Module):
+    def __init__(self, beams=4):
+        super().__init__()
+        self.beams = beams
+
+    def forward(self, input_ids, attention_mask):
+        b, t = input_ids.shape
+        ids = input_ids[:, None, :].expand(b, self.beams, t).reshape(b * self.beams, t)
+        mask = attention_mask.repeat(self.beams, 1)
+        idx = torch.arange(b).view(-1, 1).repeat(1, self.beams).view(-1)
+        gathered = attention_mask.index_select(0, idx)
+        scores = torch.zeros(b, self.beams, dtype=torch.float32)
+        scores[:, 1:] = -1e9
+        return ids, mask, gathered, scores.view(-1)
+
+
+def beams(outdir, opset):
+    args = (torch.randint(0, VOCAB, (2, 3)), torch.ones(2, 3, dtype=torch.long))
+    bs = {0: "batch_size", 1: "sequence_length"}
+    bb = {0: "batch_size * 4", 1: "sequence_length"}
+    dyn = {"input_ids": bs, "attention_mask": bs, "expanded_ids": bb, "tiled_mask": bb,
+           "gathered_mask": bb, "beam_scores": {0: "batch_size * 4"}}
+    inputs = {"input_ids": {"dtype": "int64", "high": VOCAB}, "attention_mask": {"dtype": "int64", "high": 2}}
+    export(outdir, f"beams_op{opset}", Beams(), args, ["input_ids", "attention_mask"],
+           ["expanded_ids", "tiled_mask", "gathered_mask", "beam_scores"], dyn, inputs, opset)
+
+
+# Section - onnx.helper decoder: patterns torch 1.13 does not emit
+
+
+def helper_decoder(outdir):
+    """Opset 17: Shape(start/end), cache_position Range + Gather of CumSum positions, Trilu causal mask, Split."""
+    hidden, heads = 32, 4
+    hd = hidden // heads
+    rng = np.random.default_rng(3)
+
+    def w(name, shape):
+        return numpy_helper.from_array((rng.standard_normal(shape) * 0.02).astype(np.float32), name)
+
+    def c(name, values, dtype=np.int64):
+        return numpy_helper.from_array(np.array(values, dtype=dtype), name)
+
+    inits = [w("embed", [VOCAB, hidden]), w("wqkv", [hidden, 3 * hidden]), w("wo", [hidden, hidden]),
+             c("one", [1]), c("one_s", 1), c("axes01", [0, 1]), c("hd_shape", [heads, hd]), c("minus1", [-1]),
+             c("neg_inf", [-1e4], np.float32), c("one_f", 1.0, np.float32), c("split3", [hidden, hidden, hidden])]
+    N = helper.make_node
+    nodes = [
+        N("Shape", ["input_ids"], ["batch_s"], start=0, end=1),
+        N("Shape", ["input_ids"], ["seq_s"], start=1),
+        N("Shape", ["attention_mask"], ["total_s"], start=-1),
+        N("Shape", ["past_key"], ["past_s"], start=2, end=3),
+        N("Add", ["past_s", "seq_s"], ["end_s"]),
+        N("Squeeze", ["past_s"], ["past_scalar"]),
+        N("Squeeze", ["end_s"], ["end_scalar"]),
+        # cache_position = Range(past, past + seq); position_ids = (cumsum(mask) - 1)[:, cache_position]
+        N("Range", ["past_scalar", "end_scalar", "one_s"], ["cache_position"]),
+        N("CumSum", ["attention_mask", "one_s"], ["mask_cum"]),
+        N("Sub", ["mask_cum", "one"], ["pos_all"]),
+        N("Gather", ["pos_all", "cache_position"], ["position_ids"], axis=1),
+        N("Gather", ["embed", "input_ids"], ["tok"]),
+        N("Cast", ["position_ids"], ["pos_f"], to=TensorProto.FLOAT),
+        N("Unsqueeze", ["pos_f", "minus1"], ["pos_u"]),
+        N("Mul", ["pos_u", "neg_inf"], ["pos_scaled"]),
+        N("Add", ["tok", "pos_scaled"], ["h"]),
+        N("MatMul", ["h", "wqkv"], ["qkv"]),
+        N("Split", ["qkv", "split3"], ["q", "k", "v"], axis=2),
+        N("Concat", ["batch_s", "seq_s", "hd_shape"], ["heads_shape"], axis=0),
+        N("Reshape", ["q", "heads_shape"], ["q4"]),
+        N("Reshape", ["k", "heads_shape"], ["k4"]),
+        N("Reshape", ["v", "heads_shape"], ["v4"]),
+        N("Transpose", ["q4"], ["qt"], perm=[0, 2, 1, 3]),
+        N("Transpose", ["k4"], ["kt"], perm=[0, 2, 1, 3]),
+        N("Transpose", ["v4"], ["vt"], perm=[0, 2, 1, 3]),
+        N("Concat", ["past_key", "kt"], ["present.0.key"], axis=2),
+        N("Concat", ["past_value", "vt"], ["present.0.value"], axis=2),
+        N("Transpose", ["present.0.key"], ["kT"], perm=[0, 1, 3, 2]),
+        N("MatMul", ["qt", "kT"], ["scores"]),
+        # causal mask: Trilu(ones[seq, total], k=past) -> Where
+        N("Concat", ["seq_s", "total_s"], ["mask_shape"], axis=0),
+        N("ConstantOfShape", ["mask_shape"], ["ones"],
+          value=numpy_helper.from_array(np.array([1], dtype=np.int64))),
+        N("Trilu", ["ones", "past_scalar"], ["tril"], upper=0),
+        N("Cast", ["tril"], ["tril_b"], to=TensorProto.BOOL),
+        N("Where", ["tril_b", "scores", "neg_inf"], ["masked"]),
+        N("Unsqueeze", ["attention_mask", "axes01"], ["am4"]),
+        N("Transpose", ["am4"], ["am4t"], perm=[2, 0, 1, 3]),
+        N("Cast", ["am4t"], ["am_f"], to=TensorProto.FLOAT),
+        N("Sub", ["one_f", "am_f"], ["am_inv"]),
+        N("Mul", ["am_inv", "neg_inf"], ["am_add"]),
+        N("Add", ["masked", "am_add"], ["scores2"]),
+        N("Softmax", ["scores2"], ["probs"], axis=-1),
+        N("MatMul", ["probs", "present.0.value"], ["ctx"]),
+        N("Transpose", ["ctx"], ["ctx_t"], perm=[0, 2, 1, 3]),
+        N("Concat", ["batch_s", "seq_s", "minus1"], ["flat_shape"], axis=0),
+        N("Reshape", ["ctx_t", "flat_shape"], ["ctx_flat"]),
+        N("MatMul", ["ctx_flat", "wo"], ["attn_out"]),
+        N("Add", ["h", "attn_out"], ["hidden_states"]),
+    ]
+    f = TensorProto.FLOAT
+    kv = ["batch_size", heads, "past_sequence_length", hd]
+    kv_out = ["batch_size", heads, "total_sequence_length", hd]
+    graph = helper.make_graph(
+        nodes, "helper_decoder",
+        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch_size", "sequence_length"]),
+         helper.make_tensor_value_info("attention_mask", TensorProto.INT64,
+                                       ["batch_size", "total_sequence_length"]),
+         helper.make_tensor_value_info("past_key", f, kv),
+         helper.make_tensor_value_info("past_value", f, kv)],
+        [helper.make_tensor_value_info("hidden_states", f, ["batch_size", "sequence_length", hidden]),
+         helper.make_tensor_value_info("present.0.key", f, kv_out),
+         helper.make_tensor_value_info("present.0.value", f, kv_out)],
+        inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="onnx-shapes-tests")
+    model.ir_version = 8
+    inputs = {"input_ids": {"dtype": "int64", "high": VOCAB}, "attention_mask": {"dtype": "int64", "high": 2,
+                                                                                 "low": 1},
+              "past_key": {"dtype": "float32"}, "past_value": {"dtype": "float32"}}
+    record(outdir, "helper_decoder_op17", model, 17, inputs)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: make_models.py OUTDIR")
+    outdir = sys.argv[1]
+    os.makedirs(outdir, exist_ok=True)
+    for opset in (13, 17):
+        gpt2(outdir, opset)
+        llama(outdir, opset)
+        bert(outdir, opset)
+        vit(outdir, opset)
+        whisper(outdir, opset)
+        t5(outdir, opset)
+        beams(outdir, opset)
+    helper_decoder(outdir)
+    t5(outdir, 17, legacy=True)
+    with open(os.path.join(outdir, "manifest.json"), "w") as fh:
+        json.dump(MODELS, fh, indent=1)
+    print(f"{len(MODELS)} models written to {outdir}")
+
+
+if __name__ == "__main__":
+    main()

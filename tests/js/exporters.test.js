@@ -1,0 +1,88 @@
+// Exporter-shaped models (tests/exporters/make_models.py: torch.onnx.export at opset 13 and 17, and
+// onnx.helper) inferred by onnx-shapes and run by onnxruntime-node at two bindings of the symbols:
+// every inferred dim of every intermediate value must evaluate to the runtime's size, the declared
+// outputs must be reproduced, and no value may keep an unknown dim or a fresh symbol.
+// Needs python3-torch + python3-onnx (/usr/bin/python3) and onnxruntime-node, both installed by
+// .ci/setup.sh; it skips with a message only when one of them is missing.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { formatReport, unavailableReason } from '../exporters/differential.mjs';
+import { evalDim, symbolsOf, UnboundSymbolError } from '../exporters/expr_eval.mjs';
+import { REPO } from './helpers.js';
+
+const MODELS = [
+  'gpt2_op13', 'llama_op13', 'bert_op13', 'vit_op13', 'whisper_op13', 't5_op13', 'beams_op13',
+  'gpt2_op17', 'llama_op17', 'bert_op17', 'vit_op17', 'whisper_op17', 't5_op17', 'beams_op17',
+  'helper_decoder_op17', 't5_legacy_op17',
+];
+
+describe('expr_eval (dim expression evaluator)', () => {
+  const env = { N: 7, seq: 3, past_seq: 4, 'batch size': 2 };
+  test.each([
+    ['N', 7], [5, 5], ['past_seq+seq', 7], ['2*N+1', 15], ['(N+1)//2', 4], ['-N//2', -4], ['N%3', 1],
+    ['-N%3', 2], ['-2*-N', 14], ['N-seq-past_seq', 0], ["'batch size'*3", 6], ['Max(N,seq,9)', 9],
+    ['Min(N,seq)', 3], ['CeilDiv(N,2)', 4], ['CeilDiv(-N,2)', -3], ['Broadcast(1,seq)', 3],
+    ['Broadcast(seq,seq,1)', 3], ['(N-1)//2*2+1', 7],
+  ])('%s', (expr, value) => {
+    expect(evalDim(expr, env)).toBe(value);
+  });
+  test('errors', () => {
+    expect(() => evalDim('M+1', env)).toThrow(UnboundSymbolError);
+    expect(() => evalDim('Broadcast(N,seq)', env)).toThrow(RangeError);
+    expect(() => evalDim('N//(seq-3)', env)).toThrow(RangeError);
+    expect(() => evalDim('N+', env)).toThrow(SyntaxError);
+    expect(symbolsOf("Max(a,'b c')+CeilDiv(d,2)")).toEqual(['a', 'b c', 'd']);
+  });
+});
+
+const why = unavailableReason();
+if (why) console.warn(`skipping the exporter differential test: ${why}`);
+const describeIfAvailable = why ? describe.skip : describe;
+
+describeIfAvailable('exporter patterns against onnxruntime', () => {
+  let report;
+  const byName = (name) => report.models.find((m) => m.name === name);
+
+  // In a child process: onnxruntime-node's output tensors fail Float32Array instanceof checks in
+  // Jest's sandbox realm. The child generates the models into a temporary folder and removes it.
+  beforeAll(() => {
+    const r = spawnSync(process.execPath, [join(REPO, 'tests/exporters/differential.mjs'), '--json'], {
+      cwd: REPO,
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
+    if (r.error || r.status > 1 || !r.stdout.trim()) {
+      throw new Error(`differential.mjs failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stderr}`);
+    }
+    report = JSON.parse(r.stdout);
+    console.log(formatReport(report));
+  }, 180_000);
+
+  test('the generator wrote every model', () => {
+    expect(report.models.map((m) => m.name).sort()).toEqual([...MODELS].sort());
+  });
+
+  test.each(MODELS)('%s: every inferred dim equals the runtime size', (name) => {
+    const m = byName(name);
+    expect(m.values).toBeGreaterThan(10);
+    expect(m.details.wrong).toEqual([]);
+    expect(m.constraintViolations).toEqual([]);
+    if (m.knownUnresolved) return; // a value no single expression describes (see make_models.py)
+    expect(m.details.unresolved).toEqual([]);
+    expect(m.exact).toBe(m.values);
+  });
+
+  test.each(MODELS.filter((n) => !n.startsWith('t5_legacy')))(
+    '%s: declared outputs reproduced, no unknown dim, no fresh symbol, no diagnostic', (name) => {
+      const m = byName(name);
+      expect(m.expectations).toEqual([]);
+      expect(m.diagnostics).toEqual([]);
+    });
+
+  test('totals: >= 99% of the values resolved, none wrong', () => {
+    expect(report.totals.wrong).toBe(0);
+    expect(report.totals.values).toBeGreaterThan(2000);
+    expect(report.totals.resolvedPercent).toBeGreaterThanOrEqual(99);
+  });
+});
