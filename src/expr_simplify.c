@@ -630,6 +630,7 @@ static OsiExpr div_op(OsiExprStore *s, int op, OsiExpr a, OsiExpr b) {
   if (osi_expr_is_const(s, b, &d)) {
     if (d == 0) return OSI_EXPR_UNKNOWN;
     if (aconst) return div_fold(op, x, d, &k) ? osi_expr_const(s, k) : OSI_EXPR_UNKNOWN;
+    if (d == INT64_MIN) return OSI_EXPR_UNKNOWN; /* -d does not fit int64 */
     if (d < 0) {
       OsiExpr r = div_op(s, op, osi_expr_neg(s, a), osi_expr_const(s, -d));
       return op == OP_MOD ? osi_expr_neg(s, r) : r;
@@ -755,6 +756,22 @@ static OsiExpr minmax(OsiExprStore *s, int kind, OsiExpr a, OsiExpr b) {
 OsiExpr osi_expr_max(OsiExprStore *s, OsiExpr a, OsiExpr b) { return minmax(s, EK_MAX, a, b); }
 OsiExpr osi_expr_min(OsiExprStore *s, OsiExpr a, OsiExpr b) { return minmax(s, EK_MIN, a, b); }
 
+/* 1 when y is Min(x, c1, ...) with constants c >= 1 (a dim clipped to a
+ * buffer size, as slicing a fixed cache gives). Then Broadcast(x, y) is x
+ * for every x >= 0: x >= 1 makes 1 <= y <= x, so y is 1 or x; x = 0 makes
+ * y = 0. */
+static int clipped_copy(const OsiExprStore *s, OsiExpr y, OsiExpr x) {
+  if (expr_kind(s, y) != EK_MIN) return 0;
+  const OsiExpr *args = expr_args(s, y);
+  int has_x = 0;
+  for (uint32_t i = 0; i < expr_node(s, y)->n; i++) {
+    int64_t c;
+    if (args[i] == x) has_x = 1;
+    else if (!osi_expr_is_const(s, args[i], &c) || c < 1) return 0;
+  }
+  return has_x;
+}
+
 OsiExpr osi_expr_broadcast(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   OsiExpr v[2 * NARY_MAX];
   uint32_t n = 0, o = 0;
@@ -771,6 +788,17 @@ OsiExpr osi_expr_broadcast(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   }
   if (k != 1) return osi_expr_const(s, k); /* defined only if the others are k or 1 */
   n = sort_dedupe(s, v, o);
+  if (s->assume_nonneg) {
+    /* Drop every operand that is a clipped copy of another one. */
+    unsigned char dead[2 * NARY_MAX] = {0};
+    for (uint32_t i = 0; i < n; i++)
+      for (uint32_t j = 0; j < n && !dead[i]; j++)
+        if (j != i && !dead[j] && clipped_copy(s, v[i], v[j])) dead[i] = 1;
+    o = 0;
+    for (uint32_t i = 0; i < n; i++)
+      if (!dead[i]) v[o++] = v[i];
+    n = o;
+  }
   if (n == 0) return osi_expr_const(s, 1);
   if (n == 1) return v[0];
   return expr_intern(s, EK_BROADCAST, v, n, NULL, 0, NULL, 0);

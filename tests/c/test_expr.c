@@ -118,6 +118,13 @@ static void test_soundness(void) {
 static void test_nonneg(void) {
   EXPECT("Max(x, 0)", "x");
   EXPECT("Min(x, 0)", "0");
+  /* A dim clipped to a buffer size broadcasts with itself to itself
+   * (x = 0 gives 0 == 0; x >= 1 gives 1 <= Min(x,64) <= x). */
+  EXPECT("Broadcast(x, Min(x, 64))", "x");
+  EXPECT("Broadcast(Min(64, x), x)", "x");
+  EXPECT("Broadcast(x, Min(x, 64, y))", "Broadcast(x,Min(x,y,64))");
+  EXPECT("Broadcast(x, Min(x, 0))", "0");
+  EXPECT("Broadcast(a, Min(a, 2), b)", "Broadcast(a,b)");
   EXPECT("Max(a+b, a)", "a+b");
   EXPECT("Max(a, a+b)", "a+b");
   EXPECT("Min(a+b, a)", "a");
