@@ -132,7 +132,11 @@ OSI_API const char *osi_result_json(OsiResult *self);
  * top-level value with a known element type. Every other byte (inputs,
  * initializers, nodes, functions, metadata, unknown fields) is kept as is.
  * Dims are written as dim_value (constant), dim_param (symbolic: the
- * canonical expression text) or an empty Dimension (unknown).
+ * canonical expression text, except that a lone symbol keeps its exact
+ * name, unquoted) or an empty Dimension (unknown). Unknown parts of an
+ * existing value_info's type are kept from its declaration when they do not
+ * contradict inference; an entry whose inferred element type is unknown, or
+ * whose type would not change, keeps its bytes.
  *
  * Reads the bytes given to osi_infer again: they must still be valid and
  * unchanged. Returns `*len` bytes owned by the result (computed once, valid

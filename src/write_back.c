@@ -32,6 +32,7 @@ enum {
   F_TYPE_MAP = 5,
   F_TYPE_SPARSE = 8,
   F_TYPE_OPTIONAL = 9,
+  F_TYPE_DENOTATION = 6,
   F_TENSOR_ELEM = 1, /* Tensor.elem_type, SparseTensor.elem_type */
   F_TENSOR_SHAPE = 2,
   F_SHAPE_DIM = 1,
@@ -384,6 +385,20 @@ static void put_type(Buf *b, OsiExprStore *s, const OsiType *t) {
   }
 }
 
+/* A ValueInfoProto.type field holding `t`, with the denotation (TypeProto
+ * field 6) of the type it replaces, `old` (NULL when none), kept. */
+static void put_value_type(Buf *b, OsiExprStore *s, const OsiType *t, const Field *old) {
+  size_t at = buf_open(b, F_VI_TYPE);
+  put_type(b, s, t);
+  if (old && old->wire == WT_LEN) {
+    const uint8_t *p = old->data, *end = old->data + old->len;
+    Field x;
+    while (p < end && read_field(&p, end, &x, 0))
+      if (x.number == F_TYPE_DENOTATION) buf_put(b, x.start, (size_t)(x.end - x.start));
+  }
+  buf_close(b, at);
+}
+
 /* Section - Graph fields */
 
 /* One output (12) or value_info (13) entry: re-encoded with the inferred
@@ -428,17 +443,11 @@ static void rewrite_entry(WriteBack *w, const Field *f, const OsiValueInfo *decl
     if (x.number != F_VI_TYPE) {
       buf_put(b, x.start, (size_t)(x.end - x.start));
     } else if (!typed) { /* the type goes where the old one was; repeats are dropped */
-      size_t tp = buf_open(b, F_VI_TYPE);
-      put_type(b, w->exprs, t);
-      buf_close(b, tp);
+      put_value_type(b, w->exprs, t, &x);
       typed = 1;
     }
   }
-  if (!typed) {
-    size_t tp = buf_open(b, F_VI_TYPE);
-    put_type(b, w->exprs, t);
-    buf_close(b, tp);
-  }
+  if (!typed) put_value_type(b, w->exprs, t, NULL);
   buf_close(b, at);
   emit_side(w, mark);
 }
@@ -480,9 +489,7 @@ static void append_new_entries(WriteBack *w) {
   for (size_t i = 0; i < n; i++) {
     size_t at = buf_open(b, F_GRAPH_VALUE_INFO);
     buf_bytes_field(b, F_VI_NAME, fresh[i]->name, strlen(fresh[i]->name));
-    size_t tp = buf_open(b, F_VI_TYPE);
-    put_type(b, w->exprs, fresh[i]->type);
-    buf_close(b, tp);
+    put_value_type(b, w->exprs, fresh[i]->type, NULL);
     buf_close(b, at);
   }
   emit_side(w, mark);

@@ -511,6 +511,36 @@ static void test_fill_from_declaration(void) {
   builder_free(b);
 }
 
+/* The denotation of a replaced TypeProto is kept. */
+static void test_denotation(void) {
+  Builder *b = builder_new(17);
+  builder_input(b, "x", "float[N,3]");
+  builder_node(b, "Relu", "r", "x", "", "y", "");
+  builder_output(b, "y", "float[*]");
+  size_t len, out_len;
+  uint8_t *bytes = builder_pack(b, &len);
+  Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, bytes);
+  m->graph->output[0]->type->denotation = "TENSOR";
+  uint8_t *with = malloc(onnx__model_proto__get_packed_size(m));
+  len = onnx__model_proto__pack(m, with);
+  m->graph->output[0]->type->denotation = NULL; /* not ours to free */
+  onnx__model_proto__free_unpacked(m, NULL);
+  OsiResult *r = osi_infer(with, len, 0);
+  uint8_t *out = written(r, &out_len);
+  m = out ? onnx__model_proto__unpack(NULL, out_len, out) : NULL;
+  CHECK(m != NULL);
+  if (m) {
+    CHECK_STR(vi_type(m->graph->output, 1, "y"), "float[N,3]");
+    CHECK_STR(m->graph->output[0]->type->denotation, "TENSOR");
+    onnx__model_proto__free_unpacked(m, NULL);
+  }
+  free(out);
+  osi_result_delete(r);
+  free(with);
+  free(bytes);
+  builder_free(b);
+}
+
 static void test_refusals(void) {
   size_t len = 123;
   CHECK(osi_result_model(NULL, &len) == NULL);
@@ -790,6 +820,7 @@ int main(int argc, char **argv) {
   test_groups();
   test_nested_and_unranked();
   test_fill_from_declaration();
+  test_denotation();
   test_refusals();
   test_corrupted_input();
   test_backend(argc > 1 ? argv[1] : "../shared/onnx-backend");
