@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+// Benchmark (not a test): how long the demo page takes to show the values table of a 100k-node
+// model, from the moment the worker finishes inference to the first painted table (transfer of
+// the result, building the rows, first render). Target: < 2 s. Also: scrolling cost and the
+// number of rows in the DOM (virtualised).
+//   node tests/browser/bench_table.mjs [nodeCount]
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { model, node, tensor } from '../js/onnx_builder.js';
+import { start, waitReady, REPO } from './harness.mjs';
+
+const N = Number(process.argv[2] || 100000);
+const UNARY = ['Relu', 'Sigmoid', 'Tanh', 'Neg', 'Abs', 'Exp', 'Softsign'];
+
+function buildModel(n) {
+  const nodes = [];
+  let prev = 'x';
+  for (let i = 0; i < n; i++) {
+    const out = `v${i}`;
+    if (i % 1000 === 999) nodes.push(node({ op: 'MatMul', inputs: [prev, 'w'], outputs: [out], name: `matmul_${i}` }));
+    else if (i % 10 === 9) nodes.push(node({ op: 'Add', inputs: [prev, 'bias'], outputs: [out], name: `add_${i}` }));
+    else nodes.push(node({ op: UNARY[i % UNARY.length], inputs: [prev], outputs: [out], name: `n${i}` }));
+    prev = out;
+  }
+  return model({
+    inputs: [{ name: 'x', elemType: 'float', dims: ['batch', 'seq', 64] }],
+    outputs: [{ name: prev, elemType: 'float', dims: ['batch', 'seq', 64] }],
+    initializers: [
+      { name: 'bias', elemType: 'float', dims: [64], floatData: new Array(64).fill(0) },
+      { name: 'w', elemType: 'float', dims: [64, 64], floatData: new Array(64 * 64).fill(0) },
+    ].map(tensor),
+    nodes,
+  });
+}
+
+const t0 = Date.now();
+const bytes = buildModel(N);
+console.log(`model: ${N.toLocaleString('en-US')} nodes, ${(bytes.length / 1048576).toFixed(1)} MiB, built in ${Date.now() - t0} ms`);
+
+const env = await start();
+try {
+  const page = await env.newPage();
+  await page.goto(`${env.base}/examples/web/`);
+  await page.waitForFunction(() => document.body.dataset.engine, null, { timeout: 20000 });
+  const tLoad = Date.now();
+  await page.setInputFiles('#file-input', { name: 'bench_100k.onnx', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
+  await waitReady(page, 'bench_100k.onnx', 180000);
+  const wall = Date.now() - tLoad;
+  const timings = await page.evaluate(() => window.__onnxShapesDemo.timings);
+  const domRows = await page.locator('#grid-rows .row').count();
+
+  // Scrolling: jump to 40 positions across the table, timing each render (scroll → painted frame).
+  const scroll = await page.evaluate(async () => {
+    const s = document.getElementById('grid-scroll');
+    const frame = () => new Promise((r) => requestAnimationFrame(r));
+    const times = [];
+    for (let k = 0; k < 40; k++) {
+      await frame();
+      const t = performance.now();
+      s.scrollTop = (s.scrollHeight - s.clientHeight) * (k / 39);
+      await frame(); // the page's scroll handler renders in this same animation frame, before us
+      s.querySelector('.row:last-child')?.getBoundingClientRect(); // force style + layout of the new rows
+      times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    return { median: times[20], max: times[39], rows: document.querySelectorAll('#grid-rows .row').length };
+  });
+
+  // Filtering and sorting the whole table.
+  const filterMs = await page.evaluate(async () => {
+    const f = document.getElementById('filter');
+    const t = performance.now();
+    f.value = 'op:Add';
+    f.dispatchEvent(new Event('input'));
+    await new Promise((r) => setTimeout(r, 200)); // includes the 120 ms debounce of large tables
+    const ms = performance.now() - t - 120;
+    const count = document.getElementById('values-count').textContent;
+    f.value = '';
+    f.dispatchEvent(new Event('input'));
+    await new Promise((r) => setTimeout(r, 200));
+    return { ms, count };
+  });
+  const bindMs = await page.evaluate(async () => {
+    const t = performance.now();
+    document.getElementById('bindings-text').value = 'batch=1, seq=2048';
+    document.getElementById('bindings-form').requestSubmit();
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    return performance.now() - t;
+  });
+  const memTotal = await page.textContent('#mem-total');
+  mkdirSync(join(REPO, 'build/screenshots'), { recursive: true });
+  await page.screenshot({ path: join(REPO, 'build/screenshots/bench-100k.png') });
+
+  console.log(`values in the table:      ${timings.rows.toLocaleString('en-US')} (${domRows} rows in the DOM)`);
+  console.log(`inference (worker):       ${timings.inferMs.toFixed(0)} ms (+ ${timings.scanMs.toFixed(0)} ms reading the graph's names)`);
+  console.log(`inference done → table:   ${timings.tableMs.toFixed(0)} ms  (target < 2000 ms)`);
+  console.log(`file chosen → table:      ${wall} ms (wall clock, incl. reading and inference)`);
+  console.log(`scroll jump → laid out:  median ${scroll.median.toFixed(1)} ms, max ${scroll.max.toFixed(1)} ms (${scroll.rows} rows in the DOM)`);
+  console.log(`filter op:Add:            ${filterMs.ms.toFixed(0)} ms → ${filterMs.count}`);
+  console.log(`bind batch, seq → frame:  ${bindMs.toFixed(0)} ms (activations ${memTotal})`);
+  if (page.errors.length) console.log(`console errors: ${page.errors.join('; ')}`);
+  console.log(JSON.stringify(timings));
+  console.log(`TABLE_RENDER_MS=${timings.tableMs.toFixed(0)}`);
+} finally {
+  await env.close();
+}

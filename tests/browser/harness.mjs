@@ -1,0 +1,97 @@
+// Shared setup of the browser tests and the table benchmark: the repository served by
+// examples/web/serve.mjs on an ephemeral port, and Debian's headless chromium driven by
+// playwright-core (no browser download). CHROMIUM=/path overrides the browser.
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serve } from '../../examples/web/serve.mjs';
+
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+const FLAGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
+];
+
+export function findChromium() {
+  for (const p of [process.env.CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']) {
+    if (p && existsSync(p)) return p;
+  }
+  return null;
+}
+
+/** Starts the server and the browser. Returns {base, context, newPage, close}. */
+export async function start({ viewport = { width: 1440, height: 900 } } = {}) {
+  const executablePath = findChromium();
+  if (!executablePath) throw new Error('chromium not found: apt-get install -y chromium (or set CHROMIUM)');
+  const server = await serve(REPO, 0);
+  const base = `http://127.0.0.1:${server.address().port}`;
+  const profile = mkdtempSync(join(tmpdir(), 'onnx-shapes-chromium-'));
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath, headless: true, viewport, args: FLAGS, timeout: 60000,
+    });
+  } catch (err) {
+    server.close();
+    rmSync(profile, { recursive: true, force: true });
+    throw err;
+  }
+
+  /** A page that records console errors and page errors in page.errors. */
+  async function newPage({ colorScheme = 'light' } = {}) {
+    const page = await context.newPage();
+    page.errors = [];
+    page.on('console', (m) => { if (m.type() === 'error') page.errors.push(`console: ${m.text()}`); });
+    page.on('pageerror', (e) => page.errors.push(`pageerror: ${e.message}`));
+    page.on('crash', () => page.errors.push('crash'));
+    await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' }); // no slide-in mid-screenshot
+    return page;
+  }
+
+  async function close() {
+    await context.close().catch(() => {});
+    await new Promise((r) => server.close(r));
+    rmSync(profile, { recursive: true, force: true });
+  }
+
+  for (const p of context.pages()) await p.close().catch(() => {});
+  return { base, context, newPage, close };
+}
+
+// Section - Page helpers
+
+/** Waits until the page has shown model `name` (body[data-state=ready][data-model=name]). */
+export async function waitReady(page, name, timeout = 30000) {
+  await page.waitForFunction(
+    (n) => document.body.dataset.state === 'ready' && document.body.dataset.model === n
+      || document.body.dataset.state === 'error' && document.querySelector('#error-card h2')?.textContent.startsWith(n),
+    name, { timeout },
+  );
+  const st = await page.evaluate(() => document.body.dataset.state);
+  if (st === 'error') throw new Error(`page shows an error: ${await page.textContent('#error-card')}`);
+}
+
+/** Filters the table to `name` and returns that row's {dims, type, op, size, sizeTitle}, or null. */
+export async function row(page, name) {
+  await page.fill('#filter', name);
+  await page.waitForTimeout(50);
+  return page.evaluate((n) => {
+    for (const r of document.querySelectorAll('#grid-rows .row')) {
+      if (r.querySelector('.vname').textContent !== n) continue;
+      return {
+        dims: [...r.querySelectorAll('.c-shape .dim')].map((d) => d.textContent),
+        shapeText: r.querySelector('.c-shape').textContent,
+        type: r.querySelector('.c-type').textContent,
+        op: r.querySelector('.c-op .opname')?.textContent ?? '',
+        node: r.querySelector('.c-op .nodename')?.textContent ?? '',
+        size: r.querySelector('.c-size').textContent,
+        sizeTitle: r.querySelector('.c-size').getAttribute('title'),
+        v: Number(r.dataset.v),
+      };
+    }
+    return null;
+  }, name);
+}
