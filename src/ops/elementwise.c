@@ -4,6 +4,7 @@
  * Integer ops also compute their value when inputs carry one, which is how
  * exporter shape arithmetic (Shape(x)[1] + 1) stays symbolic.
  */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -212,15 +213,45 @@ OsiStatus osi_op_where(OsiOpCtx *ctx) {
   return OSI_OK;
 }
 
-/* Cast: input shape, dtype from `to`; integer content kept across integer
- * casts (exporters Cast shape values to int64 and back). */
+/* Content across a cast: integers stay integers (exporters Cast shape
+ * values to int64 and back); constant integers become floats and
+ * integral floats integers (truncation toward zero, as Cast does), which
+ * keeps Range/window arithmetic on sizes known. */
+static void cast_value(OsiOpCtx *ctx, OsiType *y, const OsiType *x, int32_t to) {
+  const OsiValue *v = x->value;
+  if (!y || !v || to == OSI_DT_BOOL) return;
+  OsiExprStore *s = osi_op_exprs(ctx);
+  if (v->ints && osi_dtype_is_integer(to)) {
+    y->value = v;
+  } else if (v->ints && osi_dtype_is_float(to) && v->count <= OSI_MAX_FLOAT_DATA) {
+    double *f;
+    OsiValue *nv = osi_value_floats(osi_op_arena(ctx), v->count, &f);
+    for (int64_t i = 0; nv && i < v->count; i++) {
+      int64_t c;
+      if (!osi_expr_is_const(s, v->ints[i], &c)) return;
+      f[i] = (double)c;
+    }
+    y->value = nv;
+  } else if (v->floats && osi_dtype_is_integer(to)) {
+    OsiExpr *e;
+    OsiValue *nv = osi_value_ints(osi_op_arena(ctx), v->count, &e);
+    for (int64_t i = 0; nv && i < v->count; i++) {
+      double t = trunc(v->floats[i]);
+      if (!(t > -9.0e15 && t < 9.0e15)) return; /* NaN, inf, or beyond exact doubles */
+      e[i] = osi_expr_const(s, (int64_t)t);
+    }
+    y->value = nv;
+  } else if (v->floats && osi_dtype_is_float(to) && (to == OSI_DT_DOUBLE || to == OSI_DT_FLOAT)) {
+    y->value = v; /* exact for the sizes and scales kept here */
+  }
+}
+
+/* Cast: input shape, dtype from `to`. */
 OsiStatus osi_op_cast(OsiOpCtx *ctx) {
   const OsiType *x = osi_in(ctx, 0);
   int32_t to = (int32_t)osi_attr_int(ctx, "to", 0);
   if (!x) return OSI_OK;
-  OsiType *y = osi_out_like(ctx, 0, to, x);
-  if (y && x->value && x->value->ints && osi_dtype_is_integer(to) && to != OSI_DT_BOOL)
-    y->value = x->value;
+  cast_value(ctx, osi_out_like(ctx, 0, to, x), x, to);
   return OSI_OK;
 }
 
@@ -229,9 +260,7 @@ OsiStatus osi_op_cast_like(OsiOpCtx *ctx) {
   const OsiType *x = osi_in(ctx, 0);
   int32_t to = osi_in_dtype(ctx, 1);
   if (!x) return OSI_OK;
-  OsiType *y = osi_out_like(ctx, 0, to, x);
-  if (y && x->value && x->value->ints && osi_dtype_is_integer(to) && to != OSI_DT_BOOL)
-    y->value = x->value;
+  cast_value(ctx, osi_out_like(ctx, 0, to, x), x, to);
   return OSI_OK;
 }
 

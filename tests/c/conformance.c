@@ -190,6 +190,7 @@ typedef struct {
   int32_t out;   /* graph output index */
   uint8_t variant, cls;
   const char *op; /* interned */
+  char *why;      /* unknown outputs: inferred vs expected and the engine's reason (malloc'ed) */
 } Record;
 
 static char **g_tests;
@@ -229,7 +230,7 @@ static void add_record(uint32_t test, int out, int variant, int cls, const char 
     g_cap_recs = g_cap_recs ? g_cap_recs * 2 : 4096;
     g_recs = xrealloc(g_recs, g_cap_recs * sizeof *g_recs);
   }
-  g_recs[g_n_recs++] = (Record){test, out, (uint8_t)variant, (uint8_t)cls, s->op};
+  g_recs[g_n_recs++] = (Record){test, out, (uint8_t)variant, (uint8_t)cls, s->op, NULL};
 }
 
 /* Ops the engine registers (ai.onnx), to mark supported rows in the report. */
@@ -524,6 +525,30 @@ static const char *dim_name(size_t i, size_t j) {
   return bstrdup(buf);
 }
 
+/* "inferred X, expected Y: CODE: message" for the report, from the first
+ * diagnostic that names a reason (the engine explains every unknown it
+ * introduces; an unknown inherited from an unknown input has none). */
+static char *unknown_reason(OsiResult *r, OsiExprStore *s, const OsiType *t, const PbTensor *e,
+                            const Bindings *bs) {
+  char got[512], want[512], buf[1400];
+  type_str(s, t, bs, got, sizeof got);
+  expected_str(e, want, sizeof want);
+  const char *code = "", *msg = "no diagnostic";
+  for (int i = 0; i < osi_result_diagnostic_count(r); i++) {
+    code = osi_result_diagnostic_code(r, i);
+    msg = osi_result_diagnostic_message(r, i);
+    break;
+  }
+  snprintf(buf, sizeof buf, "inferred `%s`, expected `%s` | %s%s%.300s", got, want, code,
+           code[0] ? ": " : "", msg);
+  for (char *p = buf; *p; p++)
+    if (*p == '\n') *p = ' ';
+  size_t n = strlen(buf) + 1;
+  char *out = xmalloc(n);
+  memcpy(out, buf, n);
+  return out;
+}
+
 static void run_variant(const Case *c, int variant) {
   snprintf(g_crash_msg, sizeof g_crash_msg,
            "\nconformance: CRASH while running variant %s of %s\n", VARIANT_NAMES[variant],
@@ -632,6 +657,7 @@ static void run_variant(const Case *c, int variant) {
       cls = classify(s, t, e, &bs);
     }
     add_record(c->index, (int)k, variant, cls, op);
+    if (cls == C_UNKNOWN && opt.report) g_recs[g_n_recs - 1].why = unknown_reason(r, s, t, e, &bs);
     if (cls == C_WRONG || (opt.verbose && (cls == C_UNKNOWN))) {
       char got[1024], want[1024];
       type_str(s, t, &bs, got, sizeof got);
@@ -874,6 +900,16 @@ static int write_report(const char *path, size_t n_tests) {
         fprintf(f, " `%s`", last);
       }
       if (header) fprintf(f, "\n\n");
+    }
+    if (v == V_PLAIN || v == V_CONST) {
+      fprintf(f, "### Remaining unknown outputs (`%s`) and why\n\n| test | output | op | shapes | reason |\n|---|---:|---|---|---|\n",
+              VARIANT_NAMES[v]);
+      for (size_t i = 0; i < g_n_recs; i++) {
+        const Record *r = &g_recs[i];
+        if (r->variant != v || r->cls != C_UNKNOWN || !r->why) continue;
+        fprintf(f, "| `%s` | %d | %s | %s |\n", g_tests[r->test], r->out, r->op, r->why);
+      }
+      fprintf(f, "\n");
     }
   }
   fclose(f);

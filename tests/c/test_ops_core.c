@@ -22,6 +22,12 @@ static void test_elementwise(OpTest *t) {
   CHECK_STR(op_run(t, "", "Cast", 13, "int64[3]{N,C,4}", NULL), "float[3]");
   op_attr_int(t, "to", 6);
   CHECK_STR(op_run(t, "", "Cast", 13, "int64[3]{N,C,4}", NULL), "int32[3]{N,C,4}");
+  op_attr_int(t, "to", 1);
+  CHECK_STR(op_run(t, "", "Cast", 13, "int64[]{10}", NULL), "float[]{10}");
+  op_attr_int(t, "to", 7);
+  CHECK_STR(op_run(t, "", "Cast", 13, "float[2]{2.9,-2.9}", NULL), "int64[2]{2,-2}");
+  op_attr_int(t, "to", 9);
+  CHECK_STR(op_run(t, "", "Cast", 13, "int64[1]{3}", NULL), "bool[1]");
 }
 
 static void test_shape_ops(OpTest *t) {
