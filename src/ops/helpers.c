@@ -281,9 +281,12 @@ OsiStatus osi_read_spatial(OsiOpCtx *ctx, int n, const OsiType *w, OsiSpatial *s
   sp->n = n;
   int nk = osi_attr_ints(ctx, "kernel_shape", &v);
   for (int i = 0; i < n; i++) {
+    sp->kernel_dim[i] = OSI_EXPR_UNKNOWN;
     if (nk == n) sp->kernel[i] = v[i];
     else if (w && w->rank == n + 2 && osi_expr_is_const(s, w->dims[i + 2], &sp->kernel[i])) ;
     else sp->kernel[i] = -1;
+    if (sp->kernel[i] >= 0) sp->kernel_dim[i] = osi_expr_const(s, sp->kernel[i]);
+    else if (nk < 0 && w && w->rank == n + 2) sp->kernel_dim[i] = w->dims[i + 2];
   }
   if (nk >= 0 && nk != n)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "kernel_shape has %d entries for %d spatial dims", nk, n);
@@ -307,12 +310,26 @@ OsiStatus osi_read_spatial(OsiOpCtx *ctx, int n, const OsiType *w, OsiSpatial *s
 }
 
 /* Output size of one spatial dim of a convolution or pooling window. */
+OsiExpr osi_window_extent(OsiExprStore *s, const OsiSpatial *sp, int i) {
+  OsiExpr k = sp->kernel_dim[i];
+  if (k == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
+  OsiExpr one = osi_expr_const(s, 1);
+  return osi_expr_add(s, osi_expr_mul(s, osi_expr_sub(s, k, one), osi_expr_const(s, sp->dilation[i])), one);
+}
+
 static OsiExpr window_out(OsiExprStore *s, OsiExpr in, const OsiSpatial *sp, int i) {
   if (in == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
   if (!strcmp(sp->auto_pad, "SAME_UPPER") || !strcmp(sp->auto_pad, "SAME_LOWER"))
     return osi_expr_ceildiv(s, in, osi_expr_const(s, sp->stride[i]));
-  if (sp->kernel[i] < 0) return OSI_EXPR_UNKNOWN;
   int64_t pads = !strcmp(sp->auto_pad, "VALID") ? 0 : sp->pad_begin[i] + sp->pad_end[i];
+  if (sp->kernel[i] < 0) {
+    /* A symbolic kernel (W's dim): the floor formula still holds. */
+    OsiExpr extent = osi_window_extent(s, sp, i);
+    if (sp->ceil_mode || extent == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
+    OsiExpr span = osi_expr_sub(s, osi_expr_add(s, in, osi_expr_const(s, pads)), extent);
+    return osi_expr_add(s, osi_expr_floordiv(s, span, osi_expr_const(s, sp->stride[i])),
+                        osi_expr_const(s, 1));
+  }
   OsiExpr out = osi_window_out(s, in, sp->kernel[i], sp->stride[i], sp->dilation[i], pads, sp->ceil_mode);
   if (sp->ceil_mode) {
     /* A last window that would start inside the end padding is dropped

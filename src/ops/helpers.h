@@ -96,6 +96,9 @@ OsiStatus osi_matmul_shapes(OsiOpCtx *ctx, const OsiType *a, const OsiType *b, i
 typedef struct OsiSpatial {
   int n;                       /* number of spatial dims */
   int64_t kernel[OSI_MAX_RANK], stride[OSI_MAX_RANK], dilation[OSI_MAX_RANK];
+  /* The kernel size as a dim: kernel[i] when known, else W's symbolic dim
+   * (OSI_EXPR_UNKNOWN when neither). */
+  OsiExpr kernel_dim[OSI_MAX_RANK];
   int64_t pad_begin[OSI_MAX_RANK], pad_end[OSI_MAX_RANK];
   const char *auto_pad;
   int ceil_mode;
@@ -114,6 +117,8 @@ OsiStatus osi_conv_out(OsiOpCtx *ctx, int x_in, int w_in, int32_t dtype);
 /* Length of spatial dim i of a convolution or pooling window over `in`
  * (auto_pad, pads, dilation and ceil_mode of sp), as osi_conv_out does. */
 OsiExpr osi_window_dim(OsiExprStore *s, OsiExpr in, const OsiSpatial *sp, int i);
+/* The dilated kernel extent (kernel - 1) * dilation + 1 of dim i, as a dim. */
+OsiExpr osi_window_extent(OsiExprStore *s, const OsiSpatial *sp, int i);
 
 /* Section - Standard op functions that contrib ops (contrib_*.c) call
  * before adjusting the result */

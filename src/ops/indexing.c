@@ -71,6 +71,10 @@ static OsiExpr clamp_pos(OsiExprStore *s, OsiExpr v, OsiExpr dim) {
     return osi_expr_min(s, v, dim);
   }
   if (known_nonneg(s, v)) return osi_expr_min(s, v, dim);
+  /* v = dim + c with c >= 0 is at least dim, so it clamps to dim whatever
+   * its sign would otherwise be (exporters slice to Shape(x)[i]). */
+  int64_t c2;
+  if (osi_expr_is_const(s, osi_expr_sub(s, v, dim), &c2) && c2 >= 0) return dim;
   return OSI_EXPR_UNKNOWN;
 }
 
@@ -92,7 +96,10 @@ static OsiExpr slice_len(OsiExprStore *s, OsiExpr dim, OsiExpr start, OsiExpr en
   OsiExpr e = ec <= -SLICE_END_BIG ? minus1
               : ec < 0 ? osi_expr_max(s, osi_expr_add(s, dim, end), minus1)
                        : osi_expr_min(s, end, last);
-  return osi_expr_max(s, osi_expr_ceildiv(s, osi_expr_sub(s, b, e), osi_expr_const(s, -step)), zero);
+  /* -INT64_MIN does not fit; any |step| >= dim takes one element at most,
+   * so INT64_MAX gives the same length. */
+  int64_t mag = step == INT64_MIN ? INT64_MAX : -step;
+  return osi_expr_max(s, osi_expr_ceildiv(s, osi_expr_sub(s, b, e), osi_expr_const(s, mag)), zero);
 }
 
 /* Reads a Slice parameter as expressions: attribute (opset < 10) or input. */

@@ -78,12 +78,15 @@ OsiStatus osi_op_conv_transpose(OsiOpCtx *ctx) {
       d[i + 2] = osi_expr_const(s, outshape[i + 2]);
     } else if (same) {
       d[i + 2] = osi_expr_mul(s, x->dims[i + 2], osi_expr_const(s, sp.stride[i]));
-    } else if (sp.kernel[i] >= 0) {
-      int64_t eff = (sp.kernel[i] - 1) * sp.dilation[i] + 1;
-      int64_t extra = (nop == n ? outpad[i] : 0) + eff - sp.pad_begin[i] - sp.pad_end[i];
+    } else {
+      /* The kernel may be W's symbolic dim: the formula is linear in it. */
+      int64_t extra = (nop == n ? outpad[i] : 0) - sp.pad_begin[i] - sp.pad_end[i];
       OsiExpr grown = osi_expr_mul(s, osi_expr_sub(s, x->dims[i + 2], osi_expr_const(s, 1)),
                                    osi_expr_const(s, sp.stride[i]));
-      d[i + 2] = osi_expr_add(s, grown, osi_expr_const(s, extra));
+      OsiExpr extent = osi_window_extent(s, &sp, i);
+      d[i + 2] = extent == OSI_EXPR_UNKNOWN
+                     ? OSI_EXPR_UNKNOWN
+                     : osi_expr_add(s, osi_expr_add(s, grown, extent), osi_expr_const(s, extra));
     }
   }
   return OSI_OK;

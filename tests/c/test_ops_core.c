@@ -86,6 +86,9 @@ static void test_indexing(OpTest *t) {
                    "int64[1]{1}", NULL), "float[N,S]");
   CHECK_STR(op_run(t, "", "Slice", 13, "float[S]", "int64[1]{0}", "int64[1]{T}", NULL),
             "float[Min(S,T)]");
+  /* An end equal to the dim (of unknown sign as an expression) is the dim. */
+  CHECK_STR(op_run(t, "", "Slice", 13, "float[L+K-1]", "int64[1]{L}", "int64[1]{L+K-1}", NULL),
+            "float[Max(K+L-Min(L,K+L-1)-1,0)]");
   CHECK_STR(op_run(t, "", "Slice", 13, "float[4]", "int64[1]{-1}", "int64[1]{-9223372036854775807}",
                    "int64[1]{0}", "int64[1]{-1}", NULL), "float[4]");
   CHECK(!strncmp(op_run(t, "", "Slice", 13, "float[4]", "int64[1]{0}", "int64[1]{2}", "int64[1]{0}",
