@@ -28,9 +28,19 @@ async function inferShapes(bytes, options) {
   return (await loadEsm()).inferShapes(bytes, options);
 }
 
+/** init(), then engine.inferShapesFromPath(path, options) (Node). */
+async function inferShapesFromPath(path, options) {
+  return (await loadEsm()).inferShapesFromPath(path, options);
+}
+
+/** init(), then engine.inferShapesFromFile(fileOrBlob, options). */
+async function inferShapesFromFile(file, options) {
+  return (await loadEsm()).inferShapesFromFile(file, options);
+}
+
 /** getShape on the default engine's most recent result; null before any. */
 function getShape(name) {
   return esm ? esm.getShape(name) : null;
 }
 
-module.exports = { init, inferShapes, getShape, ShapeInferenceError };
+module.exports = { init, inferShapes, inferShapesFromPath, inferShapesFromFile, getShape, ShapeInferenceError };

@@ -63,6 +63,19 @@ export interface InferOptions {
   prefillValueInfo?: boolean;
   /** Record the event log, returned as `result.events` (C flag OSI_OPT_EVENTS). */
   events?: boolean;
+  /**
+   * Which decoder inferShapes(bytes) uses; both give the same result. 'protobuf-c' (the default)
+   * copies the bytes into wasm memory and unpacks them whole; 'nanopb' streams them from JS memory
+   * one message at a time, skipping weights (the wasm heap stays small). The *From* functions
+   * always use nanopb.
+   */
+  decoder?: 'protobuf-c' | 'nanopb';
+  /**
+   * Streaming calls (inferShapesFromPath, inferShapesFromFile, decoder 'nanopb'): called with
+   * (0, total) first, then at most every 100 ms while reading, and with (total, total) on success.
+   * An exception thrown here aborts the inference and is rethrown.
+   */
+  onProgress?: (bytesRead: number, totalBytes: number) => void;
 }
 
 /**
@@ -122,6 +135,21 @@ export interface ShapeInferenceResult {
   getShape(name: string): ValueType | null;
   /** Every value with a known type, sorted in code-unit order; a fresh array each call. */
   names(): string[];
+  /**
+   * The serialized ModelProto given to inferShapes with the inferred types written in (a new
+   * Uint8Array each call): the graph outputs and existing value_info entries get the inferred type
+   * (dims as dim_value when constant, dim_param with the expression text when symbolic, an empty
+   * Dimension when unknown), and a value_info entry is appended, sorted by name, for every other
+   * inferred value with a known element type. Every other byte (inputs, initializers, nodes,
+   * functions, metadata, unknown fields) is kept as is.
+   *
+   * It runs the inference again on the bytes given to inferShapes, which must not have been
+   * modified since (a result of inferShapes(bytes) keeps a reference to them for this).
+   * @throws {Error} when the result does not come from inferShapes(bytes) (inferShapesFromPath,
+   *   or inferShapesFromFile in a browser, have no bytes to rewrite) or those bytes changed.
+   * @throws {ShapeInferenceError} with code 'PARSE_ERROR' when the bytes cannot be rewritten.
+   */
+  toModel(): Uint8Array;
 }
 
 export interface Engine {
@@ -133,6 +161,23 @@ export interface Engine {
    * @throws {TypeError} when `bytes` or `options` has the wrong type.
    */
   inferShapes(bytes: Uint8Array | ArrayBuffer, options?: InferOptions): ShapeInferenceResult;
+  /**
+   * Node only: streams the model file at `path` through the nanopb decoder with fs.readSync in
+   * 64 KiB reads, skipping weights by file position: neither the file nor its weights are held
+   * in memory, whatever their size. Synchronous, like inferShapes.
+   * @throws {ShapeInferenceError} PARSE_ERROR "... at byte N" for a truncated or corrupt file.
+   * @throws the fs error when the file cannot be opened or read.
+   */
+  inferShapesFromPath(path: string | URL | Uint8Array, options?: InferOptions): ShapeInferenceResult;
+  /**
+   * Streams a File or Blob through the nanopb decoder; its weights are never copied into wasm
+   * memory. On a browser's main thread this runs in a module Web Worker (js/stream_worker.js,
+   * FileReaderSync on blob.slice()); inside a worker it runs in place; in Node the Blob is read
+   * into JS memory (use inferShapesFromPath there).
+   */
+  inferShapesFromFile(file: Blob, options?: InferOptions): Promise<ShapeInferenceResult>;
+  /** Ends the Web Worker inferShapesFromFile started, if any (a later call starts a new one). */
+  terminateWorker(): void;
   /** getShape on this engine's most recent successful result; null before the first one. */
   getShape(name: string): ValueType | null;
 }
@@ -145,6 +190,12 @@ export function init(options?: InitOptions): Promise<Engine>;
 
 /** `(await init()).inferShapes(bytes, options)`. */
 export function inferShapes(bytes: Uint8Array | ArrayBuffer, options?: InferOptions): Promise<ShapeInferenceResult>;
+
+/** `(await init()).inferShapesFromPath(path, options)` (Node). */
+export function inferShapesFromPath(path: string | URL | Uint8Array, options?: InferOptions): Promise<ShapeInferenceResult>;
+
+/** `(await init()).inferShapesFromFile(file, options)`. */
+export function inferShapesFromFile(file: Blob, options?: InferOptions): Promise<ShapeInferenceResult>;
 
 /** getShape on the default engine's most recent successful result; null before any. */
 export function getShape(name: string): ValueType | null;

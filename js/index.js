@@ -15,6 +15,10 @@ export { ShapeInferenceError };
 const WASM_FILE = 'onnx_shapes.wasm';
 const FLAG_PREFILL_VALUE_INFO = 1; // OSI_OPT_PREFILL_VALUE_INFO
 const FLAG_EVENTS = 2;             // OSI_OPT_EVENTS
+const FLAG_DECODER_PBC = 1 << 8;   // OSI_OPT_DECODER_PBC
+const FLAG_DECODER_NANOPB = 1 << 9; // OSI_OPT_DECODER_NANOPB
+const DECODERS = { 'protobuf-c': FLAG_DECODER_PBC, nanopb: FLAG_DECODER_NANOPB };
+const PROGRESS_INTERVAL_MS = 100;  // onProgress is called at most this often (plus once at the end)
 
 // Section - Results
 
@@ -54,7 +58,28 @@ class ShapeInferenceResult {
     this.#names ??= Object.keys(this.values).filter((n) => this.values[n] != null).sort();
     return this.#names.slice();
   }
+
+  /**
+   * The model given to inferShapes with the inferred types written in (C osi_result_model): graph
+   * outputs and existing value_info entries get the inferred type, a value_info entry is appended
+   * (sorted by name) for every other inferred value with a known element type, and every other
+   * byte is kept. A new Uint8Array each call. It runs the inference again on the bytes given to
+   * inferShapes (the result holds no wasm memory, only a reference to those bytes), so they must
+   * not have been modified.
+   */
+  toModel() {
+    const write = modelWriters.get(this);
+    if (!write) {
+      throw new Error('onnx-shapes: toModel() needs a result of inferShapes(bytes); a streamed model has no bytes to rewrite');
+    }
+    return write();
+  }
 }
+
+// Section - Write-back (toModel)
+
+/** result -> () => Uint8Array, for the results of inferShapes(bytes) (see Engine.#sourced). */
+const modelWriters = new WeakMap();
 
 // Section - Engine
 
@@ -70,7 +95,43 @@ function optionFlags(options) {
   if (options === null || typeof options !== 'object') {
     throw new TypeError('onnx-shapes: options must be an object');
   }
-  return (options.prefillValueInfo ? FLAG_PREFILL_VALUE_INFO : 0) | (options.events ? FLAG_EVENTS : 0);
+  let flags = (options.prefillValueInfo ? FLAG_PREFILL_VALUE_INFO : 0) | (options.events ? FLAG_EVENTS : 0);
+  if (options.decoder !== undefined) {
+    if (!Object.hasOwn(DECODERS, options.decoder)) {
+      throw new TypeError(`onnx-shapes: options.decoder must be 'protobuf-c' or 'nanopb', not ${JSON.stringify(options.decoder)}`);
+    }
+    flags |= DECODERS[options.decoder];
+  }
+  if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
+    throw new TypeError('onnx-shapes: options.onProgress must be a function');
+  }
+  return flags;
+}
+
+/** Calls onProgress(bytesRead, totalBytes) at most every PROGRESS_INTERVAL_MS. */
+function progressReporter(options, total) {
+  const fn = options?.onProgress;
+  if (!fn) return { tick() {}, done() {} };
+  let last = Date.now();
+  fn(0, total);
+  return {
+    tick(pos) {
+      const now = Date.now();
+      if (now - last >= PROGRESS_INTERVAL_MS) {
+        last = now;
+        fn(Math.min(pos, total), total);
+      }
+    },
+    done() {
+      fn(total, total);
+    },
+  };
+}
+
+const isBlob = (v) => typeof Blob === 'function' && v instanceof Blob;
+
+function modelChanged() {
+  return new Error('onnx-shapes: toModel() needs the bytes given to inferShapes unchanged, and they were modified');
 }
 
 function outOfMemory(what) {
@@ -81,9 +142,14 @@ function outOfMemory(what) {
 class Engine {
   #M;
   #last = null;
+  #fs;
+  #initOptions;
+  #worker = null;
 
-  constructor(M) {
+  constructor(M, fs, initOptions) {
     this.#M = M;
+    this.#fs = fs;
+    this.#initOptions = initOptions ?? {};
   }
 
   /** The C engine's version string. */
@@ -94,6 +160,14 @@ class Engine {
   inferShapes(bytes, options) {
     const input = asBytes(bytes);
     const flags = optionFlags(options);
+    if (flags & FLAG_DECODER_NANOPB) {
+      // nanopb streams straight from the JS bytes: the weights are never copied into wasm memory.
+      return this.#sourced(input, flags, this.#runStream(flags, input.length, options, (pos, dst, len) => {
+        const n = Math.min(len, input.length - pos);
+        this.#M.HEAPU8.set(input.subarray(pos, pos + n), dst);
+        return n;
+      }));
+    }
     const M = this.#M;
     if (input.length > 0xffffffff) throw outOfMemory(`${input.length} bytes do not fit in wasm32 memory`);
     const sp = M.stackSave();
@@ -104,23 +178,216 @@ class Engine {
     try {
       M.HEAPU8.set(input, ptr); // read HEAPU8 after _malloc: memory may have grown
       r = M._osi_infer(ptr, input.length, flags) >>> 0;
-      if (!r) throw outOfMemory('result');
-      const status = M._osi_result_status(r);
-      if (status !== 0) {
-        const code = M.UTF8ToString(M._osi_status_name(status));
-        throw new ShapeInferenceError(M.UTF8ToString(M._osi_result_error(r)) || code, {
-          code,
-          node: M.UTF8ToString(M._osi_result_error_node(r)) || null,
-        });
-      }
-      const result = new ShapeInferenceResult(JSON.parse(M.UTF8ToString(M._osi_result_json(r))));
-      this.#last = result;
-      return result;
+      return this.#sourced(input, flags, this.#take(r));
     } finally {
       M.stackRestore(sp); // a no-op unless a wasm trap skipped the C epilogues
       if (r) M._osi_result_delete(r);
       M._free(ptr);
     }
+  }
+
+  /** Lets result.toModel() write back `input`, the bytes `result` was inferred from. */
+  #sourced(input, flags, result) {
+    const length = input.length;
+    modelWriters.set(result, () => {
+      // A detached ArrayBuffer reads as length 0.
+      if (input.length !== length) throw modelChanged();
+      return this.#writeModel(input, flags & ~FLAG_EVENTS, result);
+    });
+    return result;
+  }
+
+  /** osi_infer on `input` again, then osi_result_model; checks the values are `result`'s. */
+  #writeModel(input, flags, result) {
+    const M = this.#M;
+    const sp = M.stackSave();
+    const ptr = M._malloc(input.length || 1) >>> 0;
+    const lenPtr = M._malloc(8) >>> 0; // size_t *len (4 bytes in wasm32)
+    let r = 0;
+    try {
+      if (!ptr || !lenPtr) throw outOfMemory(`${input.length} bytes for the model`);
+      M.HEAPU8.set(input, ptr);
+      r = M._osi_infer(ptr, input.length, flags) >>> 0;
+      if (!r) throw outOfMemory('result');
+      if (M._osi_result_status(r) !== 0 ||
+          JSON.stringify(JSON.parse(M.UTF8ToString(M._osi_result_json(r))).values) !== JSON.stringify(result.values)) {
+        throw modelChanged();
+      }
+      const out = M._osi_result_model(r, lenPtr) >>> 0;
+      if (!out) {
+        throw new ShapeInferenceError('the model cannot be written back (malformed protobuf wire data, or out of wasm memory)', {
+          code: 'PARSE_ERROR',
+        });
+      }
+      const H = M.HEAPU8; // after the call: memory may have grown
+      const n = (H[lenPtr] | (H[lenPtr + 1] << 8) | (H[lenPtr + 2] << 16) | (H[lenPtr + 3] << 24)) >>> 0;
+      return H.slice(out, out + n);
+    } finally {
+      M.stackRestore(sp);
+      if (r) M._osi_result_delete(r);
+      if (lenPtr) M._free(lenPtr);
+      if (ptr) M._free(ptr);
+    }
+  }
+
+  /**
+   * Streams a model file through the nanopb decoder (Node only): 64 KiB reads with fs.readSync
+   * straight into the wasm buffer; payloads are skipped by moving the file position, so neither
+   * the file nor its weights are ever held in memory. Synchronous, like inferShapes.
+   */
+  inferShapesFromPath(path, options) {
+    const flags = optionFlags(options);
+    const fs = this.#fs;
+    if (!fs) throw new TypeError('onnx-shapes: inferShapesFromPath needs Node (use inferShapesFromFile in browsers)');
+    if (typeof path !== 'string' && !(path instanceof URL) && !Buffer.isBuffer(path)) {
+      throw new TypeError('onnx-shapes: path must be a string, URL or Buffer');
+    }
+    const fd = fs.openSync(path, 'r');
+    try {
+      const total = fs.fstatSync(fd).size;
+      return this.#runStream(flags, total, options, (pos, dst, len) => fs.readSync(fd, this.#M.HEAPU8, dst, len, pos));
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /**
+   * Streams a File or Blob through the nanopb decoder without copying its weights into wasm
+   * memory. In a browser's main thread the work runs in a module Web Worker (js/stream_worker.js)
+   * that reads blob.slice()s with FileReaderSync; in a worker it runs here. Elsewhere (Node) the
+   * Blob is read with blob.arrayBuffer() into JS memory and streamed from there.
+   */
+  async inferShapesFromFile(file, options) {
+    if (!isBlob(file)) throw new TypeError('onnx-shapes: inferShapesFromFile needs a File or Blob');
+    const flags = optionFlags(options);
+    if (typeof FileReaderSync === 'function') {
+      const reader = new FileReaderSync();
+      return this.#runStream(flags, file.size, options, (pos, dst, len) => {
+        const chunk = new Uint8Array(reader.readAsArrayBuffer(file.slice(pos, pos + len)));
+        this.#M.HEAPU8.set(chunk, dst);
+        return chunk.length;
+      });
+    }
+    if (typeof Worker === 'function' && !isNode) return this.#inWorker(file, options);
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    return this.inferShapes(bytes, { ...options, decoder: 'nanopb' });
+  }
+
+  /** The module Web Worker for inferShapesFromFile on a browser's main thread (lazily made, reused). */
+  #inWorker(file, options) {
+    if (!this.#worker) {
+      const worker = new Worker(new URL('./stream_worker.js', import.meta.url), { type: 'module' });
+      const pending = new Map();
+      let nextId = 1;
+      // Messages posted before the worker's module (with its top-level await) has run are lost:
+      // it says when it listens.
+      let markReady;
+      const ready = new Promise((resolve) => { markReady = resolve; });
+      const fail = (err) => {
+        for (const p of pending.values()) p.reject(err);
+        pending.clear();
+        worker.terminate();
+        if (this.#worker?.worker === worker) this.#worker = null;
+      };
+      worker.onmessage = ({ data }) => {
+        if (data.ready) {
+          markReady();
+          return;
+        }
+        const p = pending.get(data.id);
+        if (!p) return;
+        if (data.progress) {
+          p.onProgress?.(data.progress[0], data.progress[1]);
+          return;
+        }
+        pending.delete(data.id);
+        if (data.error) {
+          const e = data.error;
+          p.reject(e.name === 'ShapeInferenceError'
+            ? new ShapeInferenceError(e.message, { code: e.code, node: e.node })
+            : Object.assign(new (e.name === 'TypeError' ? TypeError : Error)(e.message), { code: e.code }));
+        } else {
+          const result = new ShapeInferenceResult(data.result);
+          this.#last = result;
+          p.resolve(result);
+        }
+      };
+      worker.onerror = (ev) => fail(new Error(`onnx-shapes: stream worker failed: ${ev.message ?? ev}`));
+      // The worker loads its own copy of the module: tell it where the wasm is (functions do not cross).
+      const init = {};
+      const io = this.#initOptions;
+      if (io.wasmBinary) init.wasmBinary = io.wasmBinary;
+      else if (typeof io.locateFile === 'function') init.wasmUrl = String(io.locateFile(WASM_FILE, ''));
+      this.#worker = {
+        worker,
+        call: (blob, opts) => new Promise((resolve, reject) => {
+          const id = nextId++;
+          const { onProgress, ...rest } = opts ?? {};
+          pending.set(id, { resolve, reject, onProgress });
+          ready.then(() => worker.postMessage({ id, init, blob, options: { ...rest, progress: typeof onProgress === 'function' } }));
+        }),
+      };
+    }
+    return this.#worker.call(file, options);
+  }
+
+  /** Ends the stream worker, if one was started (it is started again when needed). */
+  terminateWorker() {
+    this.#worker?.worker.terminate();
+    this.#worker = null;
+  }
+
+  /**
+   * osi_infer_js_stream with `read(pos, dst, len)` as the source; skips only move `pos`.
+   * Module.onnxRead/onnxSkip are the EM_JS hooks of src/stream_source.c.
+   */
+  #runStream(flags, total, options, read) {
+    const M = this.#M;
+    const progress = progressReporter(options, total);
+    let pos = 0;
+    M.onnxError = null;
+    M.onnxRead = (dst, len) => {
+      const n = pos < total ? read(pos, dst, Math.min(len, total - pos)) : 0;
+      pos += n;
+      progress.tick(pos);
+      return n;
+    };
+    M.onnxSkip = (n) => {
+      pos += n;
+      progress.tick(pos);
+      return 0;
+    };
+    const sp = M.stackSave();
+    let r = 0;
+    try {
+      r = M._osi_infer_js_stream(total, flags & ~(FLAG_DECODER_PBC | FLAG_DECODER_NANOPB)) >>> 0;
+      if (M.onnxError) throw M.onnxError; // the source itself failed (fs error, ...)
+      const result = this.#take(r);
+      progress.done();
+      return result;
+    } finally {
+      M.stackRestore(sp);
+      M.onnxRead = M.onnxSkip = null;
+      M.onnxError = null;
+      if (r) M._osi_result_delete(r);
+    }
+  }
+
+  /** The result of osi_infer*: a ShapeInferenceResult, or a thrown ShapeInferenceError. */
+  #take(r) {
+    const M = this.#M;
+    if (!r) throw outOfMemory('result');
+    const status = M._osi_result_status(r);
+    if (status !== 0) {
+      const code = M.UTF8ToString(M._osi_status_name(status));
+      throw new ShapeInferenceError(M.UTF8ToString(M._osi_result_error(r)) || code, {
+        code,
+        node: M.UTF8ToString(M._osi_result_error_node(r)) || null,
+      });
+    }
+    const result = new ShapeInferenceResult(JSON.parse(M.UTF8ToString(M._osi_result_json(r))));
+    this.#last = result;
+    return result;
   }
 
   /** getShape on this engine's most recent successful result; null before the first one. */
@@ -172,7 +439,8 @@ async function loadEngine(options) {
   } catch (cause) {
     throw new Error('onnx-shapes: cannot load dist/onnx_shapes.mjs (run `npm run build`?)', { cause });
   }
-  return new Engine(await createOnnxShapes(moduleArg));
+  const fs = isNode ? await import(/* webpackIgnore: true */ 'node:fs') : null;
+  return new Engine(await createOnnxShapes(moduleArg), fs, options);
 }
 
 let enginePromise = null;
@@ -200,6 +468,18 @@ export function init(options) {
 export async function inferShapes(bytes, options) {
   const engine = await init();
   return engine.inferShapes(bytes, options);
+}
+
+/** init(), then engine.inferShapesFromPath(path, options) (Node). */
+export async function inferShapesFromPath(path, options) {
+  const engine = await init();
+  return engine.inferShapesFromPath(path, options);
+}
+
+/** init(), then engine.inferShapesFromFile(fileOrBlob, options). */
+export async function inferShapesFromFile(file, options) {
+  const engine = await init();
+  return engine.inferShapesFromFile(file, options);
 }
 
 /** getShape on the default engine's most recent result; null before any. */

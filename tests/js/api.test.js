@@ -82,7 +82,8 @@ describe('a built Relu model', () => {
   });
 
   test('options are accepted', () => {
-    for (const options of [{}, { prefillValueInfo: true }, { events: true }, { prefillValueInfo: true, events: true }]) {
+    const base = [{}, { prefillValueInfo: true }, { events: true }, { prefillValueInfo: true, events: true }];
+    for (const options of base.flatMap((o) => [o, { ...o, decoder: 'protobuf-c' }, { ...o, decoder: 'nanopb' }])) {
       expect(engine.inferShapes(relu(), options).getShape('Y')).toEqual({ kind: 'tensor', elemType: 'float', dims: ['N', 4] });
     }
   });
@@ -123,10 +124,11 @@ describeWithBackend('ONNX backend models (light/, simple/)', () => {
     expect(models.filter((m) => m.name.startsWith('simple/')).length).toBeGreaterThanOrEqual(5);
   });
 
-  test.each(models.map((m) => [m.name, m]))('%s', (_name, m) => {
+  const cases = models.flatMap((m) => ['protobuf-c', 'nanopb'].map((decoder) => [m.name, decoder, m]));
+  test.each(cases)('%s (%s)', (_name, decoder, m) => {
     const bytes = readFileSync(m.path);
     const summary = readModelSummary(bytes);
-    const result = engine.inferShapes(bytes);
+    const result = engine.inferShapes(bytes, { decoder });
 
     const names = result.names();
     expect(names).toEqual([...names].sort());
