@@ -125,10 +125,21 @@ export interface ShapeInferenceResult {
   readonly producers: Readonly<Record<string, number>>;
   readonly nodes: readonly NodeInfo[];
   readonly diagnostics: readonly Diagnostic[];
-  /** Present when the engine reports constraints between symbols. */
-  readonly constraints?: unknown;
-  /** Present when inference ran with `{ events: true }`. */
-  readonly events?: unknown;
+  /**
+   * Relations between dims found during inference: equalities (from declared output shapes that
+   * rename inferred expressions, e.g. ['past_seq+seq', 'total_seq']) and upper bounds of
+   * data-dependent dims (e.g. ['NonZero_nnz_1', '120']). Each entry is [lhs, rhs].
+   */
+  readonly constraints: { readonly equal: readonly (readonly [string, string])[]; readonly lessEqual: readonly (readonly [string, string])[] };
+  /**
+   * Values inside subgraphs (If/Loop/Scan bodies) and function bodies are in `values` too, under
+   * a key made of the scope path and the name ("loop/body/acc_out": node name, attribute or
+   * function name, value name); `subgraphValues` maps each such key to its parts. Should a key
+   * equal a top-level name, "~2", "~3", ... is appended, so keys never collide with it.
+   */
+  readonly subgraphValues: Readonly<Record<string, { readonly path: string; readonly name: string }>>;
+  /** Present when inference ran with `{ events: true }`: how every shape came to be, in order. */
+  readonly events?: readonly ShapeEvent[];
   /** Any other key of the engine's JSON is passed through as is. */
   readonly [key: string]: unknown;
   /** The (frozen) type of value `name`, or null when `name` is not a value with a known type. */
@@ -152,7 +163,50 @@ export interface ShapeInferenceResult {
   toModel(): Uint8Array;
 }
 
+/** One entry of the event log (`{ events: true }`). */
+export interface ShapeEvent {
+  /** 'seed' (graph input), 'node' (a node was inferred), 'set' (a value got its type), 'anchor'
+   *  (a declared shape was merged in), 'constraint', 'rename', 'replace' (a rename changed a value). */
+  readonly kind: 'seed' | 'node' | 'set' | 'anchor' | 'constraint' | 'rename' | 'replace' | (string & {});
+  /** Index of the node in its graph, -1 when no node is involved. */
+  readonly nodeIndex: number;
+  readonly node: string;
+  readonly opType: string;
+  /** Scope path of a subgraph or function body, '' at top level. */
+  readonly path: string;
+  /** The value concerned, '' when none. */
+  readonly value: string;
+  /** The type set, the constraint, or the rename, as text. */
+  readonly detail: string;
+}
+
+/** What a custom shape function is called with. */
+export interface ShapeFunctionRequest {
+  readonly domain: string;
+  readonly opType: string;
+  /** The opset version the model imports for the op's domain (0 when none). */
+  readonly opset: number;
+  /** The node's name. */
+  readonly node: string;
+  /** The node's inputs in getShape format (null: omitted or unknown); integer inputs whose content
+   *  is known carry it as `value` (numbers, expression strings or null). */
+  readonly inputs: readonly ((ValueType & { readonly value?: readonly Dim[] }) | null)[];
+  /** Attribute name → value: numbers, strings, arrays, or { elemType, dims } for tensors. */
+  readonly attributes: Readonly<Record<string, unknown>>;
+}
+
+/** Returns one type per output (null: unknown). Throwing makes a diagnostic, not a crash. */
+export type ShapeFunction = (request: ShapeFunctionRequest) => readonly (ValueType | null)[];
+
 export interface Engine {
+  /**
+   * Registers a shape function for domain:opType ('' or 'ai.onnx' is the default domain), used
+   * instead of any built-in rule by inferShapes and inferShapesFromPath of this engine. (The
+   * browser's inferShapesFromFile runs in its own worker engine, which does not see it.)
+   */
+  registerShapeFunction(domain: string, opType: string, fn: ShapeFunction): void;
+  /** Forgets every registered shape function. */
+  clearShapeFunctions(): void;
   /** The C engine's version string (osi_version). */
   readonly version: string;
   /**

@@ -146,10 +146,77 @@ class Engine {
   #initOptions;
   #worker = null;
 
+  #registry = 0; // OsiRegistry *, made on the first registerShapeFunction
+  #shapeFns = new Map(); // id -> { fn, domain, opType }
+  #nextShapeFn = 1;
+
   constructor(M, fs, initOptions) {
     this.#M = M;
     this.#fs = fs;
     this.#initOptions = initOptions ?? {};
+    // Called by the C engine (EM_JS in src/custom_ops.c) while it infers a node of a registered op.
+    M.osiShapeCallback = (id, requestPtr) => this.#answerShapeFn(id, requestPtr);
+  }
+
+  /**
+   * Registers a shape function for domain:opType ('' or 'ai.onnx' is the default domain); it wins
+   * over the built-in rule. fn({ domain, opType, opset, node, inputs, attributes }) returns one type
+   * per output in the getShape format (dims: numbers, expression strings such as 'N*2', or null), or
+   * null for an unknown output. A function that throws, or returns something else, makes a
+   * diagnostic on that node; inference goes on.
+   */
+  registerShapeFunction(domain, opType, fn) {
+    if (typeof domain !== 'string' || typeof opType !== 'string' || !opType) {
+      throw new TypeError('onnx-shapes: registerShapeFunction(domain, opType, fn) needs two strings');
+    }
+    if (typeof fn !== 'function') throw new TypeError('onnx-shapes: the shape function must be a function');
+    const M = this.#M;
+    if (!this.#registry) {
+      this.#registry = M._osi_registry_new() >>> 0;
+      if (!this.#registry) throw outOfMemory('registry');
+    }
+    const id = this.#nextShapeFn++;
+    this.#shapeFns.set(id, { fn, domain, opType });
+    const d = this.#cString(domain), o = this.#cString(opType);
+    try {
+      if (M._osi_registry_add_js(this.#registry, d, o, id) !== 0) throw outOfMemory('registry entry');
+    } finally {
+      M._free(d);
+      M._free(o);
+    }
+  }
+
+  /** Forgets every registered shape function. */
+  clearShapeFunctions() {
+    if (this.#registry) this.#M._osi_registry_clear(this.#registry);
+    this.#shapeFns.clear();
+  }
+
+  #cString(text) {
+    const M = this.#M;
+    const n = M.lengthBytesUTF8(text) + 1;
+    const p = M._malloc(n) >>> 0;
+    if (!p) throw outOfMemory('string');
+    M.stringToUTF8(text, p, n);
+    return p;
+  }
+
+  /** The JSON answer to one C request, in a malloc'ed buffer the engine frees. */
+  #answerShapeFn(id, requestPtr) {
+    const M = this.#M;
+    let answer;
+    try {
+      const entry = this.#shapeFns.get(id);
+      if (!entry) throw new Error(`no shape function #${id}`);
+      const request = JSON.parse(M.UTF8ToString(requestPtr >>> 0));
+      const out = entry.fn(request);
+      answer = Array.isArray(out)
+        ? JSON.stringify(out.map((t) => t ?? null))
+        : JSON.stringify({ error: 'the shape function must return an array of output types' });
+    } catch (err) {
+      answer = JSON.stringify({ error: `the shape function threw: ${err?.message ?? String(err)}` });
+    }
+    return this.#cString(answer);
   }
 
   /** The C engine's version string. */
@@ -177,7 +244,7 @@ class Engine {
     let r = 0;
     try {
       M.HEAPU8.set(input, ptr); // read HEAPU8 after _malloc: memory may have grown
-      r = M._osi_infer(ptr, input.length, flags) >>> 0;
+      r = M._osi_infer_with(ptr, input.length, flags, this.#registry) >>> 0;
       return this.#sourced(input, flags, this.#take(r));
     } finally {
       M.stackRestore(sp); // a no-op unless a wasm trap skipped the C epilogues
@@ -207,7 +274,7 @@ class Engine {
     try {
       if (!ptr || !lenPtr) throw outOfMemory(`${input.length} bytes for the model`);
       M.HEAPU8.set(input, ptr);
-      r = M._osi_infer(ptr, input.length, flags) >>> 0;
+      r = M._osi_infer_with(ptr, input.length, flags, this.#registry) >>> 0;
       if (!r) throw outOfMemory('result');
       if (M._osi_result_status(r) !== 0 ||
           JSON.stringify(JSON.parse(M.UTF8ToString(M._osi_result_json(r))).values) !== JSON.stringify(result.values)) {
@@ -360,7 +427,7 @@ class Engine {
     const sp = M.stackSave();
     let r = 0;
     try {
-      r = M._osi_infer_js_stream(total, flags & ~(FLAG_DECODER_PBC | FLAG_DECODER_NANOPB)) >>> 0;
+      r = M._osi_infer_js_stream(total, flags & ~(FLAG_DECODER_PBC | FLAG_DECODER_NANOPB), this.#registry) >>> 0;
       if (M.onnxError) throw M.onnxError; // the source itself failed (fs error, ...)
       const result = this.#take(r);
       progress.done();

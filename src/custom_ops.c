@@ -1,5 +1,6 @@
 #include "custom_ops.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,3 +219,23 @@ OsiStatus osi_custom_op_call(OsiOpCtx *ctx, const OsiCustomOp *op) {
   }
   return OSI_OK;
 }
+
+/* Section - JavaScript callbacks (WebAssembly builds) */
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten/emscripten.h>
+
+/* Module.osiShapeCallback(id, request) is installed by js/index.js; it
+ * returns a malloc'ed UTF-8 answer (0 when the JS side failed outright). */
+EM_JS(char *, osi_js_shape_callback, (int id, const char *request), {
+  return Module.osiShapeCallback ? Module.osiShapeCallback(id, request) : 0;
+});
+
+static char *js_trampoline(void *user, const char *request) {
+  return osi_js_shape_callback((int)(intptr_t)user, request);
+}
+
+int osi_registry_add_js(OsiRegistry *self, const char *domain, const char *op_type, int id) {
+  return osi_registry_add(self, domain, op_type, js_trampoline, (void *)(intptr_t)id);
+}
+#endif

@@ -65,6 +65,8 @@ enum {
 /* Section - Inference */
 
 typedef struct OsiResult OsiResult;
+/* Custom shape functions (see "Custom operators" below). */
+typedef struct OsiRegistry OsiRegistry;
 
 /**
  * Infers the type and shape of every value of the serialized ModelProto
@@ -92,6 +94,10 @@ typedef int (*OsiSkipFn)(void *user, uint64_t n);
  * truncated or corrupt input gives OSI_ERR_PARSE with a message ending in
  * "at byte N". Decoder flags are ignored (always nanopb).
  */
+/** osi_infer_stream with custom shape functions (registry may be NULL). */
+OSI_API OsiResult *osi_infer_stream_with(OsiReadFn read, OsiSkipFn skip, void *user,
+                                         uint64_t total_len, uint32_t flags,
+                                         const OsiRegistry *registry);
 OSI_API OsiResult *osi_infer_stream(OsiReadFn read, OsiSkipFn skip, void *user,
                                     uint64_t total_len, uint32_t flags);
 
@@ -107,7 +113,8 @@ OSI_API OsiResult *osi_infer_fd(int fd, uint32_t flags);
  * (move n bytes forward, return 0). `total_len` is a double so that sizes
  * past 4 GB reach C exactly without BigInt.
  */
-OSI_API OsiResult *osi_infer_js_stream(double total_len, uint32_t flags);
+OSI_API OsiResult *osi_infer_js_stream(double total_len, uint32_t flags,
+                                       const OsiRegistry *registry);
 #endif
 
 /** OSI_OK, or why inference failed. */
@@ -165,8 +172,6 @@ OSI_API const char *osi_version(void);
  */
 typedef char *(*OsiShapeCallback)(void *user, const char *request_json);
 
-typedef struct OsiRegistry OsiRegistry;
-
 OSI_API OsiRegistry *osi_registry_new(void);
 /** NULL-safe. */
 OSI_API void osi_registry_delete(OsiRegistry *self);
@@ -179,6 +184,11 @@ OSI_API void osi_registry_clear(OsiRegistry *self);
 /** osi_infer with custom shape functions (registry may be NULL). */
 OSI_API OsiResult *osi_infer_with(const uint8_t *bytes, size_t len, uint32_t flags,
                                   const OsiRegistry *registry);
+#ifdef __EMSCRIPTEN__
+/** Registers JS shape function number `id` (js/index.js keeps the table
+ *  and answers through Module.osiShapeCallback). WebAssembly builds only. */
+OSI_API int osi_registry_add_js(OsiRegistry *self, const char *domain, const char *op_type, int id);
+#endif
 
 #ifdef __cplusplus
 }

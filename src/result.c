@@ -129,8 +129,13 @@ OsiResult *osi_infer_with(const uint8_t *bytes, size_t len, uint32_t flags,
 
 OsiResult *osi_infer_stream(OsiReadFn read, OsiSkipFn skip, void *user, uint64_t total_len,
                             uint32_t flags) {
+  return osi_infer_stream_with(read, skip, user, total_len, flags, NULL);
+}
+
+OsiResult *osi_infer_stream_with(OsiReadFn read, OsiSkipFn skip, void *user, uint64_t total_len,
+                                 uint32_t flags, const OsiRegistry *registry) {
   DecodeArgs a = {.read = read, .skip = skip, .user = user, .total_len = total_len, .decoder = 2};
-  return infer(&a, flags, NULL);
+  return infer(&a, flags, registry);
 }
 
 int osi_result_status(const OsiResult *self) { return self ? (int)self->run.status : OSI_ERR_NOMEM; }

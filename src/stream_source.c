@@ -92,9 +92,9 @@ static int js_skip(void *user, uint64_t n) {
   return osi_js_skip((double)n);
 }
 
-OsiResult *osi_infer_js_stream(double total_len, uint32_t flags) {
+OsiResult *osi_infer_js_stream(double total_len, uint32_t flags, const OsiRegistry *registry) {
   uint64_t total = total_len > 0 && isfinite(total_len) ? (uint64_t)total_len : 0;
-  return osi_infer_stream(js_read, js_skip, NULL, total, flags);
+  return osi_infer_stream_with(js_read, js_skip, NULL, total, flags, registry);
 }
 
 #endif
