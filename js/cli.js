@@ -4,7 +4,7 @@
 // (one line naming the code and node), 2 usage error.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { init, ShapeInferenceError } from './index.js';
-import { dimSymbols, evaluateDim } from './expr.js';
+import { evaluateDim, symbolsOf } from './expr.js';
 
 const USAGE = `usage: onnx-shapes [options] MODEL.onnx     (MODEL "-" reads standard input)
 
@@ -115,11 +115,11 @@ function printEvents(result, name) {
   const producer = result.nodes[index];
   if (producer) console.log(`  produced by node ${index} '${producer.name}' (${producer.opType})`);
   // Constraints and renames matter when they mention a symbol of the final shape.
-  const symbols = new Set((t.dims ?? []).flatMap((d) => dimSymbols(d)));
+  const symbols = new Set((t.dims ?? []).flatMap((d) => symbolsOf(d)));
   const mentions = (detail) => {
     for (const side of detail.split(/ -> | == | <= /)) {
       try {
-        if (dimSymbols(side).some((s) => symbols.has(s))) return true;
+        if (symbolsOf(side).some((s) => symbols.has(s))) return true;
       } catch {
         // not an expression (a type): no match
       }

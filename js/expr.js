@@ -1,152 +1,248 @@
-// Evaluates onnx-shapes dim expressions ('past_seq+seq', '(H+1)//2', "Max('batch size',1)") for
-// given symbol values, exactly as the C engine defines them: integers, identifiers, single-quoted
-// names (with \' and \\ escapes), + - * // % with Python precedence and floor semantics, unary
-// minus, parentheses, Max, Min, CeilDiv and Broadcast (function names in any case).
-// Works in Node and browsers; arithmetic is exact (BigInt).
+// Symbolic dimension expressions as the engine prints them (README "Symbolic expressions"):
+// integers, identifiers, quoted names ('batch size', with \' and \\ escapes), + - * // % with
+// Python precedence and floor semantics, unary minus, parentheses, and Max(...), Min(...),
+// CeilDiv(a, b), Broadcast(a, b). No dependencies; part of the package (`onnx-shapes/expr`), used by
+// the command line, the demo page and the tests.
 
-const FUNCS = new Set(['max', 'min', 'ceildiv', 'broadcast']);
+// Function names match case-insensitively (max, MAX, ceildiv), and only before '(' (a dim named Max is a symbol).
+const FUNCTIONS = new Map([['max', 'Max'], ['min', 'Min'], ['ceildiv', 'CeilDiv'], ['broadcast', 'Broadcast']]);
 
-function tokenize(text) {
-  const tokens = [];
+/** Splits an expression into tokens: {t: 'int'|'sym'|'fn'|'op'|'(' |')'|',', v, s (source text)}. */
+export function tokenize(src) {
+  const out = [];
   let i = 0;
-  while (i < text.length) {
-    const c = text[i];
+  const n = src.length;
+  while (i < n) {
+    const c = src[i];
     if (/\s/.test(c)) { i++; continue; }
-    if (/[0-9]/.test(c)) {
+    if (c >= '0' && c <= '9') {
       let j = i;
-      while (j < text.length && /[0-9]/.test(text[j])) j++;
-      tokens.push({ t: 'num', v: BigInt(text.slice(i, j)) });
+      while (j < n && src[j] >= '0' && src[j] <= '9') j++;
+      out.push({ t: 'int', v: Number(src.slice(i, j)), s: src.slice(i, j) });
       i = j;
     } else if (/[A-Za-z_]/.test(c)) {
       let j = i;
-      while (j < text.length && /[A-Za-z0-9_]/.test(text[j])) j++;
-      tokens.push({ t: 'id', v: text.slice(i, j) });
+      while (j < n && /[A-Za-z0-9_]/.test(src[j])) j++;
+      const word = src.slice(i, j);
+      let k = j;
+      while (k < n && /\s/.test(src[k])) k++;
+      const fn = FUNCTIONS.get(word.toLowerCase());
+      if (fn && src[k] === '(') out.push({ t: 'fn', v: fn, s: word });
+      else out.push({ t: 'sym', v: word, s: word });
       i = j;
     } else if (c === "'") {
-      let j = i + 1, name = '';
-      for (; j < text.length && text[j] !== "'"; j++) {
-        if (text[j] === '\\') {
-          j++;
-          if (text[j] !== "'" && text[j] !== '\\') throw new SyntaxError(`bad escape in ${text}`);
-        }
-        name += text[j];
+      let j = i + 1;
+      let name = '';
+      for (;;) {
+        if (j >= n) throw new SyntaxError(`unterminated quoted name in ${src}`);
+        if (src[j] === '\\' && j + 1 < n) { name += src[j + 1]; j += 2; continue; }
+        if (src[j] === "'") { j++; break; }
+        name += src[j++];
       }
-      if (text[j] !== "'") throw new SyntaxError(`unterminated name in ${text}`);
-      tokens.push({ t: 'id', v: name, quoted: true });
-      i = j + 1;
-    } else if (text.startsWith('//', i)) {
-      tokens.push({ t: 'op', v: '//' });
+      out.push({ t: 'sym', v: name, s: src.slice(i, j) });
+      i = j;
+    } else if (c === '/' && src[i + 1] === '/') {
+      out.push({ t: 'op', v: '//', s: '//' });
       i += 2;
-    } else if ('+-*%(),'.includes(c)) {
-      tokens.push({ t: 'op', v: c });
+    } else if ('+-*%'.includes(c)) {
+      out.push({ t: 'op', v: c, s: c });
+      i++;
+    } else if (c === '(' || c === ')' || c === ',') {
+      out.push({ t: c, v: c, s: c });
       i++;
     } else {
-      throw new SyntaxError(`unexpected '${c}' in ${text}`);
+      throw new SyntaxError(`unexpected '${c}' in ${src}`);
     }
   }
-  return tokens;
+  return out;
+}
+
+/** Parses an expression into a tree: {k:'int',v} | {k:'sym',v} | {k:'neg',a} | {k:'bin',op,a,b} | {k:'fn',f,args}. */
+export function parse(src) {
+  const toks = tokenize(String(src));
+  let p = 0;
+  const peek = () => toks[p];
+  const expect = (t) => {
+    if (!toks[p] || toks[p].t !== t) throw new SyntaxError(`expected '${t}' in ${src}`);
+    return toks[p++];
+  };
+  function primary() {
+    const tok = toks[p++];
+    if (!tok) throw new SyntaxError(`unexpected end of ${src}`);
+    if (tok.t === 'int') return { k: 'int', v: tok.v };
+    if (tok.t === 'sym') return { k: 'sym', v: tok.v };
+    if (tok.t === 'op' && tok.v === '-') return { k: 'neg', a: unary() };
+    if (tok.t === 'op' && tok.v === '+') return unary();
+    if (tok.t === '(') { const e = sum(); expect(')'); return e; }
+    if (tok.t === 'fn') {
+      expect('(');
+      const args = [sum()];
+      while (peek() && peek().t === ',') { p++; args.push(sum()); }
+      expect(')');
+      return { k: 'fn', f: tok.v, args };
+    }
+    throw new SyntaxError(`unexpected '${tok.s}' in ${src}`);
+  }
+  function unary() { return primary(); }
+  function product() {
+    let e = unary();
+    while (peek() && peek().t === 'op' && (peek().v === '*' || peek().v === '//' || peek().v === '%')) {
+      const op = toks[p++].v;
+      e = { k: 'bin', op, a: e, b: unary() };
+    }
+    return e;
+  }
+  function sum() {
+    let e = product();
+    while (peek() && peek().t === 'op' && (peek().v === '+' || peek().v === '-')) {
+      const op = toks[p++].v;
+      e = { k: 'bin', op, a: e, b: product() };
+    }
+    return e;
+  }
+  const tree = sum();
+  if (p !== toks.length) throw new SyntaxError(`unexpected '${toks[p].s}' in ${src}`);
+  return tree;
 }
 
 const floorDiv = (a, b) => {
-  if (b === 0n) throw new RangeError('division by zero');
-  const q = a / b;
-  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
+  if (b === 0) throw new RangeError('division by zero');
+  return Math.floor(a / b);
 };
-const floorMod = (a, b) => a - floorDiv(a, b) * b;
+const floorMod = (a, b) => {
+  if (b === 0) throw new RangeError('modulo by zero');
+  return ((a % b) + b) % b;
+};
 
-/** Parses an expression into a function of a symbol lookup (name → bigint). */
-export function compileDim(text) {
-  const tokens = tokenize(String(text));
-  let pos = 0;
-  const peek = () => tokens[pos];
-  const take = (v) => {
-    const tk = tokens[pos];
-    if (!tk || tk.v !== v || tk.t !== 'op') throw new SyntaxError(`expected '${v}' in ${text}`);
-    pos++;
-  };
-  const primary = () => {
-    const tk = tokens[pos++];
-    if (!tk) throw new SyntaxError(`unexpected end of ${text}`);
-    if (tk.t === 'num') return () => tk.v;
-    if (tk.t === 'id') {
-      const fn = tk.v.toLowerCase();
-      if (!tk.quoted && FUNCS.has(fn) && peek()?.v === '(') {
-        take('(');
-        const args = [sum()];
-        while (peek()?.v === ',') { pos++; args.push(sum()); }
-        take(')');
-        return (env) => {
-          const v = args.map((a) => a(env));
-          if (fn === 'max') return v.reduce((x, y) => (x > y ? x : y));
-          if (fn === 'min') return v.reduce((x, y) => (x < y ? x : y));
-          if (v.length !== 2) throw new SyntaxError(`${tk.v} takes 2 arguments`);
-          if (fn === 'ceildiv') return -floorDiv(-v[0], v[1]);
-          if (v[0] === v[1] || v[1] === 1n) return v[0];
-          if (v[0] === 1n) return v[1];
-          throw new RangeError(`Broadcast(${v[0]}, ${v[1]}) is undefined`);
-        };
+/** Evaluates a tree with `env` (Map or object: symbol → number). Returns a number, or null if a symbol is unbound. */
+export function evaluate(tree, env) {
+  const get = env instanceof Map ? (k) => env.get(k) : (k) => (Object.hasOwn(env, k) ? env[k] : undefined);
+  function ev(e) {
+    switch (e.k) {
+      case 'int': return e.v;
+      case 'sym': { const v = get(e.v); return v === undefined || v === null ? null : v; }
+      case 'neg': { const a = ev(e.a); return a === null ? null : -a; }
+      case 'bin': {
+        const a = ev(e.a); const b = ev(e.b);
+        if (a === null || b === null) return null;
+        switch (e.op) {
+          case '+': return a + b;
+          case '-': return a - b;
+          case '*': return a * b;
+          case '//': return floorDiv(a, b);
+          case '%': return floorMod(a, b);
+        }
+        break;
       }
-      return (env) => env(tk.v);
+      case 'fn': {
+        const args = e.args.map(ev);
+        if (args.some((x) => x === null)) return null;
+        switch (e.f) {
+          case 'Max': return Math.max(...args);
+          case 'Min': return Math.min(...args);
+          case 'CeilDiv': if (args[1] === 0) throw new RangeError('division by zero'); return -Math.floor(-args[0] / args[1]);
+          case 'Broadcast': // n-ary: the engine flattens nested Broadcasts
+            return args.reduce((a, b) => {
+              if (a === b || b === 1) return a;
+              if (a === 1) return b;
+              throw new RangeError(`Broadcast(${a}, ${b}): the dims cannot broadcast`);
+            });
+        }
+      }
     }
-    if (tk.v === '(') {
-      const e = sum();
-      take(')');
-      return e;
-    }
-    if (tk.v === '-') { const e = primary(); return (env) => -e(env); }
-    if (tk.v === '+') return primary();
-    throw new SyntaxError(`unexpected '${tk.v}' in ${text}`);
-  };
-  const product = () => {
-    let e = primary();
-    while (peek() && ['*', '//', '%'].includes(peek().v) && peek().t === 'op') {
-      const op = tokens[pos++].v, l = e, r = primary();
-      e = op === '*' ? (env) => l(env) * r(env) : op === '//' ? (env) => floorDiv(l(env), r(env)) : (env) => floorMod(l(env), r(env));
-    }
-    return e;
-  };
-  const sum = () => {
-    let e = product();
-    while (peek() && (peek().v === '+' || peek().v === '-') && peek().t === 'op') {
-      const op = tokens[pos++].v, l = e, r = product();
-      e = op === '+' ? (env) => l(env) + r(env) : (env) => l(env) - r(env);
-    }
-    return e;
-  };
-  const e = sum();
-  if (pos !== tokens.length) throw new SyntaxError(`unexpected '${tokens[pos].v}' in ${text}`);
-  return e;
+    throw new SyntaxError('bad expression');
+  }
+  return ev(tree);
+}
+
+const parsed = new Map();
+/** parse() with a cache (dims repeat a lot in a model). Throws SyntaxError on a bad expression. */
+export function parseCached(src) {
+  let t = parsed.get(src);
+  if (t === undefined) {
+    t = parse(src);
+    parsed.set(src, t);
+  }
+  return t;
+}
+
+/** Evaluates a dim (number | string | null) with env; null when unknown or unbound. */
+export function evalDim(dim, env) {
+  if (typeof dim === 'number') return dim;
+  if (typeof dim !== 'string') return null;
+  return evaluate(parseCached(dim), env);
+}
+
+const symCache = new Map();
+/** The symbols of an expression string, in order of first appearance (cached). */
+export function symbolsOf(src) {
+  let s = symCache.get(src);
+  if (s === undefined) {
+    s = [];
+    try {
+      for (const tok of tokenize(src)) if (tok.t === 'sym' && !s.includes(tok.v)) s.push(tok.v);
+    } catch { /* not an expression: no symbols */ }
+    symCache.set(src, s);
+  }
+  return s;
+}
+
+/** Prints a symbol the way the engine does: identifiers bare, anything else quoted. */
+export function printSymbol(name) {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)
+    ? name
+    : `'${name.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
 /**
- * The value of one dim (number, expression string or null) for symbol bindings
- * ({ batch: 1, seq: 128 } or a Map); null when the dim is unknown or a symbol is unbound.
+ * Parses a bindings string such as `batch=1, seq=128, 'batch size'=2` into a Map. Values may be
+ * expressions over integers. Returns {map, errors: [string]}.
  */
-export function evaluateDim(dim, bindings) {
-  if (typeof dim === 'number') return dim;
-  if (typeof dim !== 'string') return null;
-  const get = bindings instanceof Map ? (k) => bindings.get(k) : (k) => (Object.hasOwn(bindings, k) ? bindings[k] : undefined);
-  try {
-    const v = compileDim(dim)((name) => {
-      const b = get(name);
-      if (b === undefined || b === null) throw new ReferenceError(name);
-      return BigInt(b);
-    });
-    return Number(v);
-  } catch (err) {
-    if (err instanceof ReferenceError || err instanceof RangeError) return null;
-    throw err;
+export function parseBindings(text) {
+  const map = new Map();
+  const errors = [];
+  // Split on commas/semicolons/newlines that are not inside quotes.
+  const parts = [];
+  let cur = '';
+  let q = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (q && c === '\\') { cur += c + (text[i + 1] ?? ''); i++; continue; }
+    if (c === "'") q = !q;
+    if (!q && (c === ',' || c === ';' || c === '\n')) { parts.push(cur); cur = ''; continue; }
+    cur += c;
   }
+  parts.push(cur);
+  for (const part of parts) {
+    const s = part.trim();
+    if (!s) continue;
+    const m = /^(.*?)\s*[=:]\s*([^=:]+)$/.exec(s);
+    if (!m) { errors.push(`"${s}" is not name=value`); continue; }
+    let name = m[1].trim();
+    try {
+      const toks = tokenize(name);
+      if (toks.length !== 1 || toks[0].t !== 'sym') throw new SyntaxError('bad name');
+      name = toks[0].v;
+      const v = evaluate(parse(m[2].trim()), new Map());
+      if (v === null || !Number.isFinite(v) || v < 0 || !Number.isInteger(v)) throw new RangeError('not a size');
+      map.set(name, v);
+    } catch {
+      errors.push(`"${s}" is not name=size`);
+    }
+  }
+  return { map, errors };
 }
 
-/** Every symbol an expression mentions, in order of first appearance. */
-export function dimSymbols(dim) {
-  if (typeof dim !== 'string') return [];
-  const seen = [];
-  const toks = tokenize(dim);
-  toks.forEach((tk, i) => {
-    const isFunc = !tk.quoted && tk.t === 'id' && FUNCS.has(tk.v.toLowerCase()) && toks[i + 1]?.v === '(';
-    if (tk.t === 'id' && !isFunc && !seen.includes(tk.v)) seen.push(tk.v);
-  });
-  return seen;
+/**
+ * The value of one dim (number, expression string or null) for symbol bindings (object or Map);
+ * null when the dim is unknown, a symbol is unbound, or the expression is undefined there
+ * (division by zero, Broadcast of two different sizes). Throws SyntaxError on a malformed string.
+ */
+export function evaluateDim(dim, bindings) {
+  try {
+    return evalDim(dim, bindings);
+  } catch (err) {
+    if (err instanceof RangeError) return null;
+    throw err;
+  }
 }

@@ -1,7 +1,7 @@
 // onnx-shapes demo page: loads a model into the worker (worker.js), then shows every value with its
 // symbolic shape (virtualised table), the model's symbols with size bindings and memory figures,
 // diagnostics, constraints, and a "Why this shape" panel per value. No dependencies.
-import { evalDim, parseBindings, printSymbol, symbolsOf, tokenize } from './expr.js';
+import { evalDim, parseBindings, printSymbol, symbolsOf, tokenize } from '../../js/expr.js';
 
 // Section - Small helpers
 

@@ -1,5 +1,5 @@
 // js/expr.js: the dim expression evaluator shares the C engine's grammar and Python semantics.
-import { evaluateDim, dimSymbols } from '../../js/expr.js';
+import { evalDim, evaluateDim, symbolsOf } from '../../js/expr.js';
 
 test('Python floor division and modulo', () => {
   expect(evaluateDim('-7//2', {})).toBe(-4);
@@ -35,6 +35,25 @@ test('Broadcast, unknowns and unbound symbols', () => {
 });
 
 test('symbols of an expression', () => {
-  expect(dimSymbols("Max(a,b)+'c d'*max")).toEqual(['a', 'b', 'c d', 'max']);
-  expect(dimSymbols(4)).toEqual([]);
+  expect(symbolsOf("Max(a,b)+'c d'*max")).toEqual(['a', 'b', 'c d', 'max']);
+  expect(symbolsOf(4)).toEqual([]);
+});
+
+describe('evalDim on the forms the engine prints', () => {
+  const env = { N: 7, seq: 3, past_seq: 4, 'batch size': 2 };
+  test.each([
+    ['N', 7], [5, 5], ['past_seq+seq', 7], ['2*N+1', 15], ['(N+1)//2', 4], ['-N//2', -4], ['N%3', 1],
+    ['-N%3', 2], ['-2*-N', 14], ['N-seq-past_seq', 0], ["'batch size'*3", 6], ['Max(N,seq,9)', 9],
+    ['Min(N,seq)', 3], ['CeilDiv(N,2)', 4], ['CeilDiv(-N,2)', -3], ['Broadcast(1,seq)', 3],
+    ['Broadcast(seq,seq,1)', 3], ['(N-1)//2*2+1', 7],
+  ])('%s', (expr, value) => {
+    expect(evalDim(expr, env)).toBe(value);
+  });
+  test('unbound symbols give null; undefined expressions throw RangeError', () => {
+    expect(evalDim('M+1', env)).toBeNull();
+    expect(() => evalDim('Broadcast(N,seq)', env)).toThrow(RangeError);
+    expect(() => evalDim('N//(seq-3)', env)).toThrow(RangeError);
+    expect(() => evalDim('N+', env)).toThrow(SyntaxError);
+    expect(symbolsOf("Max(a,'b c')+CeilDiv(d,2)")).toEqual(['a', 'b c', 'd']);
+  });
 });
