@@ -1,0 +1,14 @@
+// The README's operator coverage table is generated from the operator tables; it must be current.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BEGIN, END, coverageTable } from '../tools/op_coverage.mjs';
+import { REPO } from './helpers.js';
+
+const SPEC = join(REPO, '..', 'shared', 'onnx-spec', 'Operators.md');
+(existsSync(SPEC) ? test : test.skip)('README coverage table matches the operator tables', () => {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const table = readme.slice(readme.indexOf(BEGIN) + BEGIN.length, readme.indexOf(END)).trim();
+  expect(table).toBe(coverageTable());
+  // Every ai.onnx operator of the spec has a shape rule.
+  expect(table).toMatch(/\| `ai\.onnx` \| (\d+) \| \1 \| 100\.0% \|/);
+});
