@@ -1,0 +1,65 @@
+// Types for onnx-shapes/expr (js/expr.js): parses and evaluates the dim expressions of a result
+// ('past_seq+seq', '(H+1)//2', "Max('batch size',1)") for given symbol values.
+
+import type { Dim } from './index.js';
+
+/** Symbol values: a plain object ({ batch: 1, seq: 128 }) or a Map. */
+export type DimBindings =
+  | Readonly<Record<string, number | null | undefined>>
+  | ReadonlyMap<string, number | null | undefined>;
+
+export type DimFunction = 'Max' | 'Min' | 'CeilDiv' | 'Broadcast';
+export type DimOperator = '+' | '-' | '*' | '//' | '%';
+
+/** A token of an expression; `s` is its source text. */
+export type DimToken =
+  | { t: 'int'; v: number; s: string }
+  | { t: 'sym'; v: string; s: string }
+  | { t: 'fn'; v: DimFunction; s: string }
+  | { t: 'op'; v: DimOperator; s: string }
+  | { t: '(' | ')' | ','; v: '(' | ')' | ','; s: string };
+
+/** A parsed expression. */
+export type DimExpr =
+  | { k: 'int'; v: number }
+  | { k: 'sym'; v: string }
+  | { k: 'neg'; a: DimExpr }
+  | { k: 'bin'; op: DimOperator; a: DimExpr; b: DimExpr }
+  | { k: 'fn'; f: DimFunction; args: DimExpr[] };
+
+/** Splits an expression into tokens. @throws {SyntaxError} on a character outside the grammar. */
+export function tokenize(src: string): DimToken[];
+
+/** Parses an expression. @throws {SyntaxError} when `src` is not an expression. */
+export function parse(src: string): DimExpr;
+
+/** parse(), cached by source text. @throws {SyntaxError} when `src` is not an expression. */
+export function parseCached(src: string): DimExpr;
+
+/**
+ * Evaluates a parsed expression (Python floor semantics for // and %); null when a symbol is
+ * unbound. @throws {RangeError} on division by zero or a Broadcast of two different sizes.
+ */
+export function evaluate(tree: DimExpr, env: DimBindings): number | null;
+
+/** evaluate() on a dim (number, expression string or null); null when unknown or unbound. Throws as evaluate(). */
+export function evalDim(dim: Dim, env: DimBindings): number | null;
+
+/**
+ * The value of one dim for `bindings`; null when the dim is unknown, a symbol it uses is unbound,
+ * or the expression is undefined there (division by zero, Broadcast of two different sizes).
+ * @throws {SyntaxError} when `dim` is a string that is not an expression.
+ */
+export function evaluateDim(dim: Dim, bindings: DimBindings): number | null;
+
+/** The symbols of an expression in order of first appearance ([] for a number, null or a malformed string). */
+export function symbolsOf(src: Dim): string[];
+
+/** A symbol as the engine prints it: identifiers bare, any other name single-quoted with \' and \\ escapes. */
+export function printSymbol(name: string): string;
+
+/**
+ * Parses bindings text such as `batch=1, seq=128, 'batch size'=2` (values may be integer
+ * expressions) into a Map; `errors` lists the parts that are not name=size.
+ */
+export function parseBindings(text: string): { map: Map<string, number>; errors: string[] };
