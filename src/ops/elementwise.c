@@ -139,19 +139,27 @@ static OsiExpr value_less_eq(OsiExprStore *s, OsiExpr a, OsiExpr b) { return com
 static OsiExpr value_greater(OsiExprStore *s, OsiExpr a, OsiExpr b) { return compare(s, a, b, 0, 0); }
 static OsiExpr value_greater_eq(OsiExprStore *s, OsiExpr a, OsiExpr b) { return compare(s, a, b, 0, 1); }
 
+static double f_add(double a, double b) { return a + b; }
+static double f_sub(double a, double b) { return a - b; }
+static double f_mul(double a, double b) { return a * b; }
+static double f_div(double a, double b) { return a / b; }
+static double f_max(double a, double b) { return a > b ? a : b; }
+static double f_min(double a, double b) { return a < b ? a : b; }
+
 typedef struct BinaryRule {
   const char *op;
   OsiExprBinary value;
   int bool_out;
+  double (*fvalue)(double, double); /* float contents, NULL when not computed */
 } BinaryRule;
 
 static const BinaryRule BINARY_RULES[] = {
-    {"Add", osi_expr_add, 0},          {"Sub", osi_expr_sub, 0},
-    {"Mul", osi_expr_mul, 0},          {"Div", value_div, 0},
-    {"Mod", value_mod, 0},             {"Max", value_max, 0},
-    {"Min", value_min, 0},             {"Equal", value_equal, 1},
-    {"Less", value_less, 1},           {"LessOrEqual", value_less_eq, 1},
-    {"Greater", value_greater, 1},     {"GreaterOrEqual", value_greater_eq, 1},
+    {"Add", osi_expr_add, 0, f_add},   {"Sub", osi_expr_sub, 0, f_sub},
+    {"Mul", osi_expr_mul, 0, f_mul},   {"Div", value_div, 0, f_div},
+    {"Mod", value_mod, 0, NULL},       {"Max", value_max, 0, f_max},
+    {"Min", value_min, 0, f_min},      {"Equal", value_equal, 1, NULL},
+    {"Less", value_less, 1, NULL},     {"LessOrEqual", value_less_eq, 1, NULL},
+    {"Greater", value_greater, 1, NULL}, {"GreaterOrEqual", value_greater_eq, 1, NULL},
 };
 
 static const BinaryRule *find_rule(const char *op) {
@@ -174,6 +182,47 @@ OsiStatus osi_op_broadcast(OsiOpCtx *ctx) {
   if (st != OSI_OK) return st;
   if (rule && osi_in_count(ctx) == 2 && (osi_dtype_is_integer(dtype) || dtype == 0))
     osi_value_binary(ctx, y, osi_in(ctx, 0), osi_in(ctx, 1), rule->value);
+  else if (rule && rule->fvalue && osi_in_count(ctx) == 2)
+    osi_value_binary_float(ctx, y, osi_in(ctx, 0), osi_in(ctx, 1), rule->fvalue);
+  return OSI_OK;
+}
+
+/* Relu: same shape; known contents clipped at 0 (Range lengths are
+ * computed as Relu(Ceil((limit - start) / delta))). */
+OsiStatus osi_op_relu(OsiOpCtx *ctx) {
+  const OsiType *x = osi_in(ctx, 0);
+  if (!x) return OSI_OK;
+  OsiType *y = osi_out_like(ctx, 0, x->elem_type, x);
+  const OsiValue *v = x->value;
+  if (!y || !v) return OSI_OK;
+  if (v->floats) {
+    double *f;
+    OsiValue *nv = osi_value_floats(osi_op_arena(ctx), v->count, &f);
+    for (int64_t i = 0; nv && i < v->count; i++) f[i] = v->floats[i] > 0 ? v->floats[i] : 0;
+    y->value = nv;
+  } else {
+    OsiExpr *e;
+    OsiValue *nv = osi_value_ints(osi_op_arena(ctx), v->count, &e);
+    OsiExprStore *s = osi_op_exprs(ctx);
+    for (int64_t i = 0; nv && i < v->count; i++) e[i] = osi_expr_max(s, v->ints[i], osi_expr_const(s, 0));
+    y->value = nv;
+  }
+  return OSI_OK;
+}
+
+/* Ceil and Floor: same shape; small float contents rounded. */
+OsiStatus osi_op_ceil_floor(OsiOpCtx *ctx) {
+  const OsiType *x = osi_in(ctx, 0);
+  if (!x) return OSI_OK;
+  OsiType *y = osi_out_like(ctx, 0, x->elem_type, x);
+  if (!y || !x->value || !x->value->floats) return OSI_OK;
+  double *f;
+  OsiValue *v = osi_value_floats(osi_op_arena(ctx), x->value->count, &f);
+  if (!v) return OSI_OK;
+  int ceil_op = !strcmp(osi_op_type(ctx), "Ceil");
+  for (int64_t i = 0; i < x->value->count; i++)
+    f[i] = ceil_op ? ceil(x->value->floats[i]) : floor(x->value->floats[i]);
+  y->value = v;
   return OSI_OK;
 }
 
@@ -219,9 +268,20 @@ OsiStatus osi_op_where(OsiOpCtx *ctx) {
  * keeps Range/window arithmetic on sizes known. */
 static void cast_value(OsiOpCtx *ctx, OsiType *y, const OsiType *x, int32_t to) {
   const OsiValue *v = x->value;
-  if (!y || !v || to == OSI_DT_BOOL) return;
+  if (!y || !v) return;
   OsiExprStore *s = osi_op_exprs(ctx);
-  if (v->ints && osi_dtype_is_integer(to)) {
+  if (to == OSI_DT_BOOL) {
+    /* Known non-zero-ness only: a Loop condition made from a trip count. */
+    OsiExpr *e;
+    OsiValue *nv = osi_value_ints(osi_op_arena(ctx), v->count, &e);
+    for (int64_t i = 0; nv && i < v->count; i++) {
+      int64_t c;
+      if (v->floats) e[i] = osi_expr_const(s, v->floats[i] != 0);
+      else if (osi_expr_is_const(s, v->ints[i], &c)) e[i] = osi_expr_const(s, c != 0);
+      else return;
+    }
+    y->value = nv;
+  } else if (v->ints && osi_dtype_is_integer(to)) {
     y->value = v;
   } else if (v->ints && osi_dtype_is_float(to) && v->count <= OSI_MAX_FLOAT_DATA) {
     double *f;

@@ -16,6 +16,12 @@ static void test_elementwise(OpTest *t) {
   /* Truncating Div of a possibly negative value is not floor division. */
   CHECK_STR(op_run(t, "", "Div", 14, "int64[]{N-5}", "int64[]{2}", NULL), "int64[]{?}");
   CHECK_STR(op_run(t, "", "Neg", 13, "int64[1]{N}", NULL), "int64[1]{-N}");
+  /* Small float contents (Range bounds computed in the graph). */
+  CHECK_STR(op_run(t, "", "Sub", 14, "float[]{10}", "float[]{1}", NULL), "float[]{9}");
+  CHECK_STR(op_run(t, "", "Div", 14, "float[]{10}", "float[]{4}", NULL), "float[]{2.5}");
+  CHECK_STR(op_run(t, "", "Ceil", 13, "float[]{2.5}", NULL), "float[]{3}");
+  CHECK_STR(op_run(t, "", "Floor", 13, "float[2]{2.5,-0.5}", NULL), "float[2]{2,-1}");
+  CHECK_STR(op_run(t, "", "Div", 14, "float16[]{10}", "float16[]{4}", NULL), "float16[]");
   CHECK_STR(op_run(t, "", "Sum", 13, "float[N,1]", "float[1,M]", "float[1]", NULL), "float[N,M]");
   CHECK_STR(op_run(t, "", "Where", 16, "bool[N,1]", "float[1,M]", "float[1]", NULL), "float[N,M]");
   op_attr_int(t, "to", 1);
@@ -27,7 +33,11 @@ static void test_elementwise(OpTest *t) {
   op_attr_int(t, "to", 7);
   CHECK_STR(op_run(t, "", "Cast", 13, "float[2]{2.9,-2.9}", NULL), "int64[2]{2,-2}");
   op_attr_int(t, "to", 9);
-  CHECK_STR(op_run(t, "", "Cast", 13, "int64[1]{3}", NULL), "bool[1]");
+  CHECK_STR(op_run(t, "", "Cast", 13, "int64[2]{3,0}", NULL), "bool[2]{1,0}");
+  op_attr_int(t, "to", 9);
+  CHECK_STR(op_run(t, "", "Cast", 13, "int64[1]{N}", NULL), "bool[1]");
+  CHECK_STR(op_run(t, "", "Relu", 14, "float[2]{-1.5,2}", NULL), "float[2]{0,2}");
+  CHECK_STR(op_run(t, "", "Relu", 14, "int64[2]{N-2,-3}", NULL), "int64[2]{Max(N-2,0),0}");
 }
 
 static void test_shape_ops(OpTest *t) {
