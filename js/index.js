@@ -30,6 +30,65 @@ function deepFreeze(value) {
   return value;
 }
 
+const utf8 = new TextDecoder();
+
+/** The NUL-terminated UTF-8 string at `ptr` (TextDecoder on the bytes up to the NUL, found natively). */
+function heapString(M, ptr) {
+  const heap = M.HEAPU8;
+  const start = ptr >>> 0;
+  const end = heap.indexOf(0, start);
+  return utf8.decode(heap.subarray(start, end < 0 ? heap.length : end));
+}
+
+/** o[key] = value as JSON.parse would define it (an own property even for '__proto__'). */
+function define(o, key, value) {
+  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  else o[key] = value;
+}
+
+/** `count` names joined by NUL (names are C strings: they never contain one). */
+function splitNames(joined, count) {
+  return count === 0 ? [] : joined.split('\0');
+}
+
+/**
+ * The object osi_result_json describes, from osi_result_json_compact's form (src/result.c): the
+ * same keys in the same order, deeply frozen. Values of the same type share one frozen type object.
+ */
+function expandCompact(c) {
+  const types = c.types.map(deepFreeze);
+  const names = splitNames(c.names, c.producers.length);
+  const values = {};
+  for (let i = 0, v = c.values; i < v.length; i += 2) {
+    define(values, typeof v[i] === 'number' ? names[v[i]] : v[i], types[v[i + 1]]);
+  }
+  const subgraphValues = {};
+  for (let i = 0, s = c.subgraphValues; i < s.length; i += 3) {
+    define(subgraphValues, s[i], Object.freeze({ path: s[i + 1], name: s[i + 2] }));
+  }
+  const producers = {};
+  for (let i = 0, p = c.producers; i < p.length; i++) {
+    if (p[i] >= 0) define(producers, names[i], p[i]);
+  }
+  const nodeOps = c.nodeOps;
+  const nodeNames = splitNames(c.nodeNames, nodeOps.length);
+  const nodes = new Array(nodeOps.length);
+  for (let i = 0, ops = c.ops; i < nodes.length; i++) {
+    const op = ops[nodeOps[i]];
+    nodes[i] = Object.freeze({ name: nodeNames[i], opType: op[0], domain: op[1] });
+  }
+  const data = {
+    values: Object.freeze(values),
+    subgraphValues: Object.freeze(subgraphValues),
+    producers: Object.freeze(producers),
+    nodes: Object.freeze(nodes),
+    diagnostics: deepFreeze(c.diagnostics),
+    constraints: deepFreeze(c.constraints),
+  };
+  if (c.events !== undefined) data.events = deepFreeze(c.events);
+  return data;
+}
+
 /** What one osi_infer call found. Everything on it is frozen plain data. */
 class ShapeInferenceResult {
   #names;
@@ -277,7 +336,7 @@ class Engine {
       r = M._osi_infer_with(ptr, input.length, flags, this.#registry) >>> 0;
       if (!r) throw outOfMemory('result');
       if (M._osi_result_status(r) !== 0 ||
-          JSON.stringify(JSON.parse(M.UTF8ToString(M._osi_result_json(r))).values) !== JSON.stringify(result.values)) {
+          JSON.stringify(expandCompact(JSON.parse(heapString(M, M._osi_result_json_compact(r)))).values) !== JSON.stringify(result.values)) {
         throw modelChanged();
       }
       const out = M._osi_result_model(r, lenPtr) >>> 0;
@@ -452,7 +511,7 @@ class Engine {
         node: M.UTF8ToString(M._osi_result_error_node(r)) || null,
       });
     }
-    const result = new ShapeInferenceResult(JSON.parse(M.UTF8ToString(M._osi_result_json(r))));
+    const result = new ShapeInferenceResult(expandCompact(JSON.parse(heapString(M, M._osi_result_json_compact(r)))));
     this.#last = result;
     return result;
   }

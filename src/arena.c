@@ -38,7 +38,14 @@ void osi_arena_delete(OsiArena *self) {
   free(self);
 }
 
-void *osi_arena_alloc(OsiArena *self, size_t size) {
+/* `size` bytes, 16-aligned, not zeroed. */
+static void *bump(OsiArena *self, size_t size) {
+  /* Past the cap (this also keeps the rounding below from wrapping around
+   * for sizes near SIZE_MAX, which would hand out a 16-byte block). */
+  if (size > OSI_ARENA_MAX_BYTES) {
+    self->exhausted = 1;
+    return NULL;
+  }
   size = (size + 15) & ~(size_t)15;
   if (size == 0) size = 16;
   Block *b = self->head;
@@ -59,7 +66,12 @@ void *osi_arena_alloc(OsiArena *self, size_t size) {
   }
   void *p = (char *)b->data + b->used;
   b->used += size;
-  memset(p, 0, size);
+  return p;
+}
+
+void *osi_arena_alloc(OsiArena *self, size_t size) {
+  void *p = bump(self, size);
+  if (p) memset(p, 0, size);
   return p;
 }
 
@@ -72,7 +84,9 @@ void *osi_arena_array(OsiArena *self, size_t n, size_t size) {
 }
 
 char *osi_arena_strndup(OsiArena *self, const char *s, size_t n) {
-  char *d = osi_arena_alloc(self, n + 1);
+  /* Not zeroed first: every byte is written below. */
+  char *d = n < OSI_ARENA_MAX_BYTES ? bump(self, n + 1) : NULL;
+  if (n >= OSI_ARENA_MAX_BYTES) self->exhausted = 1;
   if (d) {
     if (n) memcpy(d, s, n);
     d[n] = 0;

@@ -3,15 +3,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int list_has(const OsiConstraintList *l, OsiExpr a, OsiExpr b) {
-  for (int i = 0; i < l->count; i++)
-    if (l->items[i].lhs == a && l->items[i].rhs == b) return 1;
-  return 0;
+static size_t pair_hash(OsiExpr a, OsiExpr b) {
+  uint64_t h = ((uint64_t)a << 32 | (uint64_t)b) * 0x9e3779b97f4a7c15ull;
+  return (size_t)(h >> 32);
 }
 
-/* Constraint lists stay short (one entry per anchored dim or
- * data-dependent op), so a linear duplicate check is enough; past this
- * many the rest are dropped rather than slowing every insert. */
+/* The slot where (a, b) is indexed, or the empty slot where it would go. */
+static size_t index_slot(const OsiConstraintList *l, OsiExpr a, OsiExpr b) {
+  size_t mask = (size_t)l->index_cap - 1, i = pair_hash(a, b) & mask;
+  for (int k; (k = l->index[i]) != 0; i = (i + 1) & mask)
+    if (k - 1 < l->count && l->items[k - 1].lhs == a && l->items[k - 1].rhs == b) break;
+  return i;
+}
+
+static int list_has(const OsiConstraintList *l, OsiExpr a, OsiExpr b) {
+  return l->index_cap && l->index[index_slot(l, a, b)] != 0;
+}
+
+/* Rebuilds the index for items[0..count) at a size with room to spare. */
+static int index_rebuild(OsiConstraintList *l) {
+  int cap = 64;
+  while (cap < 4 * (l->count + 1)) cap *= 2;
+  int *index = calloc((size_t)cap, sizeof *index);
+  if (!index) return 0;
+  free(l->index);
+  l->index = index;
+  l->index_cap = cap;
+  l->index_used = 0;
+  for (int i = 0; i < l->count; i++) {
+    size_t mask = (size_t)cap - 1, j = pair_hash(l->items[i].lhs, l->items[i].rhs) & mask;
+    while (index[j]) j = (j + 1) & mask;
+    index[j] = i + 1;
+    l->index_used++;
+  }
+  return 1;
+}
+
+/* Past this many constraints the rest are dropped (pathological models). */
 #define MAX_CONSTRAINTS 20000
 
 static void list_add(OsiConstraintList *l, OsiExpr a, OsiExpr b) {
@@ -23,8 +51,12 @@ static void list_add(OsiConstraintList *l, OsiExpr a, OsiExpr b) {
     l->items = items;
     l->cap = cap;
   }
+  /* Slots of rolled-back items count as used: rebuilding drops them. */
+  if ((l->index_used + 1) * 2 > l->index_cap && !index_rebuild(l)) return;
   l->items[l->count].lhs = a;
   l->items[l->count].rhs = b;
+  l->index[index_slot(l, a, b)] = l->count + 1;
+  l->index_used++;
   l->count++;
 }
 
@@ -58,21 +90,45 @@ void osi_constraint_less_equal(OsiRun *run, OsiExpr lhs, OsiExpr rhs) {
 void osi_constraints_free(OsiRun *run) {
   free(run->equal.items);
   free(run->less_equal.items);
+  free(run->equal.index);
+  free(run->less_equal.index);
   memset(&run->equal, 0, sizeof run->equal);
   memset(&run->less_equal, 0, sizeof run->less_equal);
 }
 
 /* Section - Preferred names */
 
+/* A set of symbol names (open addressing over string hashes) that also
+ * keeps them in insertion order. */
 typedef struct Names {
   const char **items;
   int count, cap;
+  const char **slots;
+  size_t nslots;
 } Names;
+
+static size_t names_find(const Names *n, const char *name) {
+  size_t mask = n->nslots - 1, i = (size_t)osi_hash_string(name) & mask;
+  while (n->slots[i] && strcmp(n->slots[i], name) != 0) i = (i + 1) & mask;
+  return i;
+}
+
+static int names_has(const Names *n, const char *name) {
+  return n->nslots && n->slots[names_find(n, name)] != NULL;
+}
 
 static void names_add(const char *name, void *user) {
   Names *n = user;
-  for (int i = 0; i < n->count; i++)
-    if (!strcmp(n->items[i], name)) return;
+  if (names_has(n, name)) return;
+  if ((size_t)(n->count + 1) * 2 > n->nslots) {
+    size_t nslots = n->nslots ? n->nslots * 2 : 64;
+    const char **slots = calloc(nslots, sizeof *slots);
+    if (!slots) return;
+    free(n->slots);
+    n->slots = slots;
+    n->nslots = nslots;
+    for (int i = 0; i < n->count; i++) n->slots[names_find(n, n->items[i])] = n->items[i];
+  }
   if (n->count == n->cap) {
     int cap = n->cap ? n->cap * 2 : 32;
     const char **items = realloc(n->items, (size_t)cap * sizeof *items);
@@ -80,13 +136,13 @@ static void names_add(const char *name, void *user) {
     n->items = items;
     n->cap = cap;
   }
+  n->slots[names_find(n, name)] = name;
   n->items[n->count++] = name;
 }
 
-static int names_has(const Names *n, const char *name) {
-  for (int i = 0; i < n->count; i++)
-    if (!strcmp(n->items[i], name)) return 1;
-  return 0;
+static void names_free(Names *n) {
+  free(n->items);
+  free(n->slots);
 }
 
 static void collect_type_names(OsiExprStore *s, const OsiType *t, Names *out, int depth) {
@@ -105,13 +161,17 @@ typedef struct Classes {
   OsiExpr *members;
   int *parent;
   int count;
+  int *slots; /* member -> 1 + index, open addressing; 0 empty */
+  size_t mask;
 } Classes;
 
 static int class_index(Classes *c, OsiExpr e) {
-  for (int i = 0; i < c->count; i++)
-    if (c->members[i] == e) return i;
+  size_t i = (size_t)(((uint64_t)e * 0x9e3779b97f4a7c15ull) >> 32) & c->mask;
+  for (; c->slots[i]; i = (i + 1) & c->mask)
+    if (c->members[c->slots[i] - 1] == e) return c->slots[i] - 1;
   c->members[c->count] = e;
   c->parent[c->count] = c->count;
+  c->slots[i] = c->count + 1;
   return c->count++;
 }
 
@@ -223,12 +283,15 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g) {
   collect_names(s, g->value_info, g->n_value_info, &preferred);
   Ranking r = {s, &inputs, &preferred};
 
-  Classes c = {malloc(sizeof(OsiExpr) * (size_t)(2 * n)), malloc(sizeof(int) * (size_t)(2 * n)), 0};
+  size_t nslots = 16;
+  while (nslots < (size_t)n * 4) nslots *= 2; /* 2n members at most, load <= 1/2 */
+  Classes c = {malloc(sizeof(OsiExpr) * (size_t)(2 * n)), malloc(sizeof(int) * (size_t)(2 * n)), 0,
+               calloc(nslots, sizeof(int)), nslots - 1};
   OsiExpr *from = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
   OsiExpr *to = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
   OsiExpr *best = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
   OsiStatus st = OSI_OK;
-  if (!c.members || !c.parent || !from || !to || !best) {
+  if (!c.members || !c.parent || !c.slots || !from || !to || !best) {
     st = osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
     goto done;
   }
@@ -272,10 +335,11 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g) {
 done:
   free(c.members);
   free(c.parent);
+  free(c.slots);
   free(from);
   free(to);
   free(best);
-  free(inputs.items);
-  free(preferred.items);
+  names_free(&inputs);
+  names_free(&preferred);
   return st;
 }

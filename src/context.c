@@ -32,12 +32,10 @@ OsiValueEntry *osi_context_lookup(const OsiContext *ctx, const char *name) {
 
 OsiValueEntry *osi_context_define(OsiContext *ctx, const char *name, const OsiType *type,
                                   int producer) {
-  OsiValueEntry *e = osi_value_table_get(&ctx->values, name);
-  if (!e) {
-    e = osi_arena_alloc(ctx->run->arena, sizeof *e);
-    if (!e) return NULL;
-    e->name = name;
-    if (!osi_value_table_put(&ctx->values, e)) return NULL;
+  int created;
+  OsiValueEntry *e = osi_value_table_upsert(&ctx->values, name, ctx->run->arena, &created);
+  if (!e) return NULL;
+  if (created) {
     if (ctx->n_order == ctx->cap_order) {
       int cap = ctx->cap_order ? ctx->cap_order * 2 : 64;
       OsiValueEntry **o = realloc(ctx->order, (size_t)cap * sizeof *o);
@@ -207,6 +205,9 @@ void osi_run_free(OsiRun *run) {
   free(run->subs);
   free(run->equal.items);
   free(run->less_equal.items);
+  free(run->equal.index);
+  free(run->less_equal.index);
+  run->equal.index = run->less_equal.index = NULL;
   osi_value_table_free(&run->sub_index);
   run->diags = NULL;
   run->events = NULL;

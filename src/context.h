@@ -28,6 +28,10 @@ typedef struct OsiConstraint {
 typedef struct OsiConstraintList {
   OsiConstraint *items;
   int count, cap;
+  /* Duplicate check (constraints.c): open addressing, slot = 1 + item index,
+   * 0 empty. Slots past `count` (after a rollback) are ignored. */
+  int *index;
+  int index_cap, index_used;
 } OsiConstraintList;
 
 /* One entry of the event log (OSI_OPT_EVENTS). */

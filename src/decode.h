@@ -14,6 +14,12 @@
 
 /* Deepest nesting of subgraphs (attribute graphs) a decoder accepts. */
 #define OSI_MAX_GRAPH_DEPTH 64
+/* Deepest nesting of protobuf messages (ModelProto is level 1) the
+ * protobuf-c decoder unpacks: protobuf-c itself recurses without a limit,
+ * so deeper input (e.g. 100,000 nested TypeProto) would overflow the C
+ * stack. Every model within OSI_MAX_GRAPH_DEPTH (3 message levels per
+ * subgraph, 2 per nested type) stays well below it. */
+#define OSI_MAX_PROTO_DEPTH 256
 
 typedef struct OsiDecodeError {
   OsiStatus status;

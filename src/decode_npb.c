@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pb_common.h>
 #include <pb_decode.h>
 
 #include "decode.h"
@@ -59,6 +60,7 @@ typedef struct Src {
   uint64_t fetched;   /* absolute offset of buf[len] (bytes taken from the source) */
   uint64_t total;
   const char *io_error;
+  size_t last_read;   /* byte count of the latest read (nanopb reads a varint 1 byte at a time) */
 } Src;
 
 static bool refill(Src *s) {
@@ -118,6 +120,7 @@ static bool src_skip(Src *s, uint64_t n) {
 
 static bool src_pb_read(pb_istream_t *stream, pb_byte_t *out, size_t count) {
   Src *s = stream->state;
+  s->last_read = count; /* the wire type of a scalar handed to a callback (cb_wire_check) */
   if (!out) return src_skip(s, count); /* nanopb 0.4.7 never does this, but be safe */
   if (s->mem) {
     memcpy(out, s->mem + s->offset, count);
@@ -306,6 +309,63 @@ static void set_cb(pb_callback_t *cb, bool (*fn)(pb_istream_t *, const pb_field_
   cb->arg = arg;
 }
 
+/* Section - Wire types of callback fields
+ *
+ * nanopb hands a callback field to its callback whatever its wire type (a
+ * varint `name` arrives as its raw bytes; a callback left unset skips any
+ * wire type), where protobuf-c rejects a known field whose wire type does
+ * not fit its type. decode_checked (every pb_decode of this file) routes
+ * each callback field of the message through cb_wire_check first, which
+ * applies protobuf-c's rule: length-delimited for strings, bytes and
+ * messages; varint / 32-bit / 64-bit for numbers, or length-delimited
+ * (packed) when repeated. A length-delimited field reaches callbacks on a
+ * substream of the source (callback src_pb_read); a scalar one on a copy,
+ * whose wire type shows in the size of the latest source read (1 byte at a
+ * time for a varint, 4 or 8 at once for fixed32/fixed64). */
+
+typedef struct WireCheck {
+  bool (*fn)(pb_istream_t *, const pb_field_t *, void **);
+  void *arg;
+  const Src *src;
+} WireCheck;
+
+static bool cb_wire_check(pb_istream_t *stream, const pb_field_t *field, void **arg) {
+  WireCheck *w = *arg;
+  bool ld = stream->callback == src_pb_read;
+  bool repeated = PB_HTYPE(field->type) == PB_HTYPE_REPEATED;
+  size_t last = w->src->last_read;
+  bool ok;
+  switch (PB_LTYPE(field->type)) {
+  case PB_LTYPE_BOOL:
+  case PB_LTYPE_VARINT:
+  case PB_LTYPE_UVARINT:
+  case PB_LTYPE_SVARINT: ok = ld ? repeated : last == 1; break;
+  case PB_LTYPE_FIXED32: ok = ld ? repeated : last == 4; break;
+  case PB_LTYPE_FIXED64: ok = ld ? repeated : last == 8; break;
+  default: ok = ld; break;
+  }
+  if (!ok) PB_RETURN_ERROR(stream, "wrong wire type");
+  if (!w->fn) return ld ? skip_rest(stream) : true;
+  return w->fn(stream, field, &w->arg);
+}
+
+static bool decode_checked(pb_istream_t *stream, const pb_msgdesc_t *fields, void *msg) {
+  WireCheck checks[32];
+  int n = 0;
+  pb_field_iter_t it;
+  const Src *src = stream->callback == src_pb_read ? stream->state : NULL;
+  if (src && pb_field_iter_begin(&it, fields, msg)) {
+    do {
+      if (PB_ATYPE(it.type) != PB_ATYPE_CALLBACK || n == 32) continue;
+      pb_callback_t *cb = it.pData;
+      checks[n] = (WireCheck){cb->funcs.decode, cb->arg, src};
+      cb->funcs.decode = cb_wire_check;
+      cb->arg = &checks[n++];
+    } while (pb_field_iter_next(&it));
+  }
+  return pb_decode(stream, fields, msg);
+}
+
 /* Section - Types */
 
 static bool decode_type_msg(D *d, pb_istream_t *stream, const OsiType **out);
@@ -348,7 +408,7 @@ static bool cb_dim(pb_istream_t *stream, const pb_field_t *field, void **arg) {
   onnx_TensorShapeProto_Dimension m = onnx_TensorShapeProto_Dimension_init_zero;
   set_cb(&m.dim_value, cb_dim_value, &da);
   set_cb(&m.dim_param, cb_dim_param, &da);
-  return pb_decode(stream, onnx_TensorShapeProto_Dimension_fields, &m);
+  return decode_checked(stream, onnx_TensorShapeProto_Dimension_fields, &m);
 }
 
 typedef struct ShapeArg {
@@ -365,7 +425,7 @@ static bool cb_shape(pb_istream_t *stream, const pb_field_t *field, void **arg) 
   ListArg la = {a->d, &a->dims};
   onnx_TensorShapeProto m = onnx_TensorShapeProto_init_zero;
   set_cb(&m.dim, cb_dim, &la);
-  return pb_decode(stream, onnx_TensorShapeProto_fields, &m);
+  return decode_checked(stream, onnx_TensorShapeProto_fields, &m);
 }
 
 /* TypeProto.Tensor and TypeProto.SparseTensor have the same layout. */
@@ -376,12 +436,12 @@ static bool decode_tensor_type(D *d, pb_istream_t *stream, OsiKind kind, const O
   if (kind == OSI_KIND_TENSOR) {
     onnx_TypeProto_Tensor m = onnx_TypeProto_Tensor_init_zero;
     set_cb(&m.shape, cb_shape, &sa);
-    ok = pb_decode(stream, onnx_TypeProto_Tensor_fields, &m);
+    ok = decode_checked(stream, onnx_TypeProto_Tensor_fields, &m);
     elem_type = m.elem_type;
   } else {
     onnx_TypeProto_SparseTensor m = onnx_TypeProto_SparseTensor_init_zero;
     set_cb(&m.shape, cb_shape, &sa);
-    ok = pb_decode(stream, onnx_TypeProto_SparseTensor_fields, &m);
+    ok = decode_checked(stream, onnx_TypeProto_SparseTensor_fields, &m);
     elem_type = m.elem_type;
   }
   if (!ok) {
@@ -441,7 +501,7 @@ static bool cb_type_sequence(pb_istream_t *stream, const pb_field_t *field, void
   ElemArg ea = {b->d, &b->seq_elem};
   onnx_TypeProto_Sequence m = onnx_TypeProto_Sequence_init_zero;
   set_cb(&m.elem_type, cb_nested_type, &ea);
-  return pb_decode(stream, onnx_TypeProto_Sequence_fields, &m);
+  return decode_checked(stream, onnx_TypeProto_Sequence_fields, &m);
 }
 
 static bool cb_type_optional(pb_istream_t *stream, const pb_field_t *field, void **arg) {
@@ -452,7 +512,7 @@ static bool cb_type_optional(pb_istream_t *stream, const pb_field_t *field, void
   ElemArg ea = {b->d, &b->opt_elem};
   onnx_TypeProto_Optional m = onnx_TypeProto_Optional_init_zero;
   set_cb(&m.elem_type, cb_nested_type, &ea);
-  return pb_decode(stream, onnx_TypeProto_Optional_fields, &m);
+  return decode_checked(stream, onnx_TypeProto_Optional_fields, &m);
 }
 
 static bool cb_type_map(pb_istream_t *stream, const pb_field_t *field, void **arg) {
@@ -463,7 +523,7 @@ static bool cb_type_map(pb_istream_t *stream, const pb_field_t *field, void **ar
   ElemArg ea = {b->d, &b->map_value};
   onnx_TypeProto_Map m = onnx_TypeProto_Map_init_zero;
   set_cb(&m.value_type, cb_nested_type, &ea);
-  if (!pb_decode(stream, onnx_TypeProto_Map_fields, &m)) return false;
+  if (!decode_checked(stream, onnx_TypeProto_Map_fields, &m)) return false;
   b->map_key = m.key_type;
   return true;
 }
@@ -479,7 +539,7 @@ static bool decode_type_msg(D *d, pb_istream_t *stream, const OsiType **out) {
   set_cb(&m.map_type, cb_type_map, &b);
   set_cb(&m.sparse_tensor_type, cb_type_sparse, &b);
   set_cb(&m.optional_type, cb_type_optional, &b);
-  if (!pb_decode(stream, onnx_TypeProto_fields, &m)) return false;
+  if (!decode_checked(stream, onnx_TypeProto_fields, &m)) return false;
   const OsiType *t = NULL;
   switch (b.which) {
   case 1: t = b.tensor; break;
@@ -588,7 +648,7 @@ static bool decode_tensor_fields(pb_istream_t *stream, TensorB *b, onnx_TensorPr
   set_cb(&m->double_data, cb_numbers, &b->double_data);
   set_cb(&m->string_data, cb_skip, NULL);
   set_cb(&m->external_data, cb_skip, NULL);
-  return pb_decode(stream, onnx_TensorProto_fields, m);
+  return decode_checked(stream, onnx_TensorProto_fields, m);
 }
 
 /* dims of b -> arena, with decode_pbc.c's rank check. */
@@ -665,7 +725,7 @@ static bool decode_sparse_msg(D *d, pb_istream_t *stream, OsiTensor *out) {
   set_cb(&m.values, cb_sparse_values, &values);
   set_cb(&m.indices, cb_skip, NULL);
   set_cb(&m.dims, cb_tensor_dims, &b);
-  bool ok = pb_decode(stream, onnx_SparseTensorProto_fields, &m) && tensor_dims(d, &b, out);
+  bool ok = decode_checked(stream, onnx_SparseTensorProto_fields, &m) && tensor_dims(d, &b, out);
   if (ok) {
     out->elem_type = values.elem_type;
     out->name = values.name ? values.name : "";
@@ -863,7 +923,7 @@ static bool decode_attr_msg(D *d, pb_istream_t *stream, OsiAttr *out) {
   set_cb(&m.type_protos, cb_attr_type_protos, &a);
   set_cb(&m.sparse_tensor, cb_attr_sparse, &a);
   set_cb(&m.sparse_tensors, cb_skip, NULL);
-  bool ok = pb_decode(stream, onnx_AttributeProto_fields, &m);
+  bool ok = decode_checked(stream, onnx_AttributeProto_fields, &m);
   if (ok) {
     out->name = a.name ? a.name : "";
     out->type = (OsiAttrType)m.type;
@@ -915,7 +975,7 @@ static bool decode_node_msg(D *d, pb_istream_t *stream, OsiNode *out) {
   set_cb(&m.attribute, cb_attr_list, &la);
   set_cb(&m.domain, cb_string, &sd);
   set_cb(&m.overload, cb_string, &sv);
-  bool ok = pb_decode(stream, onnx_NodeProto_fields, &m);
+  bool ok = decode_checked(stream, onnx_NodeProto_fields, &m);
   if (ok) {
     out->name = name ? name : "";
     out->op_type = op_type ? op_type : "";
@@ -951,7 +1011,7 @@ static bool cb_value_info(pb_istream_t *stream, const pb_field_t *field, void **
   onnx_ValueInfoProto m = onnx_ValueInfoProto_init_zero;
   set_cb(&m.name, cb_string, &sn);
   set_cb(&m.type, cb_type, &ta);
-  if (!pb_decode(stream, onnx_ValueInfoProto_fields, &m)) return false;
+  if (!decode_checked(stream, onnx_ValueInfoProto_fields, &m)) return false;
   slot->name = name ? name : "";
   return a->d->err->status == OSI_OK;
 }
@@ -983,7 +1043,7 @@ static bool decode_graph_fields(pb_istream_t *stream, GraphB *g) {
   set_cb(&m.output, cb_value_info, &lout);
   set_cb(&m.value_info, cb_value_info, &lvi);
   set_cb(&m.sparse_initializer, cb_sparse_initializer, &ls);
-  return pb_decode(stream, onnx_GraphProto_fields, &m);
+  return decode_checked(stream, onnx_GraphProto_fields, &m);
 }
 
 /* Moves the graph's lists into the arena; frees g's vectors either way. */
@@ -1028,7 +1088,7 @@ static bool cb_opset(pb_istream_t *stream, const pb_field_t *field, void **arg) 
   StrArg sd = {a->d, &domain};
   onnx_OperatorSetIdProto m = onnx_OperatorSetIdProto_init_zero;
   set_cb(&m.domain, cb_string, &sd);
-  if (!pb_decode(stream, onnx_OperatorSetIdProto_fields, &m)) return false;
+  if (!decode_checked(stream, onnx_OperatorSetIdProto_fields, &m)) return false;
   slot->domain = osi_mb_domain(a->d->arena, domain);
   slot->version = m.version;
   return slot->domain != NULL || nomem(a->d);
@@ -1058,7 +1118,7 @@ static bool cb_function(pb_istream_t *stream, const pb_field_t *field, void **ar
   set_cb(&m.attribute_proto, cb_attr_list, &lad);
   set_cb(&m.value_info, cb_value_info, &lvi);
   set_cb(&m.overload, cb_string, &so);
-  bool ok = pb_decode(stream, onnx_FunctionProto_fields, &m);
+  bool ok = decode_checked(stream, onnx_FunctionProto_fields, &m);
   if (ok) {
     f->name = name ? name : "";
     f->domain = osi_mb_domain(d->arena, domain);
@@ -1117,7 +1177,7 @@ static const OsiModel *decode_model(D *d, pb_istream_t *stream, Src *src) {
   set_cb(&m.opset_import, cb_opset, &lo);
   set_cb(&m.functions, cb_function, &lf);
   OsiModel *model = NULL;
-  if (!pb_decode(stream, onnx_ModelProto_fields, &m)) {
+  if (!decode_checked(stream, onnx_ModelProto_fields, &m)) {
     if (d->err->status == OSI_OK) {
       char msg[200];
       const char *why = src->io_error ? src->io_error : PB_GET_ERROR(stream);

@@ -408,10 +408,18 @@ static int eval_poly(const OsiExprStore *s, OsiExpr e, OsiExprLookup lookup, voi
   const OsiExpr *args = s->args + nd->off;
   int64_t a;
   if (nd->kind == EK_MUL) {
+    /* A zero factor makes the product 0 even when the other factors would
+     * overflow 128 bits in the canonical (sorted) order: the original text
+     * may have multiplied by 0 first (0*big*big is defined). */
     Wide acc = 1;
-    for (uint32_t i = 0; i < nd->n; i++)
-      if (eval_rec(s, args[i], lookup, user, &a) || __builtin_mul_overflow(acc, (Wide)a, &acc))
-        return -1;
+    int overflow = 0, zero = 0;
+    for (uint32_t i = 0; i < nd->n; i++) {
+      if (eval_rec(s, args[i], lookup, user, &a)) return -1;
+      if (a == 0) zero = 1;
+      if (!overflow && __builtin_mul_overflow(acc, (Wide)a, &acc)) overflow = 1;
+    }
+    if (zero) acc = 0;
+    else if (overflow) return -1;
     *out = acc;
     return 0;
   }
@@ -434,7 +442,7 @@ static int eval_rec(const OsiExprStore *s, OsiExpr e, OsiExprLookup lookup, void
                     int64_t *out) {
   const ExprNode *nd = &s->nodes[e];
   const OsiExpr *args = s->args + nd->off;
-  int64_t a, b;
+  int64_t a;
   switch (nd->kind) {
   case EK_CONST: *out = nd->val; return 0;
   case EK_SYM: return lookup && lookup(user, nd->name, out) ? 0 : -1;
@@ -447,13 +455,29 @@ static int eval_rec(const OsiExprStore *s, OsiExpr e, OsiExprLookup lookup, void
   }
   case EK_FLOORDIV:
   case EK_MOD:
-  case EK_CEILDIV:
-    if (eval_rec(s, args[0], lookup, user, &a) || eval_rec(s, args[1], lookup, user, &b)) return -1;
-    if (nd->kind == EK_FLOORDIV) return expr_floordiv64(a, b, out) ? 0 : -1;
-    if (nd->kind == EK_MOD) return expr_mod64(a, b, out) ? 0 : -1;
-    if (a == INT64_MIN || !expr_floordiv64(-a, b, out) || *out == INT64_MIN) return -1;
-    *out = -*out;
+  case EK_CEILDIV: {
+    /* Operands in 128 bits too: canonical forms rewrite a // b with a
+     * negative leading coefficient in b as (-a) // (-b), whose operands
+     * may be 2^63 where the original's were INT64_MIN. */
+    Wide wa, wb, q, r;
+    if (eval_poly(s, args[0], lookup, user, &wa) || eval_poly(s, args[1], lookup, user, &wb) ||
+        wb == 0)
+      return -1;
+    const Wide lim = (Wide)1 << 126; /* keeps -wa and wa / wb from overflowing */
+    if (wa <= -lim || wa >= lim || wb <= -lim || wb >= lim) return -1;
+    if (nd->kind == EK_CEILDIV) wa = -wa;
+    q = wa / wb;
+    r = wa % wb;
+    if (r != 0 && ((r < 0) != (wb < 0))) {
+      q--;
+      r += wb;
+    }
+    if (nd->kind == EK_CEILDIV) q = -q;
+    Wide v = nd->kind == EK_MOD ? r : q;
+    if (v < INT64_MIN || v > INT64_MAX) return -1;
+    *out = (int64_t)v;
     return 0;
+  }
   case EK_MAX:
   case EK_MIN:
   case EK_BROADCAST: {

@@ -74,6 +74,14 @@ static OsiStatus seed(OsiContext *scope, const OsiGraph *g, int n_in,
   return OSI_OK;
 }
 
+const char *osi_attr_type_name(OsiAttrType t) {
+  static const char *const names[] = {"UNDEFINED", "FLOAT",  "INT",     "STRING",  "TENSOR",
+                                      "GRAPH",     "FLOATS", "INTS",    "STRINGS", "TENSORS",
+                                      "GRAPHS",    "SPARSE_TENSOR", "SPARSE_TENSORS",
+                                      "TYPE_PROTO", "TYPE_PROTOS"};
+  return (int)t >= 0 && (size_t)t < sizeof names / sizeof names[0] ? names[t] : "an unknown type";
+}
+
 static const char *op_label(const OsiNode *n) {
   return n->domain[0] ? n->domain : "ai.onnx";
 }
@@ -187,6 +195,14 @@ static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index) {
   int diags_before = run->n_diags;
   OsiStatus st = dispatch(scope, &op);
   if (run->status != OSI_OK) return run->status; /* a subgraph failed the run */
+  /* An attribute of the wrong type (read by the rule as its default) is the
+   * node's real problem, whatever the rule concluded from the default. */
+  if (op.bad_attr && st != OSI_ERR_NOMEM && st != OSI_ERR_LIMIT_EXCEEDED) {
+    st = OSI_ERR_INVALID_MODEL;
+    snprintf(op.message, sizeof op.message, "attribute '%s' has type %s; expected %s",
+             op.bad_attr->name, osi_attr_type_name(op.bad_attr->type),
+             osi_attr_type_name((OsiAttrType)op.bad_attr_want));
+  }
   /* A subgraph walk moved the current node; restore it for this node's events. */
   run->cur_node = index;
   run->cur_node_name = n->name;

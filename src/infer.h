@@ -28,6 +28,9 @@ OsiStatus osi_infer_child(struct OsiOpCtx *ctx, const OsiGraph *graph, const cha
                           OsiContext *parent, int n_opsets, const OsiOpsetImport *opsets, int n_in,
                           const OsiType *const *in_types, int n_out, const OsiType **out_types);
 
+/* "INT", "FLOATS", ... (AttributeProto.AttributeType names). */
+const char *osi_attr_type_name(OsiAttrType t);
+
 /* Type of a constant tensor (initializer or Constant attribute). */
 const OsiType *osi_tensor_type(OsiRun *run, const OsiTensor *t);
 

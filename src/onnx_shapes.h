@@ -129,6 +129,14 @@ OSI_API const char *osi_result_error_node(const OsiResult *self);
  *  "diagnostics":[...]}. "" when the status is not OSI_OK.
  */
 OSI_API const char *osi_result_json(OsiResult *self);
+/**
+ * The same result with its repetition factored out (distinct types listed
+ * once and referred to by index, value and node names listed once): what
+ * js/index.js reads and expands to exactly the osi_result_json object. The
+ * format is described in src/result.c and may change with the wrapper.
+ * "" when the status is not OSI_OK.
+ */
+OSI_API const char *osi_result_json_compact(OsiResult *self);
 
 /* Section - Write-back */
 

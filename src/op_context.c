@@ -49,13 +49,31 @@ const OsiAttr *osi_node_attr(const OsiNode *node, const char *name) {
 
 int osi_attr_has(const OsiOpCtx *ctx, const char *name) { return osi_attr(ctx, name) != NULL; }
 
-int64_t osi_attr_int(const OsiOpCtx *ctx, const char *name, int64_t dflt) {
+/* The attribute `name` when it has type `want` (or, for `also`, that one),
+ * else NULL; a present attribute of another declared type is recorded in
+ * ctx->bad_attr (ctx is always a mutable OsiOpCtx of infer_node; the
+ * accessors take it const only because ops read through them). An
+ * attribute with no declared type (UNDEFINED, very old writers) is left to
+ * the caller's default, as before. */
+static const OsiAttr *typed_attr(const OsiOpCtx *ctx, const char *name, int want, int also) {
   const OsiAttr *a = osi_attr(ctx, name);
-  return a && a->type == OSI_ATTR_INT ? a->i : dflt;
+  if (!a) return NULL;
+  if ((int)a->type == want || (also && (int)a->type == also)) return a;
+  if (a->type != OSI_ATTR_UNDEFINED && !ctx->bad_attr) {
+    OsiOpCtx *m = (OsiOpCtx *)ctx;
+    m->bad_attr = a;
+    m->bad_attr_want = want;
+  }
+  return NULL;
+}
+
+int64_t osi_attr_int(const OsiOpCtx *ctx, const char *name, int64_t dflt) {
+  const OsiAttr *a = typed_attr(ctx, name, OSI_ATTR_INT, 0);
+  return a ? a->i : dflt;
 }
 
 double osi_attr_float(const OsiOpCtx *ctx, const char *name, double dflt) {
-  const OsiAttr *a = osi_attr(ctx, name);
+  const OsiAttr *a = typed_attr(ctx, name, OSI_ATTR_FLOAT, OSI_ATTR_INT);
   if (!a) return dflt;
   if (a->type == OSI_ATTR_FLOAT) return a->f;
   if (a->type == OSI_ATTR_INT) return (double)a->i;
@@ -63,27 +81,27 @@ double osi_attr_float(const OsiOpCtx *ctx, const char *name, double dflt) {
 }
 
 const char *osi_attr_str(const OsiOpCtx *ctx, const char *name, const char *dflt) {
-  const OsiAttr *a = osi_attr(ctx, name);
-  return a && a->type == OSI_ATTR_STRING && a->s ? a->s : dflt;
+  const OsiAttr *a = typed_attr(ctx, name, OSI_ATTR_STRING, 0);
+  return a && a->s ? a->s : dflt;
 }
 
 int osi_attr_ints(const OsiOpCtx *ctx, const char *name, const int64_t **out) {
-  const OsiAttr *a = osi_attr(ctx, name);
-  if (!a || a->type != OSI_ATTR_INTS) return -1;
+  const OsiAttr *a = typed_attr(ctx, name, OSI_ATTR_INTS, 0);
+  if (!a) return -1;
   *out = a->ints;
   return (int)a->n;
 }
 
 int osi_attr_floats(const OsiOpCtx *ctx, const char *name, const double **out) {
-  const OsiAttr *a = osi_attr(ctx, name);
-  if (!a || a->type != OSI_ATTR_FLOATS) return -1;
+  const OsiAttr *a = typed_attr(ctx, name, OSI_ATTR_FLOATS, 0);
+  if (!a) return -1;
   *out = a->floats;
   return (int)a->n;
 }
 
 const OsiTensor *osi_attr_tensor(const OsiOpCtx *ctx, const char *name) {
-  const OsiAttr *a = osi_attr(ctx, name);
-  return a && (a->type == OSI_ATTR_TENSOR || a->type == OSI_ATTR_SPARSE_TENSOR) ? a->t : NULL;
+  const OsiAttr *a = typed_attr(ctx, name, OSI_ATTR_TENSOR, OSI_ATTR_SPARSE_TENSOR);
+  return a ? a->t : NULL;
 }
 
 int osi_out_count(const OsiOpCtx *ctx) { return ctx->node->n_outputs; }

@@ -72,27 +72,33 @@ static int graph_free_names(OsiArena *arena, const OsiGraph *g, NameFn fn, void 
   return ok;
 }
 
+/* Every dependency edge (producer -> node) is found with one lookup per
+ * name read and kept in a flat array: deps[dep_start[i] .. dep_start[i+1])
+ * are the producers node i waits for (once per read). */
 typedef struct EdgeCtx {
   OsiContext *scope;
   NameSet *producers;
   const OsiGraph *g;
   int node;
-  int *indeg;
-  int **adj;       /* adjacency lists, built in two passes */
-  int *adj_len;
-  int counting;    /* pass 1 counts, pass 2 fills */
+  int *deps;
+  size_t n_deps, cap_deps;
 } EdgeCtx;
 
 static int add_dependency(void *user, const char *name) {
   EdgeCtx *ec = user;
   OsiValueEntry *p = osi_value_table_get(&ec->producers->table, name);
   if (p) {
-    if (ec->counting) {
-      ec->adj_len[p->producer]++;
-    } else {
-      ec->adj[p->producer][ec->adj_len[p->producer]++] = ec->node;
-      ec->indeg[ec->node]++;
+    if (ec->n_deps == ec->cap_deps) {
+      size_t cap = ec->cap_deps ? ec->cap_deps * 2 : 64;
+      int *deps = cap <= SIZE_MAX / sizeof *deps ? realloc(ec->deps, cap * sizeof *deps) : NULL;
+      if (!deps) {
+        osi_run_fail(ec->scope->run, OSI_ERR_NOMEM, "", "out of memory");
+        return 0;
+      }
+      ec->deps = deps;
+      ec->cap_deps = cap;
     }
+    ec->deps[ec->n_deps++] = p->producer;
     return 1;
   }
   if (osi_context_lookup(ec->scope, name)) return 1;
@@ -136,13 +142,15 @@ static OsiStatus collect_producers(OsiContext *scope, const OsiGraph *g, NameSet
     for (int o = 0; o < n->n_outputs; o++) {
       const char *name = n->outputs[o];
       if (!name[0]) continue;
-      OsiValueEntry *prev = osi_value_table_get(&producers->table, name);
-      if (prev || osi_value_table_get(&scope->values, name))
+      int created;
+      OsiValueEntry *e = osi_value_table_upsert(&producers->table, name, producers->arena, &created);
+      if (!e) return osi_run_fail(scope->run, OSI_ERR_NOMEM, "", "out of memory");
+      if (!created || osi_value_table_get(&scope->values, name))
         return osi_run_fail(scope->run, OSI_ERR_DUPLICATE_DEFINITION, n->name,
                             "node %d '%s' (%s) defines '%s', which %s already defines", i,
                             n->name, n->op_type, name,
-                            prev ? "another node" : "a graph input or initializer");
-      if (!set_add(producers, name, i)) return osi_run_fail(scope->run, OSI_ERR_NOMEM, "", "out of memory");
+                            !created ? "another node" : "a graph input or initializer");
+      e->producer = i;
     }
   }
   return OSI_OK;
@@ -152,40 +160,52 @@ OsiStatus osi_topo_order(OsiContext *scope, const OsiGraph *g, int *order) {
   OsiRun *run = scope->run;
   int n = g->n_nodes;
   NameSet producers = {{0}, run->arena};
+  size_t reads = 0, writes = 0;
+  for (int i = 0; i < n; i++) {
+    reads += (size_t)g->nodes[i].n_inputs;
+    writes += (size_t)g->nodes[i].n_outputs;
+  }
+  EdgeCtx ec = {scope, &producers, g, 0, NULL, 0, 0};
+  ec.cap_deps = reads + 1;
+  ec.deps = malloc(ec.cap_deps * sizeof *ec.deps);
+  size_t *dep_start = malloc(((size_t)n + 1) * sizeof *dep_start);
   int *indeg = calloc((size_t)n + 1, sizeof(int));
-  int *adj_len = calloc((size_t)n + 1, sizeof(int));
-  int **adj = calloc((size_t)n + 1, sizeof(int *));
+  /* Adjacency in CSR form: the nodes waiting for v are adj[adj_start[v] .. adj_start[v+1]). */
+  size_t *adj_start = calloc((size_t)n + 2, sizeof *adj_start);
+  int *adj = NULL;
   int *heap = malloc(((size_t)n + 1) * sizeof(int));
   OsiStatus st = OSI_OK;
-  if (!indeg || !adj_len || !adj || !heap || !osi_value_table_init(&producers.table, (size_t)n * 2)) {
+  if (!ec.deps || !dep_start || !indeg || !adj_start || !heap ||
+      !osi_value_table_init(&producers.table, writes)) {
     st = osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
     goto done;
   }
   if ((st = collect_producers(scope, g, &producers)) != OSI_OK) goto done;
 
-  EdgeCtx ec = {scope, &producers, g, 0, indeg, adj, adj_len, 1};
-  for (int pass = 0; pass < 2; pass++) {
-    ec.counting = pass == 0;
-    if (pass == 1) {
-      for (int i = 0; i < n; i++) {
-        adj[i] = malloc(((size_t)adj_len[i] + 1) * sizeof(int));
-        if (!adj[i]) {
-          st = osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
-          goto done;
-        }
-        adj_len[i] = 0;
-      }
-    }
-    for (int i = 0; i < n; i++) {
-      ec.node = i;
-      if (!node_reads(run->arena, &g->nodes[i], add_dependency, &ec, 0)) {
-        st = run->status != OSI_OK ? run->status
-                                   : osi_run_fail(run, OSI_ERR_LIMIT_EXCEEDED, g->nodes[i].name,
-                                                  "subgraph nesting exceeds the limit");
-        goto done;
-      }
+  for (int i = 0; i < n; i++) {
+    ec.node = i;
+    dep_start[i] = ec.n_deps;
+    if (!node_reads(run->arena, &g->nodes[i], add_dependency, &ec, 0)) {
+      st = run->status != OSI_OK ? run->status
+                                 : osi_run_fail(run, OSI_ERR_LIMIT_EXCEEDED, g->nodes[i].name,
+                                                "subgraph nesting exceeds the limit");
+      goto done;
     }
   }
+  dep_start[n] = ec.n_deps;
+  /* Count edges per producer, turn the counts into start offsets, fill. */
+  for (size_t k = 0; k < ec.n_deps; k++) adj_start[ec.deps[k] + 2]++;
+  for (int v = 0; v < n; v++) adj_start[v + 2] += adj_start[v + 1];
+  adj = malloc((ec.n_deps + 1) * sizeof *adj);
+  if (!adj) {
+    st = osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
+    goto done;
+  }
+  for (int i = 0; i < n; i++)
+    for (size_t k = dep_start[i]; k < dep_start[i + 1]; k++) {
+      adj[adj_start[ec.deps[k] + 1]++] = i;
+      indeg[i]++;
+    }
 
   int heap_len = 0, done_count = 0;
   for (int i = 0; i < n; i++)
@@ -193,8 +213,8 @@ OsiStatus osi_topo_order(OsiContext *scope, const OsiGraph *g, int *order) {
   while (heap_len) {
     int v = heap_pop(heap, &heap_len);
     order[done_count++] = v;
-    for (int k = 0; k < adj_len[v]; k++)
-      if (--indeg[adj[v][k]] == 0) heap_push(heap, &heap_len, adj[v][k]);
+    for (size_t k = adj_start[v]; k < adj_start[v + 1]; k++)
+      if (--indeg[adj[k]] == 0) heap_push(heap, &heap_len, adj[k]);
   }
   if (done_count < n) {
     int stuck = 0;
@@ -206,10 +226,10 @@ OsiStatus osi_topo_order(OsiContext *scope, const OsiGraph *g, int *order) {
                       stuck, sn->name, sn->op_type, n - done_count, n);
   }
 done:
-  if (adj)
-    for (int i = 0; i < n; i++) free(adj[i]);
+  free(ec.deps);
+  free(dep_start);
+  free(adj_start);
   free(adj);
-  free(adj_len);
   free(indeg);
   free(heap);
   osi_value_table_free(&producers.table);

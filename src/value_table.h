@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arena.h"
 #include "types.h"
 
 typedef struct OsiValueEntry {
@@ -18,8 +19,15 @@ typedef struct OsiValueEntry {
   int is_initializer;
 } OsiValueEntry;
 
+/* A slot keeps 32 bits of its name's hash, so probes skip other names
+ * without touching their entries or comparing strings. */
+typedef struct OsiValueSlot {
+  OsiValueEntry *entry; /* NULL: empty */
+  uint32_t hash;
+} OsiValueSlot;
+
 typedef struct OsiValueTable {
-  OsiValueEntry **slots;
+  OsiValueSlot *slots;
   size_t cap, count;
 } OsiValueTable;
 
@@ -28,6 +36,10 @@ void osi_value_table_free(OsiValueTable *t);
 OsiValueEntry *osi_value_table_get(const OsiValueTable *t, const char *name);
 /* Inserts (entry is not copied; it must outlive the table). 0 on OOM. */
 int osi_value_table_put(OsiValueTable *t, OsiValueEntry *entry);
+/* The entry named `name`, or a new zeroed one from `arena` with that name
+ * (*created = 1), found or placed with one probe sequence. NULL on OOM. */
+OsiValueEntry *osi_value_table_upsert(OsiValueTable *t, const char *name, OsiArena *arena,
+                                      int *created);
 uint64_t osi_hash_string(const char *s);
 
 #endif

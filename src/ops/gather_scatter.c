@@ -50,7 +50,9 @@ OsiStatus osi_op_gather_elements(OsiOpCtx *ctx) {
       return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH,
                          "indices rank %d must equal data rank %d (at least 1)", idx->rank, x->rank);
     if (!osi_norm_axis(osi_attr_int(ctx, "axis", 0), x->rank, &axis))
-      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axis is out of range for rank %d", x->rank);
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                         "attribute 'axis' (%lld) is out of range [-%d, %d] for input rank %d",
+                         (long long)osi_attr_int(ctx, "axis", 0), x->rank, x->rank - 1, x->rank);
   }
   OsiType *y = osi_out_like(ctx, 0, dtype, idx);
   if (!y || !x) return OSI_OK;
@@ -65,7 +67,8 @@ OsiStatus osi_op_gather_nd(OsiOpCtx *ctx) {
   const OsiType *x = osi_in_ranked(ctx, 0), *idx = osi_in_ranked(ctx, 1);
   int32_t dtype = osi_in_dtype(ctx, 0);
   int64_t b = osi_op_opset(ctx) >= 12 ? osi_attr_int(ctx, "batch_dims", 0) : 0, k;
-  if (idx && idx->rank < 1) return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "indices must have rank >= 1");
+  if (idx && idx->rank < 1)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input 'indices' has rank %d; expected at least 1", idx->rank);
   if (x && idx && (x->rank < 1 || b < 0 || b >= idx->rank || b >= x->rank))
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
                        "batch_dims %lld must be below the data rank %d and the indices rank %d",
@@ -104,7 +107,9 @@ OsiStatus osi_op_scatter_elements(OsiOpCtx *ctx) {
       return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "indices and updates must have the data rank %d",
                          x->rank);
     if (x->rank < 1 || !osi_norm_axis(osi_attr_int(ctx, "axis", 0), x->rank, &axis))
-      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axis is out of range for rank %d", x->rank);
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                         "attribute 'axis' (%lld) is out of range [-%d, %d] for input rank %d",
+                         (long long)osi_attr_int(ctx, "axis", 0), x->rank, x->rank - 1, x->rank);
   }
   return osi_out_same_as_input(ctx, 0, 0);
 }
@@ -115,7 +120,8 @@ OsiStatus osi_op_scatter_nd(OsiOpCtx *ctx) {
   OsiExprStore *s = osi_op_exprs(ctx);
   const OsiType *x = osi_in_ranked(ctx, 0), *idx = osi_in_ranked(ctx, 1), *upd = osi_in_ranked(ctx, 2);
   int64_t k;
-  if (idx && idx->rank < 1) return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "indices must have rank >= 1");
+  if (idx && idx->rank < 1)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input 'indices' has rank %d; expected at least 1", idx->rank);
   if (x && idx && osi_expr_is_const(s, idx->dims[idx->rank - 1], &k)) {
     if (k < 1 || k > x->rank)
       return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "indices.shape[-1] is %lld; expected 1..%d",

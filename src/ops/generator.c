@@ -12,7 +12,7 @@ OsiStatus osi_op_random(OsiOpCtx *ctx) {
   const int64_t *shape;
   int n = osi_attr_ints(ctx, "shape", &shape);
   if (n < 0) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "the required attribute 'shape' is missing");
-  if (n > OSI_MAX_RANK) return osi_op_fail(ctx, OSI_ERR_LIMIT_EXCEEDED, "shape has %d entries", n);
+  if (n > OSI_MAX_RANK) return osi_op_fail(ctx, OSI_ERR_LIMIT_EXCEEDED, "the shape input has %d entries; the rank limit is %d", n, OSI_MAX_RANK);
   for (int i = 0; i < n; i++)
     if (shape[i] < 0)
       return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "shape entry %d is negative (%lld)", i,

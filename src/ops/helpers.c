@@ -167,6 +167,29 @@ void osi_value_binary(OsiOpCtx *ctx, OsiType *out, const OsiType *a, const OsiTy
   out->value = v;
 }
 
+void osi_value_binary_float(OsiOpCtx *ctx, OsiType *out, const OsiType *a, const OsiType *b,
+                            double (*fn)(double, double)) {
+  if (!out || !a || !b || !a->value || !b->value || !a->value->floats || !b->value->floats) return;
+  if (out->elem_type != OSI_DT_FLOAT && out->elem_type != OSI_DT_DOUBLE) return;
+  int64_t n = osi_static_count(ctx, out);
+  if (n < 0 || n > OSI_MAX_FLOAT_DATA) return;
+  OsiExprStore *s = osi_op_exprs(ctx);
+  int64_t od[OSI_MAX_RANK], ad[OSI_MAX_RANK], bd[OSI_MAX_RANK];
+  if (!const_dims(s, out, od) || !const_dims(s, a, ad) || !const_dims(s, b, bd)) return;
+  double *elems;
+  OsiValue *v = osi_value_floats(osi_op_arena(ctx), n, &elems);
+  if (!v) return;
+  for (int64_t k = 0; k < n; k++) {
+    int64_t ia = broadcast_index(od, out->rank, ad, a->rank, k);
+    int64_t ib = broadcast_index(od, out->rank, bd, b->rank, k);
+    if (ia >= a->value->count || ib >= b->value->count) return;
+    double r = fn(a->value->floats[ia], b->value->floats[ib]);
+    /* The runtime computes in the tensor's precision. */
+    elems[k] = out->elem_type == OSI_DT_FLOAT ? (double)(float)r : r;
+  }
+  out->value = v;
+}
+
 /* Section - Type merging (control flow and sequences) */
 
 static int same_value(const OsiValue *a, const OsiValue *b) {
@@ -291,18 +314,23 @@ OsiStatus osi_read_spatial(OsiOpCtx *ctx, int n, const OsiType *w, OsiSpatial *s
   if (nk >= 0 && nk != n)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "kernel_shape has %d entries for %d spatial dims", nk, n);
   int ns = osi_attr_ints(ctx, "strides", &v);
-  if (ns >= 0 && ns != n) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "strides has %d entries", ns);
+  if (ns >= 0 && ns != n)
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute 'strides' has %d entries; expected %d (one per spatial dim)", ns, n);
   for (int i = 0; i < n; i++) sp->stride[i] = ns == n ? v[i] : 1;
   int nd = osi_attr_ints(ctx, "dilations", &v);
-  if (nd >= 0 && nd != n) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "dilations has %d entries", nd);
+  if (nd >= 0 && nd != n)
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute 'dilations' has %d entries; expected %d (one per spatial dim)", nd, n);
   for (int i = 0; i < n; i++) sp->dilation[i] = nd == n ? v[i] : 1;
   int np = osi_attr_ints(ctx, "pads", &v);
-  if (np >= 0 && np != 2 * n) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "pads has %d entries", np);
+  if (np >= 0 && np != 2 * n)
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute 'pads' has %d entries; expected %d (begin and end per spatial dim)", np, 2 * n);
   for (int i = 0; i < n; i++) {
     sp->pad_begin[i] = np == 2 * n ? v[i] : 0;
     sp->pad_end[i] = np == 2 * n ? v[i + n] : 0;
     if (sp->stride[i] <= 0 || sp->dilation[i] <= 0)
-      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "strides and dilations must be positive");
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                         "attributes 'strides' and 'dilations' must be positive (spatial dim %d has stride %lld, dilation %lld)",
+                         i, (long long)sp->stride[i], (long long)sp->dilation[i]);
   }
   sp->auto_pad = osi_attr_str(ctx, "auto_pad", "NOTSET");
   sp->ceil_mode = (int)osi_attr_int(ctx, "ceil_mode", 0);
@@ -356,7 +384,8 @@ OsiStatus osi_conv_out(OsiOpCtx *ctx, int x_in, int w_in, int32_t dtype) {
     osi_out_tensor(ctx, 0, dtype, w ? w->rank : -1);
     return OSI_OK;
   }
-  if (x->rank < 2) return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input rank %d is below 2", x->rank);
+  if (x->rank < 2)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input 'X' has rank %d; expected at least 2 ([N, C, ...])", x->rank);
   int n = x->rank - 2;
   OsiSpatial sp;
   OsiStatus st = osi_read_spatial(ctx, n, w, &sp);

@@ -371,7 +371,9 @@ OsiStatus osi_op_deform_conv(OsiOpCtx *ctx) {
   for (int i = 0; i < n; i++) {
     int64_t kernel = -1, stride = ns >= 0 ? st[i] : 1, dilation = nd >= 0 ? dil[i] : 1;
     if (stride <= 0 || dilation <= 0)
-      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "strides and dilations must be positive");
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                         "attributes 'strides' and 'dilations' must be positive (spatial dim %d has stride %lld, dilation %lld)",
+                         i, (long long)stride, (long long)dilation);
     if (nk >= 0) kernel = k[i];
     else if (!w || !osi_expr_is_const(s, w->dims[i + 2], &kernel)) kernel = -1;
     d[i + 2] = osi_window_out(s, x ? x->dims[i + 2] : OSI_EXPR_UNKNOWN, kernel, stride, dilation,

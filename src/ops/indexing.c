@@ -20,9 +20,12 @@ OsiStatus osi_op_gather(OsiOpCtx *ctx) {
   }
   int axis;
   if (!osi_norm_axis(osi_attr_int(ctx, "axis", 0), x->rank, &axis))
-    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axis is out of range for rank %d", x->rank);
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                       "attribute 'axis' (%lld) is out of range [-%d, %d] for input rank %d",
+                       (long long)osi_attr_int(ctx, "axis", 0), x->rank, x->rank - 1, x->rank);
   int r = x->rank - 1 + idx->rank;
-  if (r > OSI_MAX_RANK) return osi_op_fail(ctx, OSI_ERR_LIMIT_EXCEEDED, "output rank %d is over the limit", r);
+  if (r > OSI_MAX_RANK)
+    return osi_op_fail(ctx, OSI_ERR_LIMIT_EXCEEDED, "output rank %d is over the limit of %d", r, OSI_MAX_RANK);
   OsiType *y = osi_out_tensor(ctx, 0, dtype, r);
   if (!y) return OSI_OK;
   OsiExpr *d = osi_type_dims_mut(y);
@@ -179,13 +182,16 @@ OsiStatus osi_op_slice(OsiOpCtx *ctx) {
     }
     int a;
     if (!osi_norm_axis(axis, x->rank, &a) || touched[a]++)
-      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axes are out of range or repeated");
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                         "input 'axes' entry %d (%lld) is out of range [-%d, %d] or repeated", k,
+                         (long long)axis, x->rank, x->rank - 1);
     if (nst >= 0 && !osi_expr_is_const(s, steps_e[k], &step)) {
       d[a] = OSI_EXPR_UNKNOWN;
       all_const = 0;
       continue;
     }
-    if (step == 0) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "step %d is 0", k);
+    if (step == 0)
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "input 'steps' entry %d is 0; expected a nonzero step", k);
     d[a] = slice_len(s, x->dims[a], starts[k], ends[k], step);
     if (!osi_expr_is_const(s, starts[k], &only_b) || !osi_expr_is_const(s, ends[k], &only_e))
       all_const = 0;

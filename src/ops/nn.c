@@ -56,7 +56,8 @@ OsiStatus osi_op_conv_transpose(OsiOpCtx *ctx) {
     osi_out_tensor(ctx, 0, dtype, w ? w->rank : -1);
     return OSI_OK;
   }
-  if (x->rank < 2) return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input rank %d is below 2", x->rank);
+  if (x->rank < 2)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input 'X' has rank %d; expected at least 2 ([N, C, ...])", x->rank);
   int n = x->rank - 2;
   OsiSpatial sp;
   OsiStatus st = osi_read_spatial(ctx, n, w, &sp);
@@ -99,7 +100,8 @@ OsiStatus osi_op_global_pool(OsiOpCtx *ctx) {
     osi_out_tensor(ctx, 0, osi_in_dtype(ctx, 0), -1);
     return OSI_OK;
   }
-  if (x->rank < 2) return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input rank %d is below 2", x->rank);
+  if (x->rank < 2)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input 'X' has rank %d; expected at least 2 ([N, C, ...])", x->rank);
   OsiType *y = osi_out_like(ctx, 0, x->elem_type, x);
   if (!y) return OSI_OK;
   for (int i = 2; i < x->rank; i++) osi_type_dims_mut(y)[i] = osi_expr_const(osi_op_exprs(ctx), 1);

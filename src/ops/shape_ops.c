@@ -62,7 +62,7 @@ OsiStatus osi_op_reshape(OsiOpCtx *ctx) {
   if (osi_op_opset(ctx) < 5) {
     const int64_t *a;
     n = osi_attr_ints(ctx, "shape", &a);
-    if (n > OSI_MAX_RANK) return osi_op_fail(ctx, OSI_ERR_LIMIT_EXCEEDED, "shape has %d entries", n);
+    if (n > OSI_MAX_RANK) return osi_op_fail(ctx, OSI_ERR_LIMIT_EXCEEDED, "the shape input has %d entries; the rank limit is %d", n, OSI_MAX_RANK);
     for (int i = 0; i < n; i++) attr_shape[i] = osi_expr_const(s, a[i]);
     shape = attr_shape;
   } else {
@@ -77,7 +77,7 @@ OsiStatus osi_op_reshape(OsiOpCtx *ctx) {
     osi_out_tensor(ctx, 0, dtype, rank);
     return OSI_OK;
   }
-  if (n > OSI_MAX_RANK) return osi_op_fail(ctx, OSI_ERR_LIMIT_EXCEEDED, "shape has %d entries", n);
+  if (n > OSI_MAX_RANK) return osi_op_fail(ctx, OSI_ERR_LIMIT_EXCEEDED, "the shape input has %d entries; the rank limit is %d", n, OSI_MAX_RANK);
   int allowzero = (int)osi_attr_int(ctx, "allowzero", 0);
   OsiType *y = osi_out_tensor(ctx, 0, dtype, n);
   if (!y) return OSI_OK;
@@ -121,7 +121,9 @@ OsiStatus osi_op_flatten(OsiOpCtx *ctx) {
   /* axis in [-rank, rank]; a negative one counts from the end (+ rank, not + rank + 1). */
   int64_t a = osi_attr_int(ctx, "axis", 1);
   if (a < -(int64_t)x->rank || a > x->rank)
-    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axis is out of range for rank %d", x->rank);
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                       "attribute 'axis' (%lld) is out of range [-%d, %d] for input rank %d",
+                       (long long)a, x->rank, x->rank, x->rank);
   int axis = (int)(a < 0 ? a + x->rank : a);
   OsiType *y = osi_out_tensor(ctx, 0, x->elem_type, 2);
   if (!y) return OSI_OK;
@@ -227,12 +229,15 @@ OsiStatus osi_op_unsqueeze(OsiOpCtx *ctx) {
     return OSI_OK;
   }
   int r = x->rank + na;
-  if (r > OSI_MAX_RANK) return osi_op_fail(ctx, OSI_ERR_LIMIT_EXCEEDED, "rank %d is over the limit", r);
+  if (r > OSI_MAX_RANK)
+    return osi_op_fail(ctx, OSI_ERR_LIMIT_EXCEEDED, "rank %d is over the limit of %d", r, OSI_MAX_RANK);
   int ones[OSI_MAX_RANK] = {0};
   for (int k = 0; k < na; k++) {
     int a;
     if (!osi_norm_axis(axes[k], r, &a) || ones[a]++)
-      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axes are out of range or repeated");
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                         "axes entry %d (%lld) is out of range [-%d, %d] for output rank %d or repeated", k,
+                         (long long)axes[k], r, r - 1, r);
   }
   OsiType *y = osi_out_tensor(ctx, 0, x->elem_type, r);
   if (!y) return OSI_OK;
@@ -272,7 +277,9 @@ OsiStatus osi_op_concat(OsiOpCtx *ctx) {
   }
   int axis;
   if (!osi_norm_axis(osi_attr_int(ctx, "axis", 0), rank, &axis))
-    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axis is out of range for rank %d", rank);
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                       "attribute 'axis' (%lld) is out of range [-%d, %d] for input rank %d",
+                       (long long)osi_attr_int(ctx, "axis", 0), rank, rank - 1, rank);
   OsiType *y = osi_out_tensor(ctx, 0, dtype, rank);
   if (!y) return OSI_OK;
   OsiExpr *d = osi_type_dims_mut(y);
@@ -330,7 +337,7 @@ OsiStatus osi_op_expand(OsiOpCtx *ctx) {
     target = osi_type_tensor(osi_op_arena(ctx), dtype, (int)len);
     n = (int)len;
   } else if (n > OSI_MAX_RANK) {
-    return osi_op_fail(ctx, OSI_ERR_LIMIT_EXCEEDED, "shape has %d entries", n);
+    return osi_op_fail(ctx, OSI_ERR_LIMIT_EXCEEDED, "the shape input has %d entries; the rank limit is %d", n, OSI_MAX_RANK);
   } else {
     target = osi_type_tensor_dims(osi_op_arena(ctx), dtype, n, shape);
   }

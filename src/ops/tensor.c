@@ -238,7 +238,9 @@ OsiStatus osi_op_split(OsiOpCtx *ctx) {
     return OSI_OK;
   }
   if (!osi_norm_axis(osi_attr_int(ctx, "axis", 0), x->rank, &axis))
-    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axis is out of range for rank %d", x->rank);
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                       "attribute 'axis' (%lld) is out of range [-%d, %d] for input rank %d",
+                       (long long)osi_attr_int(ctx, "axis", 0), x->rank, x->rank - 1, x->rank);
   OsiExpr dim = x->dims[axis], nn = osi_expr_const(s, n);
   if (ns == -2 && num >= 0) {
     OsiExpr chunk = osi_expr_ceildiv(s, dim, nn);
@@ -298,7 +300,8 @@ OsiStatus osi_op_range(OsiOpCtx *ctx) {
   const OsiValue *fv[3] = {osi_in_value(ctx, 0), osi_in_value(ctx, 1), osi_in_value(ctx, 2)};
   if (fv[0] && fv[1] && fv[2] && fv[0]->floats && fv[1]->floats && fv[2]->floats &&
       fv[0]->count == 1 && fv[1]->count == 1 && fv[2]->count == 1) {
-    if (fv[2]->floats[0] == 0) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "delta is 0");
+    if (fv[2]->floats[0] == 0)
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "input 'delta' is 0; expected a nonzero step");
     int64_t n = float_range_len(dtype, fv[0]->floats[0], fv[1]->floats[0], fv[2]->floats[0]);
     if (n >= 0) osi_type_dims_mut(y)[0] = osi_expr_const(s, n);
     return OSI_OK;
@@ -306,7 +309,7 @@ OsiStatus osi_op_range(OsiOpCtx *ctx) {
   OsiExpr start = scalar_expr(ctx, 0), limit = scalar_expr(ctx, 1), delta = scalar_expr(ctx, 2);
   int64_t dl, n;
   if (!osi_expr_is_const(s, delta, &dl) || dl == INT64_MIN) return OSI_OK;
-  if (dl == 0) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "delta is 0");
+  if (dl == 0) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "input 'delta' is 0; expected a nonzero step");
   OsiExpr span = dl > 0 ? osi_expr_sub(s, limit, start) : osi_expr_sub(s, start, limit);
   OsiExpr len = osi_expr_max(s, osi_expr_ceildiv(s, span, osi_expr_const(s, dl > 0 ? dl : -dl)),
                              osi_expr_const(s, 0));
@@ -337,9 +340,12 @@ OsiStatus osi_op_one_hot(OsiOpCtx *ctx) {
     return OSI_OK;
   }
   int r = idx->rank + 1, axis;
-  if (r > OSI_MAX_RANK) return osi_op_fail(ctx, OSI_ERR_LIMIT_EXCEEDED, "output rank %d is over the limit", r);
+  if (r > OSI_MAX_RANK)
+    return osi_op_fail(ctx, OSI_ERR_LIMIT_EXCEEDED, "output rank %d is over the limit of %d", r, OSI_MAX_RANK);
   if (!osi_norm_axis(osi_attr_int(ctx, "axis", -1), r, &axis))
-    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axis is out of range for output rank %d", r);
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                       "attribute 'axis' (%lld) is out of range [-%d, %d] for output rank %d",
+                       (long long)osi_attr_int(ctx, "axis", -1), r, r - 1, r);
   OsiExpr depth = scalar_expr(ctx, 1);
   int64_t c;
   if (osi_expr_is_const(s, depth, &c) && c < 0)

@@ -50,7 +50,9 @@ OsiStatus osi_op_top_k(OsiOpCtx *ctx) {
   }
   int axis;
   if (!osi_norm_axis(osi_attr_int(ctx, "axis", -1), x->rank, &axis))
-    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axis is out of range for rank %d", x->rank);
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                       "attribute 'axis' (%lld) is out of range [-%d, %d] for input rank %d",
+                       (long long)osi_attr_int(ctx, "axis", -1), x->rank, x->rank - 1, x->rank);
   int64_t kc, dc;
   if (osi_expr_is_const(s, k, &kc) && kc < 0)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "k is %lld, expected >= 0", (long long)kc);
@@ -110,7 +112,9 @@ OsiStatus osi_op_compress(OsiOpCtx *ctx) {
     return OSI_OK;
   }
   if (has_axis && !osi_norm_axis(osi_attr_int(ctx, "axis", 0), x->rank, &axis))
-    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axis is out of range for rank %d", x->rank);
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                       "attribute 'axis' (%lld) is out of range [-%d, %d] for input rank %d",
+                       (long long)osi_attr_int(ctx, "axis", 0), x->rank, x->rank - 1, x->rank);
   const OsiType *cond = osi_in_ranked(ctx, 1);
   if (cond && cond->rank != 1)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "condition has rank %d, expected 1", cond->rank);
@@ -201,7 +205,9 @@ OsiStatus osi_op_unique(OsiOpCtx *ctx) {
   int32_t dtype = osi_in_dtype(ctx, 0);
   int has_axis = osi_attr_has(ctx, "axis"), axis = 0;
   if (has_axis && x && !osi_norm_axis(osi_attr_int(ctx, "axis", 0), x->rank, &axis))
-    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axis is out of range for rank %d", x->rank);
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                       "attribute 'axis' (%lld) is out of range [-%d, %d] for input rank %d",
+                       (long long)osi_attr_int(ctx, "axis", 0), x->rank, x->rank - 1, x->rank);
   OsiExpr cand = !x ? OSI_EXPR_UNKNOWN : has_axis ? x->dims[axis] : osi_type_numel(s, x);
   int64_t c, distinct = x && !has_axis ? count_distinct(ctx, x) : -1;
   OsiExpr u = distinct >= 0 ? osi_expr_const(s, distinct)

@@ -1,0 +1,37 @@
+/*
+ * Scratch allocator for short-lived trees of many small blocks (the
+ * protobuf-c unpacked message, which decode_pbc.c drops as soon as it has
+ * copied what inference keeps). A 100k-node model unpacks into ~1M blocks;
+ * with malloc/free that is ~1M calls each way plus the allocator's
+ * consolidation afterwards. Here:
+ *   - small blocks (<= OSI_SCRATCH_SMALL bytes) are carved from 256 KiB
+ *     chunks; freeing one is a no-op (at most the bytes that describe it in
+ *     the input are wasted until the end);
+ *   - large blocks are malloc'ed one by one and tracked in a pointer set, so
+ *     freeing one (protobuf-c's temporary arrays, a bytes field given twice)
+ *     returns it at once;
+ *   - osi_scratch_release frees everything.
+ */
+#ifndef OSI_SCRATCH_ALLOC_H
+#define OSI_SCRATCH_ALLOC_H
+
+#include <stddef.h>
+
+#define OSI_SCRATCH_SMALL ((size_t)2048)
+
+typedef struct OsiScratchChunk OsiScratchChunk;
+
+typedef struct OsiScratch {
+  OsiScratchChunk *chunks;
+  void **big;          /* open addressing set of large blocks; NULL = empty */
+  size_t big_cap, big_count;
+} OsiScratch;
+
+/* An empty scratch is all zeros. NULL when memory runs out. */
+void *osi_scratch_alloc(OsiScratch *s, size_t size);
+/* p must come from osi_scratch_alloc(s, ...) or be NULL. */
+void osi_scratch_free(OsiScratch *s, void *p);
+/* Frees every block; the scratch is empty (reusable) afterwards. */
+void osi_scratch_release(OsiScratch *s);
+
+#endif

@@ -1,0 +1,105 @@
+/*
+ * Native timing driver for `npm run bench` (tests/bench/bench.mjs); built by CMake as
+ * build/bench_native. Not a test.
+ *
+ *   bench_native FILE [RUNS]     (RUNS default 5; one warm-up run first)
+ *
+ * Prints one JSON line with medians in milliseconds:
+ *   decode_ms  osi_decode_pbc alone (protobuf-c unpack + the engine's graph model)
+ *   infer_ms   osi_infer end to end (decode, inference, anchors, constraints)
+ *   json_ms    osi_result_json_compact (rendering the result the way js/index.js reads it)
+ *   total_ms   infer + json (what one JS inferShapes call runs in C)
+ * plus json_bytes, the size of the JSON answer.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "arena.h"
+#include "decode.h"
+#include "expr.h"
+#include "onnx_shapes.h"
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s FILE [RUNS]\n", argv[0]);
+    return 2;
+  }
+  int runs = argc > 2 ? atoi(argv[2]) : 5;
+  if (runs < 1 || runs > 1000) runs = 5;
+  FILE *f = fopen(argv[1], "rb");
+  if (!f) {
+    perror(argv[1]);
+    return 1;
+  }
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  uint8_t *bytes = malloc(size > 0 ? (size_t)size : 1);
+  if (!bytes || fread(bytes, 1, (size_t)size, f) != (size_t)size) {
+    fprintf(stderr, "cannot read %s\n", argv[1]);
+    return 1;
+  }
+  fclose(f);
+
+  double *dec = calloc((size_t)runs, sizeof *dec), *inf = calloc((size_t)runs, sizeof *inf);
+  double *js = calloc((size_t)runs, sizeof *js), *tot = calloc((size_t)runs, sizeof *tot);
+  size_t json_bytes = 0;
+  for (int i = -1; i < runs; i++) { /* i == -1: warm-up */
+    OsiArena *arena = osi_arena_new();
+    OsiExprStore *exprs = osi_expr_store_new();
+    OsiDecodeError derr;
+    double t0 = now_ms();
+    const OsiModel *m = osi_decode_pbc(bytes, (size_t)size, arena, exprs, &derr);
+    double t1 = now_ms();
+    osi_expr_store_delete(exprs);
+    osi_arena_delete(arena);
+    if (!m) {
+      fprintf(stderr, "decode failed: %s\n", derr.message);
+      return 1;
+    }
+    double t2 = now_ms();
+    OsiResult *r = osi_infer(bytes, (size_t)size, OSI_OPT_DECODER_PBC);
+    double t3 = now_ms();
+    if (osi_result_status(r) != OSI_OK) {
+      fprintf(stderr, "%s: %s\n", osi_status_name(osi_result_status(r)), osi_result_error(r));
+      return 1;
+    }
+    const char *json = osi_result_json_compact(r);
+    double t4 = now_ms();
+    json_bytes = strlen(json);
+    osi_result_delete(r);
+    if (i >= 0) {
+      dec[i] = t1 - t0;
+      inf[i] = t3 - t2;
+      js[i] = t4 - t3;
+      tot[i] = t4 - t2;
+    }
+  }
+  printf("{\"decode_ms\": %.3f, \"infer_ms\": %.3f, \"json_ms\": %.3f, \"total_ms\": %.3f, "
+         "\"json_bytes\": %zu}\n",
+         median(dec, runs), median(inf, runs), median(js, runs), median(tot, runs), json_bytes);
+  free(bytes);
+  free(dec);
+  free(inf);
+  free(js);
+  free(tot);
+  return 0;
+}
