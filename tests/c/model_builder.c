@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "onnx_shapes.h"
 #include "onnx_shapes.pb-c.h"
+#include "result.h"
 
 #define MAX 256
 
@@ -213,5 +215,28 @@ uint8_t *builder_pack(Builder *b, size_t *len) {
   *len = onnx__model_proto__get_packed_size(&b->model);
   uint8_t *buf = malloc(*len ? *len : 1);
   onnx__model_proto__pack(&b->model, buf);
+  return buf;
+}
+
+OsiResult *builder_infer(Builder *b, uint32_t flags, const OsiRegistry *registry) {
+  size_t len;
+  uint8_t *bytes = builder_pack(b, &len);
+  OsiResult *r = osi_infer_with(bytes, len, flags, registry);
+  free(bytes);
+  builder_free(b);
+  return r;
+}
+
+const char *result_dims(OsiResult *r, const char *name) {
+  static char buf[512];
+  const OsiType *t = osi_result_lookup(r, name);
+  if (!t) return "none";
+  if (t->rank < 0) return "[*]";
+  size_t at = 0;
+  buf[at++] = '[';
+  for (int i = 0; i < t->rank && at < sizeof buf; i++)
+    at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%s", i ? "," : "",
+                           osi_expr_str(osi_result_exprs(r), t->dims[i]));
+  if (at < sizeof buf) snprintf(buf + at, sizeof buf - at, "]");
   return buf;
 }

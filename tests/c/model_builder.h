@@ -42,4 +42,12 @@ void builder_function(Builder *b, const char *name, const char *domain, const ch
 void builder_function_end(Builder *b);
 uint8_t *builder_pack(Builder *b, size_t *len);
 
+/* Packs the model, frees the builder, and runs osi_infer_with on it. */
+struct OsiResult;
+struct OsiRegistry;
+struct OsiResult *builder_infer(Builder *b, uint32_t flags, const struct OsiRegistry *registry);
+/* "[N,4]" for a top-level value of a result, "[*]" for an unknown rank,
+ * "none" when the value has no type (static buffer). */
+const char *result_dims(struct OsiResult *r, const char *name);
+
 #endif

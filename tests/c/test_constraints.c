@@ -10,29 +10,6 @@
 #include "result.h"
 #include "test.h"
 
-static OsiResult *run(Builder *b, uint32_t flags) {
-  size_t len;
-  uint8_t *bytes = builder_pack(b, &len);
-  OsiResult *r = osi_infer(bytes, len, flags);
-  free(bytes);
-  builder_free(b);
-  return r;
-}
-
-static const char *dims_of(OsiResult *r, const char *name) {
-  static char buf[512];
-  const OsiType *t = osi_result_lookup(r, name);
-  if (!t) return "none";
-  if (t->rank < 0) return "[*]";
-  size_t at = 0;
-  buf[at++] = '[';
-  for (int i = 0; i < t->rank; i++)
-    at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%s", i ? "," : "",
-                           osi_expr_str(osi_result_exprs(r), t->dims[i]));
-  snprintf(buf + at, sizeof buf - at, "]");
-  return buf;
-}
-
 static int json_has(OsiResult *r, const char *needle) {
   return strstr(osi_result_json(r), needle) != NULL;
 }
@@ -45,10 +22,10 @@ static void test_output_anchor_names_data_dependent_dim(void) {
   builder_node(b, "NonZero", "nz", "X", "", "idx", "");
   builder_node(b, "Transpose", "t", "idx", "", "Y", "");
   builder_output(b, "Y", "int64[N,4]");
-  OsiResult *r = run(b, 0);
+  OsiResult *r = builder_infer(b, 0, NULL);
   CHECK_INT(osi_result_status(r), OSI_OK);
-  CHECK_STR(dims_of(r, "Y"), "[N,4]");
-  CHECK_STR(dims_of(r, "idx"), "[4,N]");
+  CHECK_STR(result_dims(r, "Y"), "[N,4]");
+  CHECK_STR(result_dims(r, "idx"), "[4,N]");
   CHECK(json_has(r, "\"equal\":[[\"N\",\"NonZero_"));
   CHECK(json_has(r, "\"lessEqual\":[[\"NonZero_"));
   CHECK(json_has(r, "\",\"120\"]]"));
@@ -66,11 +43,11 @@ static void test_leaf_derivation(void) {
   builder_node(b, "Concat", "c", "v", "v", "", "Y", "");
   builder_attr_int(b, "axis", 0);
   builder_output(b, "Y", "int64[2*dnz]");
-  OsiResult *r = run(b, 0);
+  OsiResult *r = builder_infer(b, 0, NULL);
   CHECK_INT(osi_result_status(r), OSI_OK);
-  CHECK_STR(dims_of(r, "Y"), "[2*dnz]");
-  CHECK_STR(dims_of(r, "v"), "[dnz]");
-  CHECK_STR(dims_of(r, "idx"), "[1,dnz]");
+  CHECK_STR(result_dims(r, "Y"), "[2*dnz]");
+  CHECK_STR(result_dims(r, "v"), "[dnz]");
+  CHECK_STR(result_dims(r, "idx"), "[1,dnz]");
   CHECK(json_has(r, "[\"2*NonZero_"));
   CHECK(json_has(r, "[\"NonZero_"));
   osi_result_delete(r);
@@ -88,10 +65,10 @@ static void test_compound_renamed_to_input_symbol(void) {
   builder_node(b, "Add", "add", "kv", "mask", "", "scores", "");
   builder_node(b, "Relu", "relu", "scores", "", "probs", "");
   builder_output(b, "kv", "float[B,total_seq]");
-  OsiResult *r = run(b, 0);
-  CHECK_STR(dims_of(r, "kv"), "[B,total_seq]");
-  CHECK_STR(dims_of(r, "scores"), "[B,total_seq]");
-  CHECK_STR(dims_of(r, "probs"), "[B,total_seq]");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  CHECK_STR(result_dims(r, "kv"), "[B,total_seq]");
+  CHECK_STR(result_dims(r, "scores"), "[B,total_seq]");
+  CHECK_STR(result_dims(r, "probs"), "[B,total_seq]");
   CHECK(json_has(r, "\"equal\":[[\"past_seq+seq\",\"total_seq\"]]"));
   osi_result_delete(r);
 }
@@ -106,9 +83,9 @@ static void test_compound_of_inputs_preserved(void) {
   builder_attr_int(b, "axis", 0);
   builder_node(b, "Relu", "relu", "Y", "", "Z", "");
   builder_output(b, "Y", "float[d]");
-  OsiResult *r = run(b, 0);
-  CHECK_STR(dims_of(r, "Y"), "[d]");
-  CHECK_STR(dims_of(r, "Z"), "[b+c]");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  CHECK_STR(result_dims(r, "Y"), "[d]");
+  CHECK_STR(result_dims(r, "Z"), "[b+c]");
   osi_result_delete(r);
 }
 
@@ -119,10 +96,10 @@ static void test_user_symbol_never_renamed(void) {
   builder_node(b, "Relu", "relu", "X", "", "Y", "");
   builder_node(b, "Relu", "relu2", "X", "", "Z", "");
   builder_output(b, "Y", "float[M,4]");
-  OsiResult *r = run(b, 0);
-  CHECK_STR(dims_of(r, "X"), "[N,4]");
-  CHECK_STR(dims_of(r, "Z"), "[N,4]");
-  CHECK_STR(dims_of(r, "Y"), "[M,4]");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  CHECK_STR(result_dims(r, "X"), "[N,4]");
+  CHECK_STR(result_dims(r, "Z"), "[N,4]");
+  CHECK_STR(result_dims(r, "Y"), "[M,4]");
   CHECK(json_has(r, "\"equal\":[[\"M\",\"N\"]]"));
   osi_result_delete(r);
 }
@@ -133,9 +110,9 @@ static void test_anchor_conflicts(void) {
   builder_input(b, "X", "float[N,4]");
   builder_node(b, "Relu", "relu", "X", "", "Y", "");
   builder_output(b, "Y", "float[N,5]");
-  OsiResult *r = run(b, 0);
+  OsiResult *r = builder_infer(b, 0, NULL);
   CHECK_INT(osi_result_status(r), OSI_OK);
-  CHECK_STR(dims_of(r, "Y"), "[N,4]");
+  CHECK_STR(result_dims(r, "Y"), "[N,4]");
   CHECK(json_has(r, "\"ANCHOR_CONFLICT\""));
   osi_result_delete(r);
 
@@ -145,7 +122,7 @@ static void test_anchor_conflicts(void) {
   builder_node(b, "Relu", "relu", "X", "", "H", "");
   builder_node(b, "Relu", "relu2", "H", "", "Y", "");
   builder_value_info(b, "H", "float[N,4,1]");
-  r = run(b, OSI_OPT_PREFILL_VALUE_INFO);
+  r = builder_infer(b, OSI_OPT_PREFILL_VALUE_INFO, NULL);
   CHECK_INT(osi_result_status(r), OSI_ERR_ANCHOR_CONFLICT);
   CHECK(strstr(osi_result_error(r), "'H'") != NULL);
   osi_result_delete(r);
@@ -156,15 +133,15 @@ static void test_anchor_conflicts(void) {
   builder_input(b, "X", "float[N,4]");
   builder_node(b, "Relu", "relu", "X", "", "H", "");
   builder_value_info(b, "H", "float[8,4]");
-  r = run(b, 0);
-  CHECK_STR(dims_of(r, "H"), "[N,4]");
+  r = builder_infer(b, 0, NULL);
+  CHECK_STR(result_dims(r, "H"), "[N,4]");
   osi_result_delete(r);
   b = builder_new(17);
   builder_input(b, "X", "float[N,4]");
   builder_node(b, "Relu", "relu", "X", "", "H", "");
   builder_value_info(b, "H", "float[8,4]");
-  r = run(b, OSI_OPT_PREFILL_VALUE_INFO);
-  CHECK_STR(dims_of(r, "H"), "[8,4]");
+  r = builder_infer(b, OSI_OPT_PREFILL_VALUE_INFO, NULL);
+  CHECK_STR(result_dims(r, "H"), "[8,4]");
   osi_result_delete(r);
 }
 

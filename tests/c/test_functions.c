@@ -9,15 +9,6 @@
 #include "result.h"
 #include "test.h"
 
-static OsiResult *run(Builder *b, uint32_t flags, const OsiRegistry *reg) {
-  size_t len;
-  uint8_t *bytes = builder_pack(b, &len);
-  OsiResult *r = osi_infer_with(bytes, len, flags, reg);
-  free(bytes);
-  builder_free(b);
-  return r;
-}
-
 static int json_has(OsiResult *r, const char *needle) {
   const char *j = osi_result_json(r);
   int found = strstr(j, needle) != NULL;
@@ -45,7 +36,7 @@ static Builder *model_with_function(void) {
 }
 
 static void test_local_function(void) {
-  OsiResult *r = run(model_with_function(), 0, NULL);
+  OsiResult *r = builder_infer(model_with_function(), 0, NULL);
   CHECK_INT(osi_result_status(r), OSI_OK);
   CHECK(json_has(r, "\"y\":{\"kind\":\"tensor\",\"elemType\":\"float\",\"dims\":[\"H\",\"C*N\"]}"));
   /* Body values are reported under the call's path. */
@@ -61,7 +52,7 @@ static void test_recursive_function_is_a_cycle(void) {
   builder_function(b, "Loopy", "", (const char *[]){"X", NULL}, (const char *[]){"Y", NULL}, NULL);
   builder_node(b, "Loopy", "again", "X", "", "Y", "");
   builder_function_end(b);
-  OsiResult *r = run(b, 0, NULL);
+  OsiResult *r = builder_infer(b, 0, NULL);
   CHECK_INT(osi_result_status(r), OSI_ERR_CYCLE);
   CHECK(strstr(osi_result_error(r), "Loopy") != NULL);
   osi_result_delete(r);
@@ -104,7 +95,7 @@ static void test_custom_callbacks(void) {
   builder_node(b, "Broken", "bad", "z", "", "w", "");
   builder_node_domain(b, "my.ops");
   builder_node(b, "Doubler", "same_name_other_domain", "x", "", "v", "");
-  OsiResult *r = run(b, 0, reg);
+  OsiResult *r = builder_infer(b, 0, reg);
   CHECK_INT(osi_result_status(r), OSI_OK);
   CHECK_INT(calls, 1);
   CHECK(json_has(r, "\"z\":{\"kind\":\"tensor\",\"elemType\":\"float\",\"dims\":[\"N\",8]}"));
@@ -126,7 +117,7 @@ static void test_events(void) {
   builder_attr_int(b, "axis", 1);
   builder_node(b, "Relu", "relu", "kv", "", "out", "");
   builder_output(b, "kv", "float[B,total_seq]");
-  OsiResult *r = run(b, OSI_OPT_EVENTS, NULL);
+  OsiResult *r = builder_infer(b, OSI_OPT_EVENTS, NULL);
   CHECK(json_has(r, "{\"kind\":\"node\",\"nodeIndex\":0,\"node\":\"cat\",\"opType\":\"Concat\",\"path\":\"\",\"value\":\"\",\"detail\":\"ai.onnx:Concat opset 17\"}"));
   CHECK(json_has(r, "{\"kind\":\"set\",\"nodeIndex\":0,\"node\":\"cat\",\"opType\":\"Concat\",\"path\":\"\",\"value\":\"kv\",\"detail\":\"float[B,past_seq+seq]\"}"));
   CHECK(json_has(r, "\"kind\":\"anchor\""));
@@ -139,7 +130,7 @@ static void test_events(void) {
   b = builder_new(17);
   builder_input(b, "x", "float[N]");
   builder_node(b, "Relu", "relu", "x", "", "y", "");
-  r = run(b, 0, NULL);
+  r = builder_infer(b, 0, NULL);
   CHECK(!strstr(osi_result_json(r), "\"events\""));
   osi_result_delete(r);
 }

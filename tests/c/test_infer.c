@@ -6,29 +6,6 @@
 #include "result.h"
 #include "test.h"
 
-static OsiResult *run(Builder *b, uint32_t flags) {
-  size_t len;
-  uint8_t *bytes = builder_pack(b, &len);
-  OsiResult *r = osi_infer(bytes, len, flags);
-  free(bytes);
-  builder_free(b);
-  return r;
-}
-
-static const char *dims_of(OsiResult *r, const char *name) {
-  static char buf[512];
-  const OsiType *t = osi_result_lookup(r, name);
-  if (!t) return "none";
-  if (t->rank < 0) return "[*]";
-  size_t at = 0;
-  buf[at++] = '[';
-  for (int i = 0; i < t->rank; i++)
-    at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%s", i ? "," : "",
-                           osi_expr_str(osi_result_exprs(r), t->dims[i]));
-  snprintf(buf + at, sizeof buf - at, "]");
-  return buf;
-}
-
 /* Nodes listed consumer-first still infer: the order is computed. */
 static void test_unsorted_file_order(void) {
   Builder *b = builder_new(17);
@@ -42,10 +19,10 @@ static void test_unsorted_file_order(void) {
   builder_initializer_ints(b, "one", 1, (int64_t[]){1});
   builder_initializer_ints(b, "twelve", 1, (int64_t[]){12});
   builder_output(b, "y", "float[*]");
-  OsiResult *r = run(b, 0);
+  OsiResult *r = builder_infer(b, 0, NULL);
   CHECK_INT(osi_result_status(r), OSI_OK);
-  CHECK_STR(dims_of(r, "y"), "[N,12]");
-  CHECK_STR(dims_of(r, "shape"), "[2]");
+  CHECK_STR(result_dims(r, "y"), "[N,12]");
+  CHECK_STR(result_dims(r, "shape"), "[2]");
   osi_result_delete(r);
 }
 
@@ -55,7 +32,7 @@ static void test_cycle(void) {
   builder_node(b, "Add", "a", "x", "c", "", "b", "");
   builder_node(b, "Relu", "loop", "b", "", "c", "");
   builder_output(b, "c", "float[*]");
-  OsiResult *r = run(b, 0);
+  OsiResult *r = builder_infer(b, 0, NULL);
   CHECK_INT(osi_result_status(r), OSI_ERR_CYCLE);
   CHECK_STR(osi_status_name((OsiStatus)osi_result_status(r)), "CYCLE");
   CHECK_STR(osi_result_error_node(r), "a");
@@ -65,7 +42,7 @@ static void test_cycle(void) {
   b = builder_new(17);
   builder_input(b, "x", "float[2]");
   builder_node(b, "Add", "self", "x", "y", "", "y", "");
-  r = run(b, 0);
+  r = builder_infer(b, 0, NULL);
   CHECK_INT(osi_result_status(r), OSI_ERR_CYCLE);
   osi_result_delete(r);
 }
@@ -74,7 +51,7 @@ static void test_missing_and_duplicate(void) {
   Builder *b = builder_new(17);
   builder_input(b, "x", "float[2]");
   builder_node(b, "Add", "adder", "x", "nowhere", "", "y", "");
-  OsiResult *r = run(b, 0);
+  OsiResult *r = builder_infer(b, 0, NULL);
   CHECK_INT(osi_result_status(r), OSI_ERR_MISSING_INPUT);
   CHECK_STR(osi_result_error_node(r), "adder");
   CHECK(strstr(osi_result_error(r), "nowhere") != NULL);
@@ -84,14 +61,14 @@ static void test_missing_and_duplicate(void) {
   builder_input(b, "x", "float[2]");
   builder_node(b, "Relu", "first", "x", "", "y", "");
   builder_node(b, "Relu", "second", "x", "", "y", "");
-  r = run(b, 0);
+  r = builder_infer(b, 0, NULL);
   CHECK_INT(osi_result_status(r), OSI_ERR_DUPLICATE_DEFINITION);
   osi_result_delete(r);
 
   b = builder_new(17);
   builder_input(b, "x", "float[2]");
   builder_node(b, "Relu", "shadow", "x", "", "x", "");
-  r = run(b, 0);
+  r = builder_infer(b, 0, NULL);
   CHECK_INT(osi_result_status(r), OSI_ERR_DUPLICATE_DEFINITION);
   osi_result_delete(r);
 }
@@ -104,10 +81,10 @@ static void test_unsupported_op_continues(void) {
   builder_node(b, "NoSuchOp", "mystery", "x", "", "m", "");
   builder_node(b, "Relu", "after", "x", "", "y", "");
   builder_node(b, "Relu", "downstream", "m", "", "z", "");
-  OsiResult *r = run(b, 0);
+  OsiResult *r = builder_infer(b, 0, NULL);
   CHECK_INT(osi_result_status(r), OSI_OK);
-  CHECK_STR(dims_of(r, "y"), "[N,4]");
-  CHECK_STR(dims_of(r, "m"), "none");
+  CHECK_STR(result_dims(r, "y"), "[N,4]");
+  CHECK_STR(result_dims(r, "m"), "none");
   CHECK_INT(osi_result_diagnostic_count(r), 1);
   if (osi_result_diagnostic_count(r) > 0)
     CHECK_STR(osi_result_diagnostic_code(r, 0), "UNSUPPORTED_OP");
@@ -122,10 +99,10 @@ static void test_initializer_shadows_input(void) {
   builder_input(b, "shape", "int64[K]");
   builder_initializer_ints(b, "shape", 2, (int64_t[]){-1, 12});
   builder_node(b, "Reshape", "r", "x", "shape", "", "y", "");
-  OsiResult *r = run(b, 0);
+  OsiResult *r = builder_infer(b, 0, NULL);
   CHECK_INT(osi_result_status(r), OSI_OK);
-  CHECK_STR(dims_of(r, "shape"), "[2]");
-  CHECK_STR(dims_of(r, "y"), "[N,12]");
+  CHECK_STR(result_dims(r, "shape"), "[2]");
+  CHECK_STR(result_dims(r, "y"), "[N,12]");
   osi_result_delete(r);
 }
 
@@ -134,8 +111,8 @@ static void test_dim_params(void) {
   Builder *b = builder_new(17);
   builder_input(b, "x", "float[past_sequence_length + 1,batch size]");
   builder_node(b, "Relu", "r", "x", "", "y", "");
-  OsiResult *r = run(b, 0);
-  CHECK_STR(dims_of(r, "y"), "[past_sequence_length+1,'batch size']");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  CHECK_STR(result_dims(r, "y"), "[past_sequence_length+1,'batch size']");
   CHECK(strstr(osi_result_json(r), "\"dims\":[\"past_sequence_length+1\",\"'batch size'\"]") != NULL);
   osi_result_delete(r);
 }
@@ -157,9 +134,9 @@ static void test_opset_awareness(void) {
   builder_input(b, "x", "float[N]");
   builder_input(b, "y", "int64[N]");
   builder_node(b, "CastLike", "cl", "x", "y", "", "z", "");
-  OsiResult *r = run(b, 0);
+  OsiResult *r = builder_infer(b, 0, NULL);
   CHECK_INT(osi_result_status(r), OSI_OK);
-  CHECK_STR(dims_of(r, "z"), "none");
+  CHECK_STR(result_dims(r, "z"), "none");
   CHECK(strstr(osi_result_json(r), "OPSET_MISMATCH") != NULL);
   osi_result_delete(r);
 }
