@@ -146,8 +146,12 @@ static int fully_known(const OsiType *t, int depth) {
 static void explain_unknown_outputs(OsiRun *run, const OsiOpCtx *op) {
   const OsiNode *n = op->node;
   int first_unknown = -1;
+  /* Only tensors: a sequence's element type is by design a merge of its
+   * elements' types, which may differ. */
   for (int o = 0; o < n->n_outputs && first_unknown < 0; o++)
-    if (n->outputs[o][0] && !fully_known(op->out[o], 0)) first_unknown = o;
+    if (n->outputs[o][0] && op->out[o] && op->out[o]->kind == OSI_KIND_TENSOR &&
+        !fully_known(op->out[o], 0))
+      first_unknown = o;
   if (first_unknown < 0) return;
   for (int i = 0; i < n->n_inputs; i++)
     if (n->inputs[i][0] && !fully_known(op->in[i], 0)) return;
@@ -156,11 +160,14 @@ static void explain_unknown_outputs(OsiRun *run, const OsiOpCtx *op) {
   for (int i = 0; i < n->n_inputs; i++) {
     const OsiType *t = op->in[i];
     if (!n->inputs[i][0] || !t || t->kind != OSI_KIND_TENSOR || t->value) continue;
-    if (!osi_dtype_is_integer(t->elem_type) && !osi_dtype_is_float(t->elem_type)) continue;
+    int is_int = osi_dtype_is_integer(t->elem_type);
+    if (!is_int && !osi_dtype_is_float(t->elem_type)) continue;
     int64_t count = 1, d;
     for (int k = 0; k < t->rank && count <= OSI_MAX_VALUE_ELEMS; k++)
       count = osi_expr_is_const(run->exprs, t->dims[k], &d) ? count * d : OSI_MAX_VALUE_ELEMS + 1;
-    if (count > 64) continue; /* a data tensor, not a shape/axes/scales parameter */
+    /* Shape, axes, sizes (integer vectors) and scales (a few floats)
+     * decide shapes; larger or float data tensors do not. */
+    if (t->rank > 1 || count > (is_int ? 64 : 8)) continue;
     at += (size_t)snprintf(names + at, at < sizeof names ? sizeof names - at : 0, "%s'%s'",
                            at ? ", " : "", n->inputs[i]);
     if (at >= sizeof names) break;

@@ -130,7 +130,7 @@ int osi_type_equal(const OsiType *a, const OsiType *b) {
   for (int i = 0; i < a->rank; i++)
     if (a->dims[i] != b->dims[i]) return 0;
   if (a->kind != OSI_KIND_TENSOR && a->kind != OSI_KIND_SPARSE_TENSOR)
-    return osi_type_equal(a->elem, b->elem);
+    return a->length == b->length && osi_type_equal(a->elem, b->elem);
   return 1;
 }
 

@@ -59,6 +59,7 @@ typedef struct OsiType {
   const OsiExpr *dims;        /* rank entries */
   const struct OsiType *elem; /* sequence/optional element, map value; may be NULL */
   const OsiValue *value;      /* NULL when content unknown */
+  OsiExpr length;             /* sequence: number of elements, OSI_EXPR_UNKNOWN when unknown */
 } OsiType;
 
 /* Lower-case ONNX name ("float", "int64", "float8e4m3fn"), or NULL. */

@@ -60,7 +60,7 @@ OsiStatus osi_op_ms_matmul_fpq4(OsiOpCtx *ctx) {
   if (n >= 0 && n != 2)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "B_shape has %d entries; expected 2 ([K, N])", n);
   OsiExpr bd[2] = {n == 2 ? bs[0] : OSI_EXPR_UNKNOWN, n == 2 ? bs[1] : OSI_EXPR_UNKNOWN};
-  OsiType b = {OSI_KIND_TENSOR, OSI_DT_FLOAT, 2, bd, NULL, NULL};
+  OsiType b = {.kind = OSI_KIND_TENSOR, .elem_type = OSI_DT_FLOAT, .rank = 2, .dims = bd};
   return osi_matmul_shapes(ctx, osi_in_ranked(ctx, 0), &b, OSI_DT_FLOAT);
 }
 

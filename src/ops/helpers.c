@@ -212,6 +212,7 @@ static const OsiType *type_skeleton(OsiArena *arena, const OsiType *t) {
   if (r) {
     r->kind = t->kind;
     r->value = NULL;
+    r->length = OSI_EXPR_UNKNOWN;
   }
   return r;
 }
@@ -227,7 +228,12 @@ const OsiType *osi_type_merge(OsiOpCtx *ctx, const OsiType *a, const OsiType *b,
     OsiType *r = osi_type_copy(arena, a);
     if (!r) return NULL;
     r->elem_type = dtype;
-    r->elem = osi_type_merge(ctx, a->elem, b->elem, merge, user);
+    r->length = a->length == b->length ? a->length : OSI_EXPR_UNKNOWN;
+    /* An empty sequence has no elements to constrain the other's. */
+    int64_t n;
+    if (osi_expr_is_const(osi_op_exprs(ctx), a->length, &n) && n == 0) r->elem = b->elem;
+    else if (osi_expr_is_const(osi_op_exprs(ctx), b->length, &n) && n == 0) r->elem = a->elem;
+    else r->elem = osi_type_merge(ctx, a->elem, b->elem, merge, user);
     return r;
   }
   int rank = a->rank == b->rank ? a->rank : -1;
@@ -281,8 +287,8 @@ OsiStatus osi_matmul_shapes(OsiOpCtx *ctx, const OsiType *a, const OsiType *b, i
   if (osi_expr_is_const(s, ad[ar - 1], &ka) && osi_expr_is_const(s, bd[br - 2], &kb) && ka != kb)
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "inner dims differ: %lld vs %lld", (long long)ka,
                        (long long)kb);
-  OsiType ba = {OSI_KIND_TENSOR, dtype, ar - 2, ad, NULL, NULL};
-  OsiType bb = {OSI_KIND_TENSOR, dtype, br - 2, bd, NULL, NULL};
+  OsiType ba = {.kind = OSI_KIND_TENSOR, .elem_type = dtype, .rank = ar - 2, .dims = ad};
+  OsiType bb = {.kind = OSI_KIND_TENSOR, .elem_type = dtype, .rank = br - 2, .dims = bd};
   const OsiType *batch[2] = {&ba, &bb};
   OsiExpr dims[OSI_MAX_RANK + 2];
   int r = -1;

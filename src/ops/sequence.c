@@ -1,8 +1,9 @@
 /*
  * Sequence and optional operators. A sequence type has one element type
  * covering every element, so adding a tensor merges its type into it
- * (equal dims kept, others unknown). Element counts are not tracked: the
- * length of a sequence and sizes summed over its elements stay unknown.
+ * (equal dims kept, others unknown), and a length (the element count, an
+ * expression, unknown once it depends on data) so that SequenceLength and
+ * ConcatFromSequence stay known for sequences built in the graph.
  */
 #include <string.h>
 
@@ -12,8 +13,19 @@ static const OsiType *elem_of(const OsiType *seq) {
   return seq && seq->kind == OSI_KIND_SEQUENCE ? seq->elem : NULL;
 }
 
-static void set_seq(OsiOpCtx *ctx, int i, const OsiType *elem) {
-  osi_set_out(ctx, i, osi_type_sequence(osi_op_arena(ctx), elem));
+static OsiExpr length_of(const OsiType *seq) {
+  return seq && seq->kind == OSI_KIND_SEQUENCE ? seq->length : OSI_EXPR_UNKNOWN;
+}
+
+static void set_seq(OsiOpCtx *ctx, int i, const OsiType *elem, OsiExpr length) {
+  OsiType *t = osi_type_sequence(osi_op_arena(ctx), elem);
+  if (t) t->length = length;
+  osi_set_out(ctx, i, t);
+}
+
+static int is_empty(OsiOpCtx *ctx, const OsiType *seq) {
+  int64_t n;
+  return osi_expr_is_const(osi_op_exprs(ctx), length_of(seq), &n) && n == 0;
 }
 
 /* SequenceConstruct(inputs...) -> a sequence whose element type covers
@@ -22,7 +34,7 @@ OsiStatus osi_op_sequence_construct(OsiOpCtx *ctx) {
   const OsiType *e = osi_in(ctx, 0);
   for (int i = 1; i < osi_in_count(ctx); i++)
     e = osi_type_merge(ctx, e, osi_in(ctx, i), NULL, NULL);
-  set_seq(ctx, 0, e);
+  set_seq(ctx, 0, e, osi_expr_const(osi_op_exprs(ctx), osi_in_count(ctx)));
   return OSI_OK;
 }
 
@@ -30,34 +42,51 @@ OsiStatus osi_op_sequence_construct(OsiOpCtx *ctx) {
  * type; their shape is open. */
 OsiStatus osi_op_sequence_empty(OsiOpCtx *ctx) {
   int32_t dtype = (int32_t)osi_attr_int(ctx, "dtype", OSI_DT_FLOAT);
-  set_seq(ctx, 0, osi_type_tensor(osi_op_arena(ctx), dtype, -1));
+  set_seq(ctx, 0, osi_type_tensor(osi_op_arena(ctx), dtype, -1), osi_expr_const(osi_op_exprs(ctx), 0));
   return OSI_OK;
 }
 
 /* SequenceInsert(S, tensor, position?) -> S with tensor added: the element
- * type merges with the tensor's. */
+ * type merges with the tensor's (an empty S takes it as is); one longer. */
 OsiStatus osi_op_sequence_insert(OsiOpCtx *ctx) {
-  set_seq(ctx, 0, osi_type_merge(ctx, elem_of(osi_in(ctx, 0)), osi_in(ctx, 1), NULL, NULL));
+  const OsiType *s = osi_in(ctx, 0), *x = osi_in(ctx, 1);
+  OsiExprStore *es = osi_op_exprs(ctx);
+  const OsiType *e = is_empty(ctx, s) ? x : osi_type_merge(ctx, elem_of(s), x, NULL, NULL);
+  OsiExpr n = length_of(s);
+  set_seq(ctx, 0, e, n == OSI_EXPR_UNKNOWN ? n : osi_expr_add(es, n, osi_expr_const(es, 1)));
   return OSI_OK;
 }
 
-/* SequenceErase(S, position?) -> S minus one element: same type. */
+/* SequenceErase(S, position?) -> S minus one element: same element type,
+ * one shorter (erasing from an empty sequence is an error at run time). */
 OsiStatus osi_op_sequence_erase(OsiOpCtx *ctx) {
   const OsiType *s = osi_in(ctx, 0);
-  if (s && s->kind == OSI_KIND_SEQUENCE) osi_set_out(ctx, 0, s);
-  else set_seq(ctx, 0, NULL);
+  OsiExprStore *es = osi_op_exprs(ctx);
+  OsiExpr n = length_of(s);
+  if (is_empty(ctx, s))
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "input 'input_sequence' is empty: nothing to erase");
+  set_seq(ctx, 0, elem_of(s), n == OSI_EXPR_UNKNOWN ? n : osi_expr_sub(es, n, osi_expr_const(es, 1)));
   return OSI_OK;
 }
 
 /* SequenceAt(S, position) -> one element: the element type. */
 OsiStatus osi_op_sequence_at(OsiOpCtx *ctx) {
-  osi_set_out(ctx, 0, elem_of(osi_in(ctx, 0)));
+  const OsiType *e = elem_of(osi_in(ctx, 0));
+  osi_set_out(ctx, 0, e);
+  int known = e && e->kind == OSI_KIND_TENSOR && e->rank >= 0;
+  for (int i = 0; known && i < e->rank; i++) known = e->dims[i] != OSI_EXPR_UNKNOWN;
+  if (e && !known)
+    osi_op_diag(ctx, "DATA_DEPENDENT",
+                "the elements of '%s' differ in shape, so the one at a position known only at run "
+                "time has the dims they share", "input_sequence");
   return OSI_OK;
 }
 
-/* SequenceLength(S) -> int64 scalar. */
+/* SequenceLength(S) -> int64 scalar holding the length when known. */
 OsiStatus osi_op_sequence_length(OsiOpCtx *ctx) {
-  osi_out_tensor(ctx, 0, OSI_DT_INT64, 0);
+  OsiType *y = osi_out_tensor(ctx, 0, OSI_DT_INT64, 0);
+  OsiExpr n = length_of(osi_in(ctx, 0));
+  if (y && n != OSI_EXPR_UNKNOWN) osi_set_value(ctx, y, 1, &n);
   return OSI_OK;
 }
 
@@ -91,6 +120,21 @@ static OsiExpr split_piece(OsiOpCtx *ctx, OsiExpr d) {
   return n == 1 ? d : e[0];
 }
 
+/* Number of pieces: the axis size without split, the split's length for
+ * a 1-D split, CeilDiv(d, s) for a scalar split s. */
+static OsiExpr piece_count(OsiOpCtx *ctx, OsiExpr d, int has_split) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  if (!has_split) return d;
+  const OsiType *sp = osi_in_ranked(ctx, 1);
+  const OsiExpr *e;
+  if (!sp) return OSI_EXPR_UNKNOWN;
+  if (sp->rank == 1) return sp->dims[0];
+  int64_t c;
+  if (sp->rank == 0 && osi_in_exprs(ctx, 1, &e) == 1 && osi_expr_is_const(s, e[0], &c) && c > 0)
+    return osi_expr_ceildiv(s, d, e[0]);
+  return OSI_EXPR_UNKNOWN;
+}
+
 /*
  * SplitToSequence(input, split?; axis = 0, keepdims = 1) -> sequence of
  * pieces along axis. Without split the pieces have size 1 (the axis is
@@ -101,7 +145,7 @@ OsiStatus osi_op_split_to_sequence(OsiOpCtx *ctx) {
   const OsiType *x = osi_in_ranked(ctx, 0);
   OsiArena *arena = osi_op_arena(ctx);
   if (!x) {
-    set_seq(ctx, 0, osi_type_tensor(arena, osi_in_dtype(ctx, 0), -1));
+    set_seq(ctx, 0, osi_type_tensor(arena, osi_in_dtype(ctx, 0), -1), OSI_EXPR_UNKNOWN);
     return OSI_OK;
   }
   int axis;
@@ -118,14 +162,13 @@ OsiStatus osi_op_split_to_sequence(OsiOpCtx *ctx) {
     else if (keep)
       d[k++] = has_split ? split_piece(ctx, x->dims[i]) : osi_expr_const(osi_op_exprs(ctx), 1);
   }
-  set_seq(ctx, 0, e);
+  set_seq(ctx, 0, e, piece_count(ctx, x->dims[axis], has_split));
   return OSI_OK;
 }
 
 /*
  * ConcatFromSequence(S; axis, new_axis = 0) -> the elements concatenated
- * along axis (in [-r, r-1]), or stacked on a new axis (in [-r-1, r]); the
- * size along it sums over elements, unknown without their count.
+ * along axis (in [-r, r-1]), or stacked on a new axis (in [-r-1, r]).
  */
 OsiStatus osi_op_concat_from_sequence(OsiOpCtx *ctx) {
   const OsiType *e = elem_of(osi_in(ctx, 0));
@@ -145,10 +188,12 @@ OsiStatus osi_op_concat_from_sequence(OsiOpCtx *ctx) {
   OsiType *y = osi_out_tensor(ctx, 0, dtype, r);
   if (!y) return OSI_OK;
   OsiExpr *d = osi_type_dims_mut(y);
+  /* Along the axis: the element count when stacking, else the count times
+   * the elements' common size. */
+  OsiExpr n = length_of(osi_in(ctx, 0));
   for (int i = 0, k = 0; i < r; i++) {
     if (i == axis) {
-      d[i] = OSI_EXPR_UNKNOWN;
-      if (!stack) k++;
+      d[i] = stack ? n : osi_expr_mul(osi_op_exprs(ctx), n, e->dims[k++]);
     } else {
       d[i] = e->dims[k++];
     }
@@ -178,7 +223,8 @@ OsiStatus osi_op_sequence_map(OsiOpCtx *ctx) {
   }
   OsiStatus st = osi_op_infer_subgraph(ctx, g, "body", n_in, in, n_out, out);
   if (st != OSI_OK) return st;
-  for (int j = 0; j < n_out; j++) set_seq(ctx, j, out[j] ? out[j] : g->outputs[j].type);
+  for (int j = 0; j < n_out; j++)
+    set_seq(ctx, j, out[j] ? out[j] : g->outputs[j].type, length_of(osi_in(ctx, 0)));
   return OSI_OK;
 }
 

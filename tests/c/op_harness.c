@@ -121,6 +121,17 @@ static int split_top(char *s, char **parts, int max) {
 
 const OsiType *op_parse_type(OpTest *t, const char *text) {
   size_t len = strlen(text);
+  if (!strncmp(text, "seq#", 4)) {
+    /* seq#<length>(<elem>): a sequence of known length */
+    const char *open = strchr(text, '(');
+    if (!open) return NULL;
+    char num[64], inner[512];
+    snprintf(num, sizeof num, "%.*s", (int)(open - text - 4), text + 4);
+    snprintf(inner, sizeof inner, "%.*s", (int)(len - (size_t)(open - text) - 2), open + 1);
+    OsiType *seq = osi_type_sequence(t->arena, op_parse_type(t, inner));
+    if (seq) seq->length = osi_expr_parse(t->exprs, num);
+    return seq;
+  }
   if (!strncmp(text, "seq(", 4) || !strncmp(text, "opt(", 4)) {
     char inner[512];
     snprintf(inner, sizeof inner, "%.*s", (int)(len - 5), text + 4);
@@ -173,6 +184,14 @@ static void append(char *buf, size_t cap, const char *s) {
 static void type_str(OpTest *t, const OsiType *type, char *buf, size_t cap) {
   if (!type) {
     append(buf, cap, "unknown");
+    return;
+  }
+  if (type->kind == OSI_KIND_SEQUENCE && type->length != OSI_EXPR_UNKNOWN) {
+    append(buf, cap, "seq#");
+    append(buf, cap, osi_expr_str(t->exprs, type->length));
+    append(buf, cap, "(");
+    type_str(t, type->elem, buf, cap);
+    append(buf, cap, ")");
     return;
   }
   if (type->kind == OSI_KIND_SEQUENCE || type->kind == OSI_KIND_OPTIONAL) {

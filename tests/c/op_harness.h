@@ -11,7 +11,7 @@
  * (unknown); `<dtype>[*]` for unknown rank; `<dtype>[]` for a scalar; an
  * optional `{e0,e1,...}` suffix gives the content (integer expressions, or
  * numbers for float types); "" is an omitted input; "seq(<type>)" and
- * "opt(<type>)" wrap. Outputs print in the same syntax, with "unknown"
+ * "opt(<type>)" wrap; "seq#<length>(<type>)" is a sequence of known length. Outputs print in the same syntax, with "unknown"
  * for an unset output and "error:<CODE>: message" when the op failed.
  */
 #ifndef OSI_OP_HARNESS_H

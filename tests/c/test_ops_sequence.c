@@ -41,16 +41,16 @@ static const OsiGraph *one_node_body(OpTest *t, const char *op, int n_in, const 
 }
 
 static void test_construct_insert(OpTest *t) {
-  CHECK_STR(op_run(t, "", "SequenceConstruct", 11, "float[N,3]", "float[N,3]", NULL), "seq(float[N,3])");
-  CHECK_STR(op_run(t, "", "SequenceConstruct", 11, "float[N,3]", "float[M,3]", NULL), "seq(float[?,3])");
-  CHECK_STR(op_run(t, "", "SequenceConstruct", 11, "float[N,3]", "float[N]", NULL), "seq(float[*])");
+  CHECK_STR(op_run(t, "", "SequenceConstruct", 11, "float[N,3]", "float[N,3]", NULL), "seq#2(float[N,3])");
+  CHECK_STR(op_run(t, "", "SequenceConstruct", 11, "float[N,3]", "float[M,3]", NULL), "seq#2(float[?,3])");
+  CHECK_STR(op_run(t, "", "SequenceConstruct", 11, "float[N,3]", "float[N]", NULL), "seq#2(float[*])");
   CHECK_STR(op_run(t, "", "SequenceConstruct", 11, "int64[2]{N,3}", "int64[2]{N,3}", NULL),
-            "seq(int64[2]{N,3})");
-  CHECK_STR(op_run(t, "", "SequenceConstruct", 11, "int64[2]{N,3}", "int64[2]{N,4}", NULL), "seq(int64[2])");
-  CHECK_STR(op_run(t, "", "SequenceConstruct", 11, "float[0,3]", NULL), "seq(float[0,3])");
-  CHECK_STR(op_run(t, "", "SequenceEmpty", 11, NULL), "seq(float[*])");
+            "seq#2(int64[2]{N,3})");
+  CHECK_STR(op_run(t, "", "SequenceConstruct", 11, "int64[2]{N,3}", "int64[2]{N,4}", NULL), "seq#2(int64[2])");
+  CHECK_STR(op_run(t, "", "SequenceConstruct", 11, "float[0,3]", NULL), "seq#1(float[0,3])");
+  CHECK_STR(op_run(t, "", "SequenceEmpty", 11, NULL), "seq#0(float[*])");
   op_attr_int(t, "dtype", 7);
-  CHECK_STR(op_run(t, "", "SequenceEmpty", 11, NULL), "seq(int64[*])");
+  CHECK_STR(op_run(t, "", "SequenceEmpty", 11, NULL), "seq#0(int64[*])");
   CHECK_STR(op_run(t, "", "SequenceInsert", 11, "seq(float[N,3])", "float[N,3]", NULL), "seq(float[N,3])");
   CHECK_STR(op_run(t, "", "SequenceInsert", 11, "seq(float[N,3])", "float[M,3]", "int64[]{0}", NULL),
             "seq(float[?,3])");
@@ -67,29 +67,29 @@ static void test_construct_insert(OpTest *t) {
 static void test_split_concat(OpTest *t) {
   /* No split: pieces of 1, kept or squeezed. */
   op_attr_int(t, "axis", -1);
-  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,C]", NULL), "seq(float[N,1])");
+  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,C]", NULL), "seq#C(float[N,1])");
   op_attr_int(t, "keepdims", 0);
-  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,C]", NULL), "seq(float[C])");
+  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,C]", NULL), "seq#N(float[C])");
   /* keepdims is ignored when split is given. */
   op_attr_int(t, "keepdims", 0);
   op_attr_int(t, "axis", 1);
-  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,6]", "int64[]{2}", NULL), "seq(float[N,2])");
+  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,6]", "int64[]{2}", NULL), "seq#3(float[N,2])");
   /* Scalar split with a shorter last chunk: unknown; one chunk: the dim. */
   op_attr_int(t, "axis", 1);
-  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,7]", "int64[]{2}", NULL), "seq(float[N,?])");
+  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,7]", "int64[]{2}", NULL), "seq#4(float[N,?])");
   op_attr_int(t, "axis", 1);
-  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,7]", "int64[]{9}", NULL), "seq(float[N,7])");
+  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,7]", "int64[]{9}", NULL), "seq#1(float[N,7])");
   op_attr_int(t, "axis", 1);
-  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,C]", "int64[]{2}", NULL), "seq(float[N,?])");
+  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,C]", "int64[]{2}", NULL), "seq#(C+1)//2(float[N,?])");
   op_attr_int(t, "axis", 1);
-  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,C]", "int64[]{1}", NULL), "seq(float[N,1])");
+  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,C]", "int64[]{1}", NULL), "seq#C(float[N,1])");
   op_attr_int(t, "axis", 1);
   CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,C]", "int64[]", NULL), "seq(float[N,?])");
   /* 1-D split: equal entries give the piece size; one entry is the whole dim. */
-  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[2*K,3]", "int64[2]{K,K}", NULL), "seq(float[K,3])");
-  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[6,3]", "int64[2]{2,4}", NULL), "seq(float[?,3])");
-  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,3]", "int64[1]", NULL), "seq(float[N,3])");
-  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,3]", "int64[3]", NULL), "seq(float[?,3])");
+  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[2*K,3]", "int64[2]{K,K}", NULL), "seq#2(float[K,3])");
+  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[6,3]", "int64[2]{2,4}", NULL), "seq#2(float[?,3])");
+  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,3]", "int64[1]", NULL), "seq#1(float[N,3])");
+  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,3]", "int64[3]", NULL), "seq#3(float[?,3])");
   CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[*]", NULL), "seq(float[*])");
   op_attr_int(t, "axis", 2);
   CHECK(starts_with(op_run(t, "", "SplitToSequence", 11, "float[N,3]", NULL), "error:INVALID_MODEL"));
@@ -136,8 +136,34 @@ static void test_optional(OpTest *t) {
   CHECK_STR(op_run(t, "", "OptionalGetElement", 18, "", NULL), "unknown");
 }
 
+/* Lengths of sequences built in the graph. */
+static void test_lengths(OpTest *t) {
+  /* Inserting into an empty sequence takes the tensor's type as is. */
+  CHECK_STR(op_run(t, "", "SequenceInsert", 11, "seq#0(float[*])", "float[2,3,4]", NULL),
+            "seq#1(float[2,3,4])");
+  CHECK_STR(op_run(t, "", "SequenceInsert", 11, "seq#1(float[2,3,4])", "float[1,3,4]", NULL),
+            "seq#2(float[?,3,4])");
+  CHECK_STR(op_run(t, "", "SequenceInsert", 11, "seq#K(float[N])", "float[N]", NULL), "seq#K+1(float[N])");
+  CHECK_STR(op_run(t, "", "SequenceErase", 11, "seq#K(float[N])", NULL), "seq#K-1(float[N])");
+  CHECK(starts_with(op_run(t, "", "SequenceErase", 11, "seq#0(float[N])", NULL), "error:INVALID_MODEL"));
+  CHECK_STR(op_run(t, "", "SequenceLength", 11, "seq#3(float[N])", NULL), "int64[]{3}");
+  CHECK_STR(op_run(t, "", "SequenceLength", 11, "seq(float[N])", NULL), "int64[]");
+  /* Concatenated sizes are count * element size; stacking adds the count. */
+  op_attr_int(t, "axis", 1);
+  CHECK_STR(op_run(t, "", "ConcatFromSequence", 11, "seq#3(float[2,3,4])", NULL), "float[2,9,4]");
+  op_attr_int(t, "axis", -1);
+  op_attr_int(t, "new_axis", 1);
+  CHECK_STR(op_run(t, "", "ConcatFromSequence", 11, "seq#3(float[2,3,4])", NULL), "float[2,3,4,3]");
+  op_attr_int(t, "axis", 0);
+  CHECK_STR(op_run(t, "", "ConcatFromSequence", 11, "seq#K(float[N,C])", NULL), "float[K*N,C]");
+  /* An unknown position into elements of differing shapes is explained. */
+  op_run(t, "", "SequenceAt", 11, "seq#2(float[?,3,4])", "int64[]", NULL);
+  CHECK(strstr(op_diags(t), "DATA_DEPENDENT") != NULL);
+}
+
 int main(void) {
   OpTest *t = op_test_new();
+  test_lengths(t);
   test_construct_insert(t);
   test_split_concat(t);
   test_sequence_map(t);
