@@ -61,6 +61,7 @@ typedef struct Src {
   uint64_t total;
   const char *io_error;
   size_t last_read;   /* byte count of the latest read (nanopb reads a varint 1 byte at a time) */
+  int msb_run;        /* 1-byte reads in a row with the continuation bit set */
 } Src;
 
 static bool refill(Src *s) {
@@ -118,7 +119,7 @@ static bool src_skip(Src *s, uint64_t n) {
   return true;
 }
 
-static bool src_pb_read(pb_istream_t *stream, pb_byte_t *out, size_t count) {
+static bool src_pb_read_raw(pb_istream_t *stream, pb_byte_t *out, size_t count) {
   Src *s = stream->state;
   s->last_read = count; /* the wire type of a scalar handed to a callback (cb_wire_check) */
   if (!out) return src_skip(s, count); /* nanopb 0.4.7 never does this, but be safe */
@@ -136,6 +137,23 @@ static bool src_pb_read(pb_istream_t *stream, pb_byte_t *out, size_t count) {
     s->offset += k;
     out += k;
     count -= k;
+  }
+  return true;
+}
+
+/* nanopb reads every varint one byte at a time and skips an unknown one of
+ * any length, where protobuf-c refuses a varint longer than 10 bytes: ten
+ * 1-byte reads in a row with the continuation bit set are such a varint. */
+static bool src_pb_read(pb_istream_t *stream, pb_byte_t *out, size_t count) {
+  Src *s = stream->state;
+  if (!src_pb_read_raw(stream, out, count)) return false;
+  if (count == 1 && out && (out[0] & 0x80)) {
+    if (++s->msb_run >= 10) {
+      s->io_error = "a varint is longer than 10 bytes";
+      return false;
+    }
+  } else {
+    s->msb_run = 0;
   }
   return true;
 }
@@ -262,6 +280,23 @@ typedef struct NumList {
   Vec v;
 } NumList;
 
+/* A varint of a repeated number read the way protobuf-c does (at most 10
+ * bytes; bits past 64 dropped), where pb_decode_varint refuses a 10th byte
+ * over 1: the two decoders must accept the same repeated data. */
+static bool varint_as_pbc(pb_istream_t *stream, uint64_t *out) {
+  uint64_t v = 0;
+  for (int i = 0; i < 10; i++) {
+    pb_byte_t b;
+    if (!pb_read(stream, &b, 1)) return false;
+    v |= (uint64_t)(b & 0x7f) << (7 * i); /* i == 9: only bit 0 survives, as in protobuf-c */
+    if (!(b & 0x80)) {
+      *out = v;
+      return true;
+    }
+  }
+  PB_RETURN_ERROR(stream, "varint overflow");
+}
+
 static bool cb_numbers(pb_istream_t *stream, const pb_field_t *field, void **arg) {
   (void)field;
   NumList *l = *arg;
@@ -275,13 +310,13 @@ static bool cb_numbers(pb_istream_t *stream, const pb_field_t *field, void **arg
     switch (l->wire) {
     case NUM_VARINT: {
       uint64_t u;
-      if (!pb_decode_varint(stream, &u)) return false;
+      if (!varint_as_pbc(stream, &u)) return false;
       memcpy(slot, &u, sizeof u); /* int64/uint64 */
       break;
     }
     case NUM_SVARINT32: { /* int32: a 10-byte sign-extended varint when negative */
       uint64_t u;
-      if (!pb_decode_varint(stream, &u)) return false;
+      if (!varint_as_pbc(stream, &u)) return false;
       int32_t v = (int32_t)(uint32_t)u;
       memcpy(slot, &v, sizeof v);
       break;
@@ -586,7 +621,7 @@ static bool cb_tensor_dims(pb_istream_t *stream, const pb_field_t *field, void *
   TensorB *b = *arg;
   while (stream->bytes_left) {
     uint64_t u;
-    if (!pb_decode_varint(stream, &u)) return false;
+    if (!varint_as_pbc(stream, &u)) return false;
     if (b->n_dims++ <= (size_t)OSI_MAX_RANK) { /* more than that fails when the tensor ends */
       int64_t *slot = vec_push(b->d, &b->dims);
       if (!slot) return false;
@@ -800,7 +835,7 @@ static bool cb_attr_ints(pb_istream_t *stream, const pb_field_t *field, void **a
   AttrB *a = *arg;
   while (stream->bytes_left) {
     uint64_t u;
-    if (!pb_decode_varint(stream, &u)) return false;
+    if (!varint_as_pbc(stream, &u)) return false;
     int64_t *slot = vec_push(a->d, &a->ints);
     if (!slot) return false;
     *slot = (int64_t)u;

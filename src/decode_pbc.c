@@ -397,7 +397,8 @@ static int scan_bad_key(const uint8_t *p, size_t len) {
 }
 
 /* 1: fine or malformed (protobuf-c decides); 0: nests too deep; 2: a field
- * key scan_bad_key refuses. */
+ * key (scan_bad_key) or number that nanopb refuses and protobuf-c does not:
+ * both decoders then fail with PARSE_ERROR. */
 static int scan_depth(const ProtobufCMessageDescriptor *desc, const uint8_t *p, size_t len,
                       int depth) {
   if (depth > OSI_MAX_PROTO_DEPTH) return 0;
@@ -409,10 +410,20 @@ static int scan_depth(const ProtobufCMessageDescriptor *desc, const uint8_t *p, 
     if (!used || (key >> 3) == 0) return 1;
     at += used;
     switch (key & 7) {
-    case 0:
+    case 0: {
       if (!(used = scan_varint(p + at, len - at, &n))) return 1;
+      /* A single (not repeated) number nanopb decodes itself, strictly:
+       * bits past 64 in a 10th byte fail there ("varint overflow") where
+       * protobuf-c drops them; refuse them here too. (Both truncate int32
+       * values alike; repeated numbers are read the protobuf-c way by
+       * both.) */
+      const ProtobufCFieldDescriptor *f =
+          key >> 3 <= UINT32_MAX ? protobuf_c_message_descriptor_get_field(desc, (unsigned)(key >> 3))
+                                 : NULL;
+      if (f && f->label != PROTOBUF_C_LABEL_REPEATED && used == 10 && (p[at + 9] & 0x7e)) return 2;
       at += used;
       break;
+    }
     case 1: if (len - at < 8) return 1; at += 8; break;
     case 5: if (len - at < 4) return 1; at += 4; break;
     case 2:

@@ -1,0 +1,443 @@
+/*
+ * libFuzzer target: the expression parser, simplifier, printer, evaluator
+ * and substitution (src/expr*.c).
+ *
+ * Input: byte 0 picks the store mode (bit 0: assume_nonneg off) and seeds
+ * the symbol bindings; bytes 1.. are the expression text (up to the first
+ * NUL, as the C API sees it).
+ *
+ * Invariants (each a crash when broken, so libFuzzer keeps the input):
+ *   1. the text parses (to any id, OSI_EXPR_UNKNOWN included) exactly when
+ *      the independent reference parser below accepts it (within the
+ *      parser's documented length/depth limits);
+ *   2. printing then re-parsing gives the same id;
+ *   3. simplification is idempotent (a rebuild through the constructors,
+ *      osi_expr_substitute with no pairs, gives the same id);
+ *   4. the size is within OSI_EXPR_MAX_NODES;
+ *   5. for several bindings derived from the input: wherever the reference
+ *      evaluator (Python semantics on the ORIGINAL text; int64 overflow,
+ *      division by zero and an undefined Broadcast make it undefined) is
+ *      defined, osi_expr_eval of the parsed+simplified id gives the same
+ *      value;
+ *   6. substituting one symbol by its bound constant does not change the
+ *      value;
+ *   7. osi_expr_from_dim_param never fails on a non-empty text.
+ * OSI_EXPR_UNKNOWN is always allowed (never wrong).
+ *
+ * Built by CMake with -DOSI_FUZZ=ON (clang); tests/fuzz/replay.c runs it
+ * without libFuzzer on the regression inputs (ctest fuzz_expr_replay).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr.h"
+
+#define FUZZ_ASSERT(cond, ...)                                                   \
+  do {                                                                           \
+    if (!(cond)) {                                                               \
+      fprintf(stderr, "fuzz_expr: invariant failed: %s\n  ", #cond);             \
+      fprintf(stderr, __VA_ARGS__);                                              \
+      fprintf(stderr, "\n");                                                     \
+      abort();                                                                   \
+    }                                                                            \
+  } while (0)
+
+/* Mirrors of expr_parse.c's documented limits. */
+#define PARSE_MAX_LEN (64 * 1024)
+#define PARSE_MAX_DEPTH 200
+
+/* Section - Bindings: a symbol's value is a hash of its name and the seed */
+
+typedef struct Binding {
+  uint64_t seed;
+  int nonneg;
+  int round;
+} Binding;
+
+static uint64_t mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return x;
+}
+
+static int64_t bind_value(const Binding *b, const char *name, size_t n) {
+  uint64_t h = mix(b->seed + 0x9E3779B97F4A7C15ull * (uint64_t)(b->round + 1));
+  for (size_t i = 0; i < n; i++) h = mix(h ^ (unsigned char)name[i]) + i;
+  int pick = (int)(h % 16);
+  h = mix(h);
+  if (b->nonneg) {
+    if (pick < 4) return 0;
+    if (pick < 6) return 1;
+    if (pick < 14) return (int64_t)(h % 10);
+    if (pick == 14) return (int64_t)(h % 100000);
+    return (int64_t)(h % ((uint64_t)1 << 62)); /* large: overflow paths */
+  }
+  if (pick < 3) return 0;
+  if (pick < 5) return (pick & 1) ? 1 : -1;
+  if (pick < 14) return (int64_t)(h % 19) - 9;
+  if (pick == 14) return (int64_t)(h % 200001) - 100000;
+  return (h & 1) ? (int64_t)(h >> 2) : -(int64_t)(h >> 2);
+}
+
+static int lookup(void *user, const char *name, int64_t *value) {
+  *value = bind_value(user, name, strlen(name));
+  return 1;
+}
+
+/* Section - Reference parser/evaluator (independent of expr_parse.c) */
+
+typedef struct Ref {
+  const char *p, *end;
+  const Binding *b;
+  int depth, max_depth;
+  int undef; /* the value is undefined */
+  int bad;   /* syntax error */
+  char *name;
+  size_t name_cap;
+} Ref;
+
+static int r_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+static int r_alpha(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
+static int r_digit(char c) { return c >= '0' && c <= '9'; }
+
+static void r_ws(Ref *r) {
+  while (r->p < r->end && r_space(*r->p)) r->p++;
+}
+
+static int r_peek(Ref *r, const char *tok) {
+  r_ws(r);
+  size_t n = strlen(tok);
+  return (size_t)(r->end - r->p) >= n && memcmp(r->p, tok, n) == 0;
+}
+
+static int r_accept(Ref *r, const char *tok) {
+  if (!r_peek(r, tok)) return 0;
+  r->p += strlen(tok);
+  return 1;
+}
+
+static int64_t r_div(Ref *r, int64_t a, int64_t b) {
+  if (b == 0 || (a == INT64_MIN && b == -1)) {
+    r->undef = 1;
+    return 0;
+  }
+  int64_t q = a / b;
+  if (a % b != 0 && ((a < 0) != (b < 0))) q--;
+  return q;
+}
+
+static int64_t r_mod(Ref *r, int64_t a, int64_t b) {
+  if (b == 0) {
+    r->undef = 1;
+    return 0;
+  }
+  if (b == -1) return 0;
+  int64_t m = a % b;
+  if (m != 0 && ((m < 0) != (b < 0))) m += b;
+  return m;
+}
+
+static int64_t r_expr(Ref *r);
+
+static int r_name_is(const char *p, size_t n, const char *fn) {
+  if (strlen(fn) != n) return 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = p[i];
+    if (c >= 'A' && c <= 'Z') c = (char)(c + 32);
+    if (c != fn[i]) return 0;
+  }
+  return 1;
+}
+
+static int64_t r_call(Ref *r, const char *fname, size_t fn) {
+  int kind = r_name_is(fname, fn, "max")         ? 0
+             : r_name_is(fname, fn, "min")       ? 1
+             : r_name_is(fname, fn, "ceildiv")   ? 2
+             : r_name_is(fname, fn, "broadcast") ? 3
+                                                 : -1;
+  if (kind < 0) {
+    r->bad = 1;
+    return 0;
+  }
+  int64_t acc = 0, first = 0;
+  int na = 0;
+  do {
+    int64_t v = r_expr(r);
+    if (r->bad) return 0;
+    if (na == 0) {
+      acc = first = v;
+    } else if (kind == 0) {
+      acc = v > acc ? v : acc;
+    } else if (kind == 1) {
+      acc = v < acc ? v : acc;
+    } else if (kind == 3) {
+      if (acc == 1) acc = v;
+      else if (v != 1 && v != acc) r->undef = 1;
+    } else if (na == 1) { /* CeilDiv(a, b) = -((-a) // b) */
+      if (first == INT64_MIN) {
+        r->undef = 1;
+      } else {
+        int64_t q = r_div(r, -first, v);
+        if (q == INT64_MIN) r->undef = 1;
+        acc = -q;
+      }
+    }
+    na++;
+  } while (r_accept(r, ","));
+  if (!r_accept(r, ")") || na < 2 || (kind == 2 && na != 2)) r->bad = 1;
+  return acc;
+}
+
+static int64_t r_primary(Ref *r) {
+  r_ws(r);
+  if (r->p == r->end) {
+    r->bad = 1;
+    return 0;
+  }
+  char c = *r->p;
+  if (r_digit(c)) {
+    int64_t v = 0;
+    while (r->p < r->end && r_digit(*r->p)) {
+      if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *r->p - '0', &v)) {
+        r->bad = 1; /* a literal outside int64 does not parse */
+        return 0;
+      }
+      r->p++;
+    }
+    if (r->p < r->end && r_alpha(*r->p)) r->bad = 1;
+    return v;
+  }
+  if (r_alpha(c)) {
+    const char *start = r->p;
+    while (r->p < r->end && (r_alpha(*r->p) || r_digit(*r->p))) r->p++;
+    size_t n = (size_t)(r->p - start);
+    if (r_accept(r, "(")) return r_call(r, start, n);
+    return bind_value(r->b, start, n);
+  }
+  if (c == '\'') {
+    r->p++;
+    size_t n = 0;
+    for (;;) {
+      if (r->p == r->end) break;
+      char q = *r->p++;
+      if (q == '\'') return bind_value(r->b, r->name, n);
+      if (q == '\\') {
+        if (r->p == r->end || (*r->p != '\'' && *r->p != '\\')) break;
+        q = *r->p++;
+      }
+      if (n == r->name_cap) break; /* cannot happen: the buffer is the text's length */
+      r->name[n++] = q;
+    }
+    r->bad = 1;
+    return 0;
+  }
+  if (c == '(') {
+    r->p++;
+    int64_t v = r_expr(r);
+    if (!r->bad && !r_accept(r, ")")) r->bad = 1;
+    return v;
+  }
+  r->bad = 1;
+  return 0;
+}
+
+static int64_t r_unary(Ref *r) {
+  if (++r->depth > r->max_depth) r->max_depth = r->depth;
+  if (r->depth > PARSE_MAX_DEPTH + 8) { /* deep enough: the parser refuses it anyway */
+    r->bad = 1;
+    r->depth--;
+    return 0;
+  }
+  int64_t v;
+  if (r_accept(r, "-")) {
+    v = r_unary(r);
+    if (v == INT64_MIN) r->undef = 1;
+    v = v == INT64_MIN ? 0 : -v;
+  } else if (r_accept(r, "+")) {
+    v = r_unary(r);
+  } else {
+    v = r_primary(r);
+  }
+  r->depth--;
+  return v;
+}
+
+static int64_t r_term(Ref *r) {
+  int64_t v = r_unary(r);
+  while (!r->bad) {
+    if (r_accept(r, "*")) {
+      int64_t w = r_unary(r);
+      if (__builtin_mul_overflow(v, w, &v)) r->undef = 1;
+    } else if (r_accept(r, "//")) {
+      v = r_div(r, v, r_unary(r));
+    } else if (r_accept(r, "%")) {
+      v = r_mod(r, v, r_unary(r));
+    } else {
+      break;
+    }
+  }
+  return v;
+}
+
+static int64_t r_expr(Ref *r) {
+  if (++r->depth > r->max_depth) r->max_depth = r->depth;
+  if (r->depth > PARSE_MAX_DEPTH + 8) {
+    r->bad = 1;
+    r->depth--;
+    return 0;
+  }
+  int64_t v = r_term(r);
+  while (!r->bad) {
+    if (r_accept(r, "+")) {
+      int64_t w = r_term(r);
+      if (__builtin_add_overflow(v, w, &v)) r->undef = 1;
+    } else if (r_accept(r, "-")) {
+      int64_t w = r_term(r);
+      if (__builtin_sub_overflow(v, w, &v)) r->undef = 1;
+    } else {
+      break;
+    }
+  }
+  r->depth--;
+  return v;
+}
+
+/* Reference result over text[0..len): *ok 1 when it parses, *defined 1 when
+ * its value is defined under b; *max_depth the nesting the parser counts. */
+static int64_t reference(const char *text, size_t len, const Binding *b, int *ok, int *defined,
+                         int *max_depth) {
+  char *name = malloc(len + 1);
+  Ref r = {text, text + len, b, 0, 0, 0, 0, name, len + 1};
+  int64_t v = name ? r_expr(&r) : 0;
+  if (!r.bad) {
+    r_ws(&r);
+    if (r.p != r.end) r.bad = 1;
+  }
+  free(name);
+  *ok = name && !r.bad;
+  *defined = !r.undef;
+  *max_depth = r.max_depth;
+  return v;
+}
+
+/* Section - Target */
+
+typedef struct FirstSym {
+  const char *name;
+} FirstSym;
+
+static void first_symbol(const char *name, void *user) {
+  FirstSym *f = user;
+  if (!f->name) f->name = name;
+}
+
+static void check(const char *text, size_t len, uint8_t mode) {
+  OsiExprStore *s = osi_expr_store_new();
+  if (!s) return;
+  int nonneg = !(mode & 1);
+  osi_expr_store_set_assume_nonneg(s, nonneg);
+  Binding b0 = {mode >> 1, nonneg, 0};
+
+  OsiExpr e = osi_expr_parse(s, text);
+  int ok, defined, depth;
+  (void)reference(text, len, &b0, &ok, &defined, &depth);
+  int within = len <= PARSE_MAX_LEN && depth <= PARSE_MAX_DEPTH;
+  /* 1. acceptance. The engine's "does not parse" and "parses to unknown"
+   * both give OSI_EXPR_UNKNOWN, so only "engine gives an id => the
+   * reference accepts" is checked here; the converse through
+   * osi_expr_from_dim_param, which makes a non-parsing text a symbol. */
+  if (e != OSI_EXPR_UNKNOWN)
+    FUZZ_ASSERT(ok, "the engine parsed text the reference rejects: [%s] -> %s", text,
+                osi_expr_str(s, e));
+  if (len > 0) {
+    OsiExpr d = osi_expr_from_dim_param(s, text);
+    const char *dname = NULL;
+    int is_text_symbol = d != OSI_EXPR_UNKNOWN && osi_expr_is_symbol(s, d, &dname) &&
+                         strcmp(dname, text) == 0;
+    /* 7 */
+    FUZZ_ASSERT(d != OSI_EXPR_UNKNOWN || ok, "from_dim_param gave unknown for [%s]", text);
+    if (within && ok && is_text_symbol && e == OSI_EXPR_UNKNOWN) {
+      /* text is a valid expression but became the symbol named by itself:
+       * fine only when the text is an identifier naming that symbol */
+      int ident = r_alpha(text[0]);
+      for (size_t i = 0; i < len && ident; i++) ident = r_alpha(text[i]) || r_digit(text[i]);
+      FUZZ_ASSERT(ident, "valid expression [%s] treated as a symbol name", text);
+    }
+    if (e != OSI_EXPR_UNKNOWN) FUZZ_ASSERT(d == e, "from_dim_param differs from parse: [%s]", text);
+    if (!ok && within) {
+      FUZZ_ASSERT(is_text_symbol, "text the reference rejects is not a symbol: [%s] -> %s", text,
+                  osi_expr_str(s, d));
+    }
+  }
+  if (e == OSI_EXPR_UNKNOWN) {
+    osi_expr_store_delete(s);
+    return;
+  }
+
+  /* 4. size */
+  FUZZ_ASSERT(osi_expr_size(s, e) >= 1 && osi_expr_size(s, e) <= OSI_EXPR_MAX_NODES,
+              "size %d of %s", osi_expr_size(s, e), osi_expr_str(s, e));
+
+  /* 2. print -> parse */
+  const char *printed = osi_expr_str(s, e);
+  FUZZ_ASSERT(printed != NULL, "no text for id %u", e);
+  char *printed_copy = strdup(printed);
+  OsiExpr back = osi_expr_parse(s, printed_copy);
+  FUZZ_ASSERT(back == e, "reparse: [%s] printed as [%s] parses to [%s]", text, printed_copy,
+              osi_expr_str(s, back));
+  free(printed_copy);
+
+  /* 3. idempotent */
+  OsiExpr again = osi_expr_substitute(s, e, NULL, NULL, 0);
+  FUZZ_ASSERT(again == e, "not idempotent: [%s] -> [%s] rebuilt as [%s]", text,
+              osi_expr_str(s, e), osi_expr_str(s, again));
+
+  /* 5/6. values */
+  FirstSym fs = {NULL};
+  osi_expr_for_each_symbol(s, e, first_symbol, &fs);
+  char *sym = fs.name ? strdup(fs.name) : NULL;
+  for (int round = 0; round < 4; round++) {
+    Binding b = {mode >> 1, nonneg, round};
+    int64_t want = reference(text, len, &b, &ok, &defined, &depth);
+    int64_t got = 0;
+    int rc = osi_expr_eval(s, e, lookup, &b, &got);
+    if (defined) {
+      FUZZ_ASSERT(rc == 0 && got == want,
+                  "value: [%s] simplified to [%s]: want %" PRId64 ", got %" PRId64 " (rc %d)",
+                  text, osi_expr_str(s, e), want, got, rc);
+    }
+    if (sym && rc == 0) {
+      OsiExpr from = osi_expr_symbol(s, sym);
+      OsiExpr to = osi_expr_const(s, bind_value(&b, sym, strlen(sym)));
+      OsiExpr sub = osi_expr_substitute(s, e, &from, &to, 1);
+      int64_t got2 = 0;
+      if (sub != OSI_EXPR_UNKNOWN && osi_expr_eval(s, sub, lookup, &b, &got2) == 0) {
+        FUZZ_ASSERT(got2 == got,
+                    "substitution: [%s] with %s=%s gives [%s] = %" PRId64 ", not %" PRId64,
+                    osi_expr_str(s, e), sym, osi_expr_str(s, to), osi_expr_str(s, sub), got2, got);
+      }
+    }
+  }
+  free(sym);
+  osi_expr_store_delete(s);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size < 1) return 0;
+  if (size > PARSE_MAX_LEN + 2) size = PARSE_MAX_LEN + 2;
+  uint8_t mode = data[0];
+  char *text = malloc(size);
+  if (!text) return 0;
+  memcpy(text, data + 1, size - 1);
+  text[size - 1] = 0;
+  check(text, strlen(text), mode);
+  free(text);
+  return 0;
+}
