@@ -1,15 +1,17 @@
-// 1,000 inferences (a real model, a built model, garbage that throws): after a warm-up, neither
-// the wasm memory nor the bytes malloc has handed out may grow. Every run's memory must be freed.
+// 10,000 inferences mixing good and corrupt models (a real model with both decoders, a built model
+// with events and a custom shape function, write-back, garbage and truncated bytes that throw):
+// after a warm-up, neither the wasm memory nor the bytes malloc has handed out may grow.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { init, ShapeInferenceError } from '../../js/index.js';
 import { model } from './onnx_builder.js';
 import { BACKEND, HAVE_BACKEND } from './helpers.js';
 
-const RUNS = 1000;
+const RUNS = 10000;
 
 test(`${RUNS} inferences do not grow the wasm heap`, async () => {
   const engine = await init();
+  engine.registerShapeFunction('', 'Neg', ({ inputs }) => [inputs[0]]);
   const built = model({
     inputs: [{ name: 'X', elemType: 'float', dims: ['N', 'C', 8] }],
     outputs: ['Z'],
@@ -26,8 +28,13 @@ test(`${RUNS} inferences do not grow the wasm heap`, async () => {
   let failed = 0;
   const step = (i) => {
     switch (i % 4) {
-      case 0: engine.inferShapes(real); ok++; break;
-      case 1: engine.inferShapes(built, { events: true }); ok++; break;
+      case 0: engine.inferShapes(real, i % 8 ? {} : { decoder: 'nanopb' }); ok++; break;
+      case 1: {
+        const r = engine.inferShapes(built, { events: true });
+        if (i % 16 === 1) r.toModel();
+        ok++;
+        break;
+      }
       default:
         try {
           engine.inferShapes(garbage[i % 2]);
@@ -47,4 +54,5 @@ test(`${RUNS} inferences do not grow the wasm heap`, async () => {
   expect({ ok, failed }).toEqual({ ok: (RUNS + 40) / 2, failed: (RUNS + 40) / 2 });
   expect(engine._mallocedBytes()).toBe(malloced);
   expect(engine._heapBytes()).toBe(heap);
-});
+  engine.clearShapeFunctions();
+}, 120000);
