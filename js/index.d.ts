@@ -64,10 +64,10 @@ export interface InferOptions {
   /** Record the event log, returned as `result.events` (C flag OSI_OPT_EVENTS). */
   events?: boolean;
   /**
-   * Which decoder inferShapes(bytes) uses; both give the same result. 'protobuf-c' (the default)
-   * copies the bytes into wasm memory and unpacks them whole; 'nanopb' streams them from JS memory
-   * one message at a time, skipping weights (the wasm heap stays small). The *From* functions
-   * always use nanopb.
+   * Which decoder inferShapes(bytes) uses; both give the same result. 'protobuf-c' copies the
+   * bytes into wasm memory and unpacks them whole; 'nanopb' streams them from JS memory one message
+   * at a time, skipping weights (the wasm heap stays small). Without this option models under
+   * 8 MiB use protobuf-c and bigger ones nanopb. The *From* functions always use nanopb.
    */
   decoder?: 'protobuf-c' | 'nanopb';
   /**

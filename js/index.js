@@ -19,6 +19,7 @@ const FLAG_DECODER_PBC = 1 << 8;   // OSI_OPT_DECODER_PBC
 const FLAG_DECODER_NANOPB = 1 << 9; // OSI_OPT_DECODER_NANOPB
 const DECODERS = { 'protobuf-c': FLAG_DECODER_PBC, nanopb: FLAG_DECODER_NANOPB };
 const PROGRESS_INTERVAL_MS = 100;  // onProgress is called at most this often (plus once at the end)
+const AUTO_STREAM_BYTES = 8 * 1024 * 1024; // inferShapes(bytes) streams models this big unless told
 
 // Section - Results
 
@@ -285,7 +286,12 @@ class Engine {
 
   inferShapes(bytes, options) {
     const input = asBytes(bytes);
-    const flags = optionFlags(options);
+    let flags = optionFlags(options);
+    // Without a choice, big models stream from JS memory: copying megabytes of weights into wasm
+    // (and protobuf-c copying them again) would cost more than the inference itself.
+    if (!(flags & (FLAG_DECODER_PBC | FLAG_DECODER_NANOPB)) && input.length >= AUTO_STREAM_BYTES) {
+      flags |= FLAG_DECODER_NANOPB;
+    }
     if (flags & FLAG_DECODER_NANOPB) {
       // nanopb streams straight from the JS bytes: the weights are never copied into wasm memory.
       return this.#sourced(input, flags, this.#runStream(flags, input.length, options, (pos, dst, len) => {
