@@ -53,23 +53,44 @@ function splitNames(joined, count) {
 }
 
 /**
+ * -1, 0 or 1 as a sorts before, with or after b in code point order, which is the order of their
+ * UTF-8 bytes (the engine's strcmp order). Plain `<` compares UTF-16 code units, which put
+ * surrogates (code points from U+10000) before U+E000..U+FFFF.
+ */
+function comparePoints(a, b) {
+  if (a === b) return 0;
+  for (let i = 0, n = Math.min(a.length, b.length); i < n; i++) {
+    let x = a.charCodeAt(i), y = b.charCodeAt(i);
+    if (x !== y) {
+      if (x >= 0xd800 && y >= 0xd800) {
+        x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+        y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+      }
+      return x < y ? -1 : 1;
+    }
+  }
+  return a.length < b.length ? -1 : 1;
+}
+
+/**
  * The object osi_result_json describes, from osi_result_json_compact's form (src/result.c): the
  * same keys in the same order, deeply frozen. Values of the same type share one frozen type object.
+ * `values` and `producers` come as a LAZY record (see ShapeInferenceResult): V8 takes as long to
+ * build a 100k-key object as the engine takes to infer the shapes, and getShape does not need one.
  */
 function expandCompact(c) {
   const types = c.types.map(deepFreeze);
   const names = splitNames(c.names, c.producers.length);
-  const values = {};
-  for (let i = 0, v = c.values; i < v.length; i += 2) {
-    define(values, typeof v[i] === 'number' ? names[v[i]] : v[i], types[v[i + 1]]);
+  const v = c.values;
+  const keys = new Array(v.length / 2);
+  const keyTypes = new Array(v.length / 2);
+  for (let i = 0; i < v.length; i += 2) {
+    keys[i / 2] = typeof v[i] === 'number' ? names[v[i]] : v[i];
+    keyTypes[i / 2] = types[v[i + 1]];
   }
   const subgraphValues = {};
   for (let i = 0, s = c.subgraphValues; i < s.length; i += 3) {
     define(subgraphValues, s[i], Object.freeze({ path: s[i + 1], name: s[i + 2] }));
-  }
-  const producers = {};
-  for (let i = 0, p = c.producers; i < p.length; i++) {
-    if (p[i] >= 0) define(producers, names[i], p[i]);
   }
   const nodeOps = c.nodeOps;
   const nodeNames = splitNames(c.nodeNames, nodeOps.length);
@@ -79,9 +100,24 @@ function expandCompact(c) {
     nodes[i] = Object.freeze({ name: nodeNames[i], opType: op[0], domain: op[1] });
   }
   const data = {
-    values: Object.freeze(values),
+    [LAZY]: {
+      // Sorted and distinct in code point order when the engine says every key is UTF-8.
+      keys: c.keysUtf8 === true ? keys : null,
+      types: keyTypes,
+      values() {
+        const o = {};
+        for (let i = 0; i < keys.length; i++) define(o, keys[i], keyTypes[i]);
+        return Object.freeze(o);
+      },
+      producers() {
+        const o = {};
+        for (let i = 0, p = c.producers; i < p.length; i++) {
+          if (p[i] >= 0) define(o, names[i], p[i]);
+        }
+        return Object.freeze(o);
+      },
+    },
     subgraphValues: Object.freeze(subgraphValues),
-    producers: Object.freeze(producers),
     nodes: Object.freeze(nodes),
     diagnostics: deepFreeze(c.diagnostics),
     constraints: deepFreeze(c.constraints),
@@ -90,14 +126,29 @@ function expandCompact(c) {
   return data;
 }
 
+/** expandCompact's record of what `values` and `producers` are built from. */
+const LAZY = Symbol('lazy');
+
 /** What one osi_infer call found. Everything on it is frozen plain data. */
 class ShapeInferenceResult {
   #names;
+  #lazy;
+  #values;
+  #producers;
 
   constructor(data) {
+    const lazy = data[LAZY];
     deepFreeze(data);
-    this.values = data.values ?? Object.freeze({});
-    this.producers = data.producers ?? Object.freeze({});
+    if (lazy) {
+      // Own enumerable accessors, built once on first read: spreading, JSON.stringify and
+      // structured clone (postMessage) see them as data properties.
+      this.#lazy = lazy;
+      Object.defineProperty(this, 'values', { enumerable: true, get: () => (this.#values ??= lazy.values()) });
+      Object.defineProperty(this, 'producers', { enumerable: true, get: () => (this.#producers ??= lazy.producers()) });
+    } else {
+      this.values = data.values ?? Object.freeze({});
+      this.producers = data.producers ?? Object.freeze({});
+    }
     this.nodes = data.nodes ?? Object.freeze([]);
     this.diagnostics = data.diagnostics ?? Object.freeze([]);
     // Keys the engine adds later (constraints, events, ...) pass through unchanged.
@@ -109,13 +160,27 @@ class ShapeInferenceResult {
 
   /** The type of value `name` (frozen), or null when `name` is not a value with a known type. */
   getShape(name) {
-    if (typeof name !== 'string' || !Object.hasOwn(this.values, name)) return null;
+    if (typeof name !== 'string') return null;
+    const keys = this.#values === undefined ? this.#lazy?.keys : null;
+    if (keys) { // binary search: no 100k-key object needed
+      let lo = 0, hi = keys.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >>> 1;
+        const c = comparePoints(keys[mid], name);
+        if (c === 0) return this.#lazy.types[mid];
+        if (c < 0) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return null;
+    }
+    if (!Object.hasOwn(this.values, name)) return null;
     return this.values[name] ?? null;
   }
 
   /** Every value with a known type, sorted (code-unit order). A fresh array each call. */
   names() {
-    this.#names ??= Object.keys(this.values).filter((n) => this.values[n] != null).sort();
+    const keys = this.#lazy?.keys; // (the engine lists only values with a known type)
+    this.#names ??= keys ? keys.slice().sort() : Object.keys(this.values).filter((n) => this.values[n] != null).sort();
     return this.#names.slice();
   }
 
@@ -342,7 +407,7 @@ class Engine {
       r = M._osi_infer_with(ptr, input.length, flags, this.#registry) >>> 0;
       if (!r) throw outOfMemory('result');
       if (M._osi_result_status(r) !== 0 ||
-          JSON.stringify(expandCompact(JSON.parse(heapString(M, M._osi_result_json_compact(r)))).values) !== JSON.stringify(result.values)) {
+          JSON.stringify(new ShapeInferenceResult(expandCompact(JSON.parse(heapString(M, M._osi_result_json_compact(r))))).values) !== JSON.stringify(result.values)) {
         throw modelChanged();
       }
       const out = M._osi_result_model(r, lenPtr) >>> 0;

@@ -86,3 +86,33 @@ void osi_json_free(OsiJson *j) {
   j->buf = NULL;
   j->len = j->cap = 0;
 }
+
+int osi_utf8_valid(const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  while (*p) {
+    unsigned char c = *p;
+    if (c < 0x80) {
+      p++;
+      continue;
+    }
+    int n;
+    unsigned lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
+    if (c >= 0xc2 && c <= 0xdf) n = 1;
+    else if (c >= 0xe0 && c <= 0xef) {
+      n = 2;
+      if (c == 0xe0) lo = 0xa0;        /* overlong */
+      else if (c == 0xed) hi = 0x9f;   /* U+D800..U+DFFF */
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      n = 3;
+      if (c == 0xf0) lo = 0x90;        /* overlong */
+      else if (c == 0xf4) hi = 0x8f;   /* above U+10FFFF */
+    } else {
+      return 0;
+    }
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (int k = 2; k <= n; k++)
+      if ((p[k] & 0xc0) != 0x80) return 0;
+    p += n + 1;
+  }
+  return 1;
+}

@@ -16,5 +16,8 @@ void osi_json_string(OsiJson *j, const char *s); /* quoted and escaped */
 void osi_json_string_body(OsiJson *j, const char *s); /* escaped, without the quotes */
 void osi_json_int(OsiJson *j, int64_t v);
 void osi_json_free(OsiJson *j);
+/* 1 if s is well-formed UTF-8 (no overlong forms, surrogates or code points above
+ * U+10FFFF): then its byte order is its code point order, and a decoder keeps it intact. */
+int osi_utf8_valid(const char *s);
 
 #endif

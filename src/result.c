@@ -407,6 +407,10 @@ static void render(OsiResult *r) {
  *    "values":[ref,t,ref,t,...],    the "values" entries in their order; ref is
  *                                   an index into names, or the key string of a
  *                                   subgraph value; t an index into types
+ *    "keysUtf8":true|false,         every key is well-formed UTF-8, so the keys'
+ *                                   (strcmp) order is their code point order: JS
+ *                                   can binary-search them instead of building a
+ *                                   100k-key object
  *    "subgraphValues":[key,path,name,...],
  *    "nodeNames":"name\u0000...",   node names, joined like "names"
  *    "nodeOps":[op,...],            per node: index into ops
@@ -517,7 +521,10 @@ static void render_compact(OsiResult *r) {
     osi_json_raw(j, ",");
     osi_json_int(j, type_of[i]);
   }
-  osi_json_raw(j, "],\"subgraphValues\":[");
+  int keys_utf8 = 1;
+  for (int i = 0; i < n && keys_utf8; i++) keys_utf8 = osi_utf8_valid(rows[i].key);
+  osi_json_raw(j, keys_utf8 ? "],\"keysUtf8\":true" : "],\"keysUtf8\":false");
+  osi_json_raw(j, ",\"subgraphValues\":[");
   for (int i = 0, first = 1; i < n; i++) {
     if (!rows[i].sub) continue;
     osi_json_raw(j, first ? "" : ",");

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "model_builder.h"
+#include "json.h"
 #include "onnx_shapes.h"
 #include "result.h"
 #include "test.h"
@@ -141,7 +142,22 @@ static void test_opset_awareness(void) {
   osi_result_delete(r);
 }
 
+/* The compact result's "keysUtf8" lets JS binary-search the keys in code point
+ * order; a byte sequence a decoder would replace must clear it. */
+static void test_utf8_valid(void) {
+  static const char *good[] = {"", "x", "a b", "\xc3\xa9", "\xe2\x82\xac", "\xef\xbf\xbf",
+                               "\xee\x80\x80", "\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf",
+                               "\xed\x9f\xbf"};
+  static const char *bad[] = {"\x80", "a\xff", "\xc0\x80", "\xc1\xbf", "\xe0\x80\x80",
+                              "\xe0\x9f\xbf", "\xed\xa0\x80", "\xed\xbf\xbf",
+                              "\xf0\x8f\xbf\xbf", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80",
+                              "\xc3", "\xe2\x82", "\xf0\x9f\x98", "\xe2\x28\xa1"};
+  for (size_t i = 0; i < sizeof good / sizeof *good; i++) CHECK_INT(osi_utf8_valid(good[i]), 1);
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) CHECK_INT(osi_utf8_valid(bad[i]), 0);
+}
+
 int main(void) {
+  test_utf8_valid();
   test_unsorted_file_order();
   test_cycle();
   test_missing_and_duplicate();

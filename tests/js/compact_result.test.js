@@ -83,3 +83,57 @@ test('bundled example models (subgraphs included)', () => {
     expect(r.names().length).toBeGreaterThan(0);
   }
 });
+
+/** getShape(name) for every name, before anything reads result.values (the binary-search path). */
+function shapesBeforeValues(result, names) {
+  return names.map((n) => result.getShape(n));
+}
+
+test('getShape finds every value without building result.values, in code point order', () => {
+  // U+E000..U+FFFF sort before astral characters in UTF-8 (the engine's order) but after them in
+  // UTF-16 code units (JS `<`); the search must follow the engine's order.
+  const names = ['a', 'B', 'é', '\uE000x', '\uFFEE', '😀', '😀a', '𝒳', 'z', 'Ω', 'a b', '__proto__', '0'];
+  const nodes = names.map((name, i) => ({ op: 'Relu', name: `n${i}`, inputs: [i ? names[i - 1] : 'X'], outputs: [name] }));
+  const bytes = model({ inputs: [{ name: 'X', elemType: 'float', dims: ['N', 3] }], outputs: [names.at(-1)], nodes });
+  const result = engine.inferShapes(bytes);
+  const all = [...names, 'X'];
+  const found = shapesBeforeValues(result, all);
+  for (const t of found) expect(t).toEqual({ kind: 'tensor', elemType: 'float', dims: ['N', 3] });
+  for (const missing of ['', 'c', '\uE000', '😀b', '\uD83D', 'constructor', 'toString', 'X ']) {
+    expect(result.getShape(missing)).toBeNull();
+  }
+  // The same frozen objects the materialised values hold.
+  all.forEach((n, i) => expect(result.values[n]).toBe(found[i]));
+  expect(result.names()).toEqual([...all].sort());
+  expectSameAsFull(bytes);
+});
+
+test('names that are not UTF-8 fall back to the values object', () => {
+  // 'aQ' and 'aW' become 'a\x80' and 'a\x81': the engine sorts them before 'aé' (0xc3 0xa9), but
+  // both decode to 'a\uFFFD', which sorts after 'aé' and is one key for two values.
+  const names = ['aQ', 'aé', 'aW'];
+  const nodes = names.map((name, i) => ({ op: 'Relu', name: `n${i}`, inputs: [i ? names[i - 1] : 'X'], outputs: [name] }));
+  const raw = Buffer.from(model({ inputs: [{ name: 'X', elemType: 'float', dims: ['N', 3] }], outputs: ['aW'], nodes }));
+  // Same length, so every length prefix stays right.
+  for (const [from, to] of [['aQ', 0x80], ['aW', 0x81]]) {
+    for (let i = raw.indexOf(from); i >= 0; i = raw.indexOf(from, i + 2)) raw[i + 1] = to;
+  }
+  const result = engine.inferShapes(raw);
+  for (const n of ['aé', 'a\uFFFD']) expect(result.getShape(n)).toEqual({ kind: 'tensor', elemType: 'float', dims: ['N', 3] });
+  expect(result.names()).toEqual(['X', 'aé', 'a\uFFFD']);
+  expectSameAsFull(raw);
+});
+
+test('values and producers are built once, on first read, and survive spreading and JSON', () => {
+  const bytes = readFileSync(join(REPO, 'examples/models/tiny_decoder.onnx'));
+  const result = engine.inferShapes(bytes);
+  const d = Object.getOwnPropertyDescriptor(result, 'values');
+  expect(d.enumerable).toBe(true);
+  expect(result.values).toBe(result.values);
+  expect(result.producers).toBe(result.producers);
+  const copy = { ...result };
+  expect(copy.values).toBe(result.values);
+  expect(Object.keys(JSON.parse(JSON.stringify(result)).producers).length).toBe(Object.keys(result.producers).length);
+  expect(structuredClone(copy).values).toEqual(result.values);
+  expect(() => { result.values = {}; }).toThrow(TypeError);
+});
