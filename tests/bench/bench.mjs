@@ -12,9 +12,12 @@
 //     native  build/bench_native (tests/bench/bench_native.c): osi_infer + osi_result_json_compact,
 //             median of N after a warm-up run;
 //     wasm    engine.inferShapes(bytes) in Node, end to end (copy in, decode, inference, JSON,
-//             JSON.parse and the frozen result), median of N after warm-up runs (>= 0.5 s), in a
-//             fresh process per model; "heap" is the wasm memory size afterwards (it never
-//             shrinks: the peak);
+//             JSON.parse and the frozen result) plus one result.getShape(name), median of N after
+//             warm-up runs (>= 0.5 s), in a fresh process per model; "heap" is the wasm memory
+//             size afterwards (it never shrinks: the peak). result.values and .producers are
+//             built on first read, outside the timed runs: "+objects" is the time of that first read of both;
+//             The 32- and 128-layer models also run with each decoder forced, for the growth
+//             checks: the default switches to nanopb streaming at 8 MiB;
 //     python  onnx.shape_inference.infer_shapes(model, data_prop=True) on the loaded model: only
 //             that call is timed, median of a few runs after one warm-up call.
 //   Then the download size a browser needs for inferShapes: js/index.js, js/errors.js,
@@ -42,23 +45,30 @@ const median = (xs) => {
 // Section - One wasm measurement (child process)
 
 if (args[0] === '--run-wasm') {
-  const [, file, runs, warm] = args;
+  const [, file, runs, warm, decoder] = args;
   const { init } = await import('../../js/index.js');
   const engine = await init();
   const bytes = readFileSync(file);
+  const options = decoder && decoder !== 'auto' ? { decoder } : undefined;
   let r;
   // Warm-up: at least `warm` runs and half a second (V8 tiers hot wasm functions up from its
   // baseline compiler to the optimizing one while they run; small models need many runs for it).
   for (let i = 0, t0 = performance.now(); i < Number(warm) || (performance.now() - t0 < 500 && i < 1000); i++) {
-    r = engine.inferShapes(bytes);
+    r = engine.inferShapes(bytes, options);
   }
+  const probe = r.names().at(-1); // a value name to look up in each timed run, as callers do
   const times = [];
   for (let i = 0; i < Number(runs); i++) {
     const t0 = performance.now();
-    r = engine.inferShapes(bytes);
+    r = engine.inferShapes(bytes, options);
+    if (!r.getShape(probe)) throw new Error(`${probe}: no type`);
     times.push(performance.now() - t0);
   }
-  console.log(JSON.stringify({ ms: median(times), min: Math.min(...times), heap: engine._heapBytes(), values: Object.keys(r.values).length }));
+  const t0 = performance.now();
+  const count = Object.keys(r.values).length;
+  Object.keys(r.producers);
+  const valuesMs = performance.now() - t0;
+  console.log(JSON.stringify({ ms: median(times), min: Math.min(...times), heap: engine._heapBytes(), values: count, valuesMs }));
   process.exit(0);
 }
 
@@ -105,12 +115,17 @@ function shapesBench() {
       const big = m.nodes > 20000;
       const runs = Number(opt('--runs', big ? 7 : m.nodes > 1000 ? 15 : 61));
       const nat = native ? JSON.parse(run(native, [m.file, String(runs)], 'bench_native').pop()) : null;
-      const wasm = JSON.parse(run(process.execPath, [SELF, '--run-wasm', m.file, String(runs), big ? '2' : '5'], 'wasm run').pop());
+      const wasmRun = (decoder) => JSON.parse(run(process.execPath, [SELF, '--run-wasm', m.file, String(runs), big ? '2' : '5', decoder], 'wasm run').pop());
+      const wasm = wasmRun('auto');
+      // The growth pair also runs each decoder alone: inferShapes(bytes) switches from protobuf-c
+      // to nanopb streaming at 8 MiB (for memory), so 32 vs 128 layers compares two decoders.
+      const perDecoder = /^transformer_(32|128)\.onnx$/.test(m.file.split('/').pop())
+        ? { pbc: wasmRun('protobuf-c').ms, npb: wasmRun('nanopb').ms } : {};
       const py = JSON.parse(run('/usr/bin/python3', ['-c', PY, m.file, big ? '3' : m.nodes > 1000 ? '5' : '11'], 'python3-onnx').pop());
       const name = m.file.split('/').pop().replace(/\.onnx$/, '');
-      rows.push({ name, nodes: m.nodes, mib: m.bytes / MiB, native: nat?.total_ms, nativeJson: nat?.json_ms, wasm: wasm.ms, heap: wasm.heap / MiB, py: py.ms });
+      rows.push({ name, nodes: m.nodes, mib: m.bytes / MiB, native: nat?.total_ms, nativeJson: nat?.json_ms, wasm: wasm.ms, valuesMs: wasm.valuesMs, heap: wasm.heap / MiB, py: py.ms, ...perDecoder });
       const r = rows[rows.length - 1];
-      console.log(`${name.padEnd(16)} ${String(r.nodes).padStart(6)} nodes ${r.mib.toFixed(1).padStart(5)} MiB | native ${fmt(r.native)} ms | wasm ${fmt(r.wasm)} ms, heap ${r.heap.toFixed(0).padStart(4)} MiB | python3-onnx ${fmt(r.py)} ms | wasm/onnx ${(r.wasm / r.py).toFixed(2)}  wasm/native ${r.native ? (r.wasm / r.native).toFixed(2) : 'n/a'}`);
+      console.log(`${name.padEnd(16)} ${String(r.nodes).padStart(6)} nodes ${r.mib.toFixed(1).padStart(5)} MiB | native ${fmt(r.native)} ms | wasm ${fmt(r.wasm)} ms (+objects ${fmt(r.valuesMs)}), heap ${r.heap.toFixed(0).padStart(4)} MiB | python3-onnx ${fmt(r.py)} ms | wasm/onnx ${(r.wasm / r.py).toFixed(2)}  wasm/native ${r.native ? (r.wasm / r.native).toFixed(2) : 'n/a'}`);
       if (!keep) rmSync(m.file, { force: true });
     }
     console.log('');
@@ -119,7 +134,10 @@ function shapesBench() {
     for (const r of rows) checks.push([`${r.name}: wasm <= 0.5 x onnx`, r.wasm / r.py, r.wasm <= 0.5 * r.py]);
     const t32 = by.transformer_32, t128 = by.transformer_128;
     if (t32 && t128) {
-      checks.push(['linear growth: wasm 128 layers <= 4.5 x 32 layers', t128.wasm / t32.wasm, t128.wasm <= 4.5 * t32.wasm]);
+      console.log(`wasm, one decoder: transformer_32 protobuf-c ${fmt(t32.pbc)} ms, nanopb ${fmt(t32.npb)} ms | transformer_128 protobuf-c ${fmt(t128.pbc)} ms, nanopb ${fmt(t128.npb)} ms`);
+      console.log(`wasm, inferShapes(bytes) default: 32 layers (${t32.mib.toFixed(1)} MiB) protobuf-c, 128 layers (${t128.mib.toFixed(1)} MiB) nanopb streaming: ${(t128.wasm / t32.wasm).toFixed(2)} x`);
+      checks.push(['linear growth: wasm protobuf-c 128 layers <= 4.5 x 32 layers', t128.pbc / t32.pbc, t128.pbc <= 4.5 * t32.pbc]);
+      checks.push(['linear growth: wasm nanopb 128 layers <= 4.5 x 32 layers', t128.npb / t32.npb, t128.npb <= 4.5 * t32.npb]);
       if (t32.native) checks.push(['linear growth: native 128 layers <= 4.5 x 32 layers', t128.native / t32.native, t128.native <= 4.5 * t32.native]);
     }
     for (const r of rows.filter((x) => x.nodes >= 99000)) checks.push([`${r.name}: wasm < 1 s`, r.wasm / 1000, r.wasm < 1000]);
