@@ -1,6 +1,7 @@
 #include "anchors.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "constraints.h"
@@ -67,7 +68,26 @@ const OsiType *osi_anchor_merge(OsiRun *run, const OsiType *inferred, const OsiT
   return merge(run, inferred, anchor, why, cap, 0);
 }
 
-static OsiStatus apply_list(OsiContext *scope, const OsiValueInfo *vi, int n, int strict) {
+static void log_add(OsiAnchorLog *log, OsiValueEntry *e, const OsiType *inferred) {
+  if (log->count == log->cap) {
+    int cap = log->cap ? log->cap * 2 : 16;
+    OsiAnchoredValue *items = realloc(log->items, (size_t)cap * sizeof *items);
+    if (!items) return; /* the value then keeps the declared dims, as before */
+    log->items = items;
+    log->cap = cap;
+  }
+  log->items[log->count].entry = e;
+  log->items[log->count++].inferred = inferred;
+}
+
+void osi_anchor_log_free(OsiAnchorLog *log) {
+  free(log->items);
+  log->items = NULL;
+  log->count = log->cap = 0;
+}
+
+static OsiStatus apply_list(OsiContext *scope, const OsiValueInfo *vi, int n, int strict,
+                            OsiAnchorLog *log) {
   OsiRun *run = scope->run;
   for (int i = 0; i < n; i++) {
     if (!vi[i].type || !vi[i].name[0]) continue;
@@ -86,6 +106,7 @@ static OsiStatus apply_list(OsiContext *scope, const OsiValueInfo *vi, int n, in
                       osi_type_text(run->exprs, e->type, b, sizeof b),
                       osi_type_text(run->exprs, merged, c, sizeof c));
       }
+      if (merged != e->type) log_add(log, e, e->type);
       e->type = merged;
     } else if (strict) {
       return osi_run_fail(run, OSI_ERR_ANCHOR_CONFLICT, "", "value_info '%s' contradicts inference: %s",
@@ -99,9 +120,10 @@ static OsiStatus apply_list(OsiContext *scope, const OsiValueInfo *vi, int n, in
   return OSI_OK;
 }
 
-OsiStatus osi_anchors_apply(OsiContext *scope, const OsiGraph *g, uint32_t flags) {
-  OsiStatus st = apply_list(scope, g->outputs, g->n_outputs, 0);
+OsiStatus osi_anchors_apply(OsiContext *scope, const OsiGraph *g, uint32_t flags,
+                            OsiAnchorLog *log) {
+  OsiStatus st = apply_list(scope, g->outputs, g->n_outputs, 0, log);
   if (st == OSI_OK && (flags & OSI_OPT_PREFILL_VALUE_INFO))
-    st = apply_list(scope, g->value_info, g->n_value_info, 1);
+    st = apply_list(scope, g->value_info, g->n_value_info, 1, log);
   return st;
 }

@@ -6,6 +6,7 @@
 #ifndef OSI_ANCHORS_H
 #define OSI_ANCHORS_H
 
+#include "constraints.h"
 #include "context.h"
 
 /*
@@ -20,6 +21,7 @@ const OsiType *osi_anchor_merge(OsiRun *run, const OsiType *inferred, const OsiT
 /* Merges the graph's output anchors (a conflict skips that anchor with an
  * ANCHOR_CONFLICT diagnostic) and, when flags ask for it, the value_info
  * anchors (a conflict ends the run with OSI_ERR_ANCHOR_CONFLICT). */
-OsiStatus osi_anchors_apply(OsiContext *scope, const OsiGraph *graph, uint32_t flags);
+OsiStatus osi_anchors_apply(OsiContext *scope, const OsiGraph *graph, uint32_t flags,
+                            OsiAnchorLog *log);
 
 #endif

@@ -1,5 +1,6 @@
 #include "constraints.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -227,6 +228,131 @@ static int may_rename(const Ranking *r, OsiExpr key, OsiExpr target) {
   return !ap.all || rank_of(r, target) == 1;
 }
 
+/* Section - Contradictory classes */
+
+typedef struct SymbolScan {
+  const Names *inputs;
+  const char *find; /* a name to look for, or NULL */
+  int all_inputs, found;
+} SymbolScan;
+
+static void scan_symbol(const char *name, void *user) {
+  SymbolScan *sc = user;
+  if (!names_has(sc->inputs, name)) sc->all_inputs = 0;
+  if (sc->find && strcmp(sc->find, name) == 0) sc->found = 1;
+}
+
+/* A size computed from the graph inputs alone: every symbol of e is a
+ * graph-input symbol (constants are never class members). */
+static int from_inputs(const Ranking *r, OsiExpr e) {
+  SymbolScan sc = {r->inputs, NULL, 1, 0};
+  osi_expr_for_each_symbol(r->s, e, scan_symbol, &sc);
+  return sc.all_inputs;
+}
+
+/* Index of e among the class members, or -1 (no insertion). */
+static int class_find(const Classes *c, OsiExpr e) {
+  size_t i = (size_t)(((uint64_t)e * 0x9e3779b97f4a7c15ull) >> 32) & c->mask;
+  for (; c->slots[i]; i = (i + 1) & c->mask)
+    if (c->members[c->slots[i] - 1] == e) return c->slots[i] - 1;
+  return -1;
+}
+
+/* The computed size of a new member's own class: e itself when it is one
+ * (made of graph-input symbols, not a bare symbol). */
+static OsiExpr computed_of(const Ranking *r, OsiExpr e) {
+  const char *name;
+  return !osi_expr_is_symbol(r->s, e, &name) && from_inputs(r, e) ? e : OSI_EXPR_UNKNOWN;
+}
+
+typedef struct ClassScan {
+  const Ranking *r;
+  Classes *c;
+  int root, hit;
+} ClassScan;
+
+static void symbol_in_class(const char *name, void *user) {
+  ClassScan *cs = user;
+  if (cs->hit || !names_has(cs->r->inputs, name)) return;
+  int i = class_find(cs->c, osi_expr_symbol(cs->r->s, name));
+  if (i >= 0 && find_root(cs->c, i) == cs->root) cs->hit = 1;
+}
+
+/* Whether joining the classes of roots a and b would restrict the graph
+ * inputs: two different computed sizes, or a computed size and a
+ * graph-input symbol it contains (S and Min(S,1)). A graph-input symbol
+ * equal to a size computed from other symbols (total_seq == past+seq), or
+ * to other input symbols (batch == N), merely names it. */
+static int join_restricts_inputs(const Ranking *r, Classes *c, const OsiExpr *computed, int a, int b) {
+  if (computed[a] != OSI_EXPR_UNKNOWN && computed[b] != OSI_EXPR_UNKNOWN) return computed[a] != computed[b];
+  int with = computed[a] != OSI_EXPR_UNKNOWN ? a : b;
+  if (computed[with] == OSI_EXPR_UNKNOWN) return 0;
+  ClassScan cs = {r, c, with == a ? b : a, 0};
+  osi_expr_for_each_symbol(r->s, computed[with], symbol_in_class, &cs);
+  return cs.hit;
+}
+
+static int pair_in(const OsiConstraintList *l, OsiExpr a, OsiExpr b) {
+  return list_has(l, a, b) || list_has(l, b, a);
+}
+
+/* `merged` with each dim whose declaration was rejected back to the
+ * inferred one (`inferred` has the same structure: the merge built
+ * `merged` from it). */
+static const OsiType *take_back(OsiRun *run, const OsiConstraintList *rejected, const OsiType *merged,
+                                const OsiType *inferred, int depth) {
+  if (!merged || !inferred || depth > 16) return merged;
+  const OsiType *elem = take_back(run, rejected, merged->elem, inferred->elem, depth + 1);
+  int changed = elem != merged->elem;
+  OsiExpr dims[OSI_MAX_RANK];
+  for (int i = 0; i < merged->rank; i++) {
+    dims[i] = merged->dims[i];
+    if (inferred->rank == merged->rank && dims[i] != inferred->dims[i] &&
+        pair_in(rejected, dims[i], inferred->dims[i])) {
+      dims[i] = inferred->dims[i];
+      changed = 1;
+    }
+  }
+  if (!changed) return merged;
+  OsiType *t = osi_type_copy(run->arena, merged);
+  if (!t) return merged;
+  for (int i = 0; i < merged->rank; i++) osi_type_dims_mut(t)[i] = dims[i];
+  t->elem = elem;
+  return t;
+}
+
+/* Drops the rejected equalities, says which declarations were ignored, and
+ * gives the anchored values their inferred dims back there. */
+static void settle_rejected(OsiContext *scope, const OsiConstraintList *rejected, const OsiAnchorLog *log) {
+  OsiRun *run = scope->run;
+  OsiExprStore *s = run->exprs;
+  for (int i = 0; i < rejected->count; i++)
+    osi_run_diag(run, "ANCHOR_CONFLICT", "", "", -1,
+                 "the declared output shapes make %s equal to %s, but with the other declarations "
+                 "that would hold only for some input sizes; this declaration is ignored",
+                 osi_expr_str(s, rejected->items[i].lhs), osi_expr_str(s, rejected->items[i].rhs));
+  OsiConstraintList *eq = &run->equal;
+  int kept = 0;
+  for (int i = 0; i < eq->count; i++)
+    if (!list_has(rejected, eq->items[i].lhs, eq->items[i].rhs)) eq->items[kept++] = eq->items[i];
+  if (kept != eq->count) {
+    eq->count = kept;
+    index_rebuild(eq);
+  }
+  for (int i = 0; log && i < log->count; i++) {
+    OsiValueEntry *e = log->items[i].entry;
+    const OsiType *t = take_back(run, rejected, e->type, log->items[i].inferred, 0);
+    if (t != e->type) {
+      if (OSI_EVENTS_ON(run)) {
+        char before[512], after[512];
+        osi_run_event(run, "anchor", e->name, "contradictory declaration ignored: %s -> %s",
+                      osi_type_text(s, e->type, before, sizeof before), osi_type_text(s, t, after, sizeof after));
+      }
+      e->type = t;
+    }
+  }
+}
+
 /* Section - Rewriting */
 
 static const OsiType *rewrite_type(OsiRun *run, const OsiType *t, const OsiExpr *from,
@@ -271,7 +397,7 @@ static const OsiType *rewrite_type(OsiRun *run, const OsiType *t, const OsiExpr 
  * guards against mappings that keep rewriting each other. */
 #define MAX_RENAME_PASSES 4
 
-OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g) {
+OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const OsiAnchorLog *log) {
   OsiRun *run = scope->run;
   int n = run->equal.count;
   if (n == 0) return OSI_OK;
@@ -290,17 +416,34 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g) {
   OsiExpr *from = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
   OsiExpr *to = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
   OsiExpr *best = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
+  OsiExpr *computed = malloc(sizeof(OsiExpr) * (size_t)(2 * n)); /* per root */
+  OsiConstraintList rejected = {0};
   OsiStatus st = OSI_OK;
-  if (!c.members || !c.parent || !c.slots || !from || !to || !best) {
+  if (!c.members || !c.parent || !c.slots || !from || !to || !best || !computed) {
     st = osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
     goto done;
   }
+  /* In declaration order; an equality that would restrict the graph inputs
+   * given the ones already joined is rejected (it renames nothing). */
   for (int i = 0; i < n; i++) {
-    int a = class_index(&c, run->equal.items[i].lhs), b = class_index(&c, run->equal.items[i].rhs);
+    OsiExpr lhs = run->equal.items[i].lhs, rhs = run->equal.items[i].rhs;
+    int known = c.count;
+    int a = class_index(&c, lhs);
+    if (a == known) computed[a] = computed_of(&r, lhs);
+    known = c.count;
+    int b = class_index(&c, rhs);
+    if (b == known) computed[b] = computed_of(&r, rhs);
     a = find_root(&c, a);
     b = find_root(&c, b);
-    if (a != b) c.parent[a] = b;
+    if (a == b) continue;
+    if (join_restricts_inputs(&r, &c, computed, a, b)) {
+      list_add(&rejected, lhs, rhs);
+      continue;
+    }
+    c.parent[a] = b;
+    if (computed[b] == OSI_EXPR_UNKNOWN) computed[b] = computed[a];
   }
+  if (rejected.count) settle_rejected(scope, &rejected, log);
   for (int i = 0; i < c.count; i++) best[i] = OSI_EXPR_UNKNOWN;
   for (int i = 0; i < c.count; i++) {
     int root = find_root(&c, i);
@@ -339,6 +482,9 @@ done:
   free(from);
   free(to);
   free(best);
+  free(computed);
+  free(rejected.items);
+  free(rejected.index);
   names_free(&inputs);
   names_free(&preferred);
   return st;

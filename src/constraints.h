@@ -16,6 +16,21 @@ void osi_constraint_equal(OsiRun *run, OsiExpr a, OsiExpr b);
 void osi_constraint_less_equal(OsiRun *run, OsiExpr lhs, OsiExpr rhs);
 void osi_constraints_free(OsiRun *run);
 
+/* What anchor merging changed: each value whose type took a declared dim,
+ * with its type as inferred, so that a contradictory declaration can be
+ * taken back (osi_constraints_propagate). Malloc'ed items. */
+typedef struct OsiAnchoredValue {
+  OsiValueEntry *entry;
+  const OsiType *inferred;
+} OsiAnchoredValue;
+
+typedef struct OsiAnchorLog {
+  OsiAnchoredValue *items;
+  int count, cap;
+} OsiAnchorLog;
+
+void osi_anchor_log_free(OsiAnchorLog *log);
+
 /*
  * Turns the equalities into a renaming of the inferred symbols and rewrites
  * every value's dims and content in `scope` (to a fixed point):
@@ -26,7 +41,14 @@ void osi_constraints_free(OsiRun *run);
  *   symbol, then the simplest member;
  * - a compound key made only of preferred symbols (b+c) is kept, unless
  *   the target is a graph-input symbol (past_seq+seq -> total_seq).
+ * A class that equates two different sizes computed from the graph inputs
+ * alone (seq and Min(seq, 1), or past+seq and 2*seq), or a computed size
+ * and a graph-input symbol it contains, would restrict the inputs rather
+ * than name a size: exporters write such declarations by mistake (torch
+ * gives unrelated outputs one dim_param). Such a class renames nothing, its
+ * equalities are dropped, the values in `log` get their inferred dims back,
+ * and an ANCHOR_CONFLICT diagnostic says so.
  */
-OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *graph);
+OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *graph, const OsiAnchorLog *log);
 
 #endif

@@ -117,8 +117,10 @@ static OsiResult *infer(const DecodeArgs *a, uint32_t flags, const OsiRegistry *
   /* Anchors and renaming concern no single node. */
   r->run.cur_node = -1;
   r->run.cur_node_name = r->run.cur_op_type = r->run.cur_path = "";
-  if (st == OSI_OK && osi_anchors_apply(&r->root, m->graph, flags) == OSI_OK)
-    osi_constraints_propagate(&r->root, m->graph);
+  OsiAnchorLog anchored = {0};
+  if (st == OSI_OK && osi_anchors_apply(&r->root, m->graph, flags, &anchored) == OSI_OK)
+    osi_constraints_propagate(&r->root, m->graph, &anchored);
+  osi_anchor_log_free(&anchored);
   return r;
 }
 

@@ -145,6 +145,68 @@ static void test_anchor_conflicts(void) {
   osi_result_delete(r);
 }
 
+/* torch 1.13 gives unrelated outputs one dim_param: g = X[:1] is
+ * [Min(S,1), B] and sel is [S, B], both declared [L, B]. Both equalities
+ * would claim S == Min(S,1) (S <= 1) and rename Min(S,1) to S everywhere:
+ * wrong for every S > 1. The first declaration names its size, the one
+ * that contradicts it is ignored. */
+static void test_contradictory_labels_ignored(void) {
+  Builder *b = builder_new(17);
+  builder_input(b, "X", "float[S,B]");
+  builder_initializer_ints(b, "zero", 1, (int64_t[]){0});
+  builder_initializer_ints(b, "one", 1, (int64_t[]){1});
+  builder_node(b, "Slice", "first", "X", "zero", "one", "zero", "", "g", "");
+  builder_node(b, "Relu", "relu", "g", "", "h", "");
+  builder_node(b, "Neg", "neg", "X", "", "sel", "");
+  builder_node(b, "Neg", "neg2", "sel", "", "k", "");
+  builder_output(b, "g", "float[L,B]");
+  builder_output(b, "sel", "float[L,B]");
+  builder_output(b, "h", "float[M,B]");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  CHECK_INT(osi_result_status(r), OSI_OK);
+  CHECK_STR(result_dims(r, "g"), "[L,B]");
+  CHECK_STR(result_dims(r, "sel"), "[S,B]");
+  CHECK_STR(result_dims(r, "k"), "[S,B]");
+  CHECK_STR(result_dims(r, "h"), "[M,B]");
+  CHECK(json_has(r, "\"ANCHOR_CONFLICT\""));
+  CHECK(json_has(r, "[\"L\",\"Min(S,1)\"]"));
+  CHECK(!json_has(r, "[\"L\",\"S\"]"));
+  osi_result_delete(r);
+
+  /* Two sizes computed from different inputs (p+q and 2*p) under one name
+   * would claim q == p. */
+  b = builder_new(17);
+  builder_input(b, "A", "float[p]");
+  builder_input(b, "C", "float[q]");
+  builder_node(b, "Concat", "cat", "A", "C", "", "Y1", "");
+  builder_attr_int(b, "axis", 0);
+  builder_node(b, "Concat", "cat2", "A", "A", "", "Y2", "");
+  builder_attr_int(b, "axis", 0);
+  builder_output(b, "Y1", "float[L]");
+  builder_output(b, "Y2", "float[L]");
+  r = builder_infer(b, 0, NULL);
+  CHECK_STR(result_dims(r, "Y1"), "[L]");
+  CHECK_STR(result_dims(r, "Y2"), "[2*p]");
+  CHECK(json_has(r, "\"equal\":[[\"L\",\"p+q\"]]"));
+  CHECK(json_has(r, "\"ANCHOR_CONFLICT\""));
+  osi_result_delete(r);
+
+  /* One computed size under two names is no conflict. */
+  b = builder_new(17);
+  builder_input(b, "A", "float[p]");
+  builder_input(b, "C", "float[q]");
+  builder_node(b, "Concat", "cat", "A", "C", "", "Y1", "");
+  builder_attr_int(b, "axis", 0);
+  builder_node(b, "Relu", "relu", "Y1", "", "Y2", "");
+  builder_output(b, "Y1", "float[L]");
+  builder_output(b, "Y2", "float[K]");
+  r = builder_infer(b, 0, NULL);
+  CHECK_STR(result_dims(r, "Y1"), "[L]");
+  CHECK_STR(result_dims(r, "Y2"), "[K]");
+  CHECK(!json_has(r, "\"ANCHOR_CONFLICT\""));
+  osi_result_delete(r);
+}
+
 int main(void) {
   test_output_anchor_names_data_dependent_dim();
   test_leaf_derivation();
@@ -152,5 +214,6 @@ int main(void) {
   test_compound_of_inputs_preserved();
   test_user_symbol_never_renamed();
   test_anchor_conflicts();
+  test_contradictory_labels_ignored();
   TEST_MAIN_END();
 }
