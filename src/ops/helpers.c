@@ -190,6 +190,42 @@ void osi_value_binary_float(OsiOpCtx *ctx, OsiType *out, const OsiType *a, const
   out->value = v;
 }
 
+void osi_value_strided(OsiOpCtx *ctx, OsiType *y, const OsiType *x, const int *perm,
+                       const int64_t *begin, const int64_t *step) {
+  if (!y || !x || !x->value || x->rank != y->rank || x->rank < 1) return;
+  OsiExprStore *s = osi_op_exprs(ctx);
+  int64_t xd[OSI_MAX_RANK], yd[OSI_MAX_RANK], stride[OSI_MAX_RANK];
+  int64_t n = osi_static_count(ctx, y), total = osi_static_count(ctx, x);
+  if (n < 0 || total != x->value->count || !const_dims(s, x, xd) || !const_dims(s, y, yd)) return;
+  if (x->value->floats && n > OSI_MAX_FLOAT_DATA) return;
+  for (int a = x->rank - 1, acc = 1; a >= 0; a--) { /* total <= OSI_MAX_VALUE_ELEMS: no overflow */
+    stride[a] = acc;
+    acc *= (int)xd[a];
+  }
+  OsiExpr *ints = NULL;
+  double *floats = NULL;
+  OsiValue *v = x->value->ints ? osi_value_ints(osi_op_arena(ctx), n, &ints)
+                               : osi_value_floats(osi_op_arena(ctx), n, &floats);
+  if (!v) return;
+  for (int64_t flat = 0; flat < n; flat++) {
+    int64_t rest = flat, src = 0;
+    for (int k = y->rank - 1; k >= 0; k--) {
+      int64_t i = rest % yd[k], a = perm[k];
+      rest /= yd[k];
+      /* |begin| and |step| may be anything a model writes: stay in int64. */
+      int64_t at;
+      if (__builtin_mul_overflow(i, step ? step[a] : 1, &at) ||
+          __builtin_add_overflow(at, begin ? begin[a] : 0, &at) ||
+          at < 0 || at >= xd[a])
+        return;
+      src += at * stride[a];
+    }
+    if (ints) ints[flat] = x->value->ints[src];
+    else floats[flat] = x->value->floats[src];
+  }
+  y->value = v;
+}
+
 /* Section - Type merging (control flow and sequences) */
 
 static int same_value(const OsiValue *a, const OsiValue *b) {

@@ -64,6 +64,14 @@ void osi_value_binary(OsiOpCtx *ctx, OsiType *out, const OsiType *a, const OsiTy
 void osi_value_binary_float(OsiOpCtx *ctx, OsiType *out, const OsiType *a, const OsiType *b,
                             double (*fn)(double, double));
 
+/* Content of y taken from x's by axis-wise strides: y's element at
+ * (i_0, ..., i_r-1) is x's element whose coordinate on axis perm[k] is
+ * begin[perm[k]] + i_k * step[perm[k]] (Transpose: begin and step NULL
+ * for 0 and 1; Slice: identity perm). Sets y->value when x's content, x's
+ * dims and y's dims are all known and every coordinate falls inside x. */
+void osi_value_strided(OsiOpCtx *ctx, OsiType *y, const OsiType *x, const int *perm,
+                       const int64_t *begin, const int64_t *step);
+
 /* Section - Type merging (control flow and sequences) */
 
 /* Decides dim `axis` of a merged tensor type where a and b differ (either

@@ -77,7 +77,13 @@ static OsiExpr clamp_pos(OsiExprStore *s, OsiExpr v, OsiExpr dim) {
   /* v = dim + c with c >= 0 is at least dim, so it clamps to dim whatever
    * its sign would otherwise be (exporters slice to Shape(x)[i]). */
   int64_t c2;
-  if (osi_expr_is_const(s, osi_expr_sub(s, v, dim), &c2) && c2 >= 0) return dim;
+  if (osi_expr_is_const(s, osi_expr_sub(s, v, dim), &c2)) {
+    if (c2 >= 0) return dim;
+    /* v = dim - k (x[:x.shape[0]-1]): dim - k when dim >= k, else v counts
+     * from the back to 2*dim - k, clamped at 0; for k <= 2 both cases are
+     * Max(dim - k, 0) (dim < k <= 2 leaves 2*dim - k <= 0). */
+    if (c2 >= -2) return osi_expr_max(s, v, zero);
+  }
   return OSI_EXPR_UNKNOWN;
 }
 
@@ -123,30 +129,23 @@ static int slice_param(OsiOpCtx *ctx, const char *attr, int input, OsiExpr *out)
   return n;
 }
 
-/* Content of a 1-D slice with constant parameters. */
-static void slice_value(OsiOpCtx *ctx, OsiType *y, const OsiType *x, int64_t b, int64_t e,
-                        int64_t step) {
+/* Content of a slice with constant parameters: begin[a] and step[a] per
+ * touched axis (0 and 1 elsewhere) as the model gives them. */
+static void slice_value(OsiOpCtx *ctx, OsiType *y, const OsiType *x, const int *touched,
+                        int64_t *begin, const int64_t *step) {
   OsiExprStore *s = osi_op_exprs(ctx);
-  int64_t len, n;
-  if (!x->value || !x->value->ints || x->rank != 1 || !osi_expr_is_const(s, x->dims[0], &len) ||
-      !osi_expr_is_const(s, y->dims[0], &n) || n > OSI_MAX_VALUE_ELEMS)
-    return;
-  if (b < 0) b += len;
-  if (e < 0 && e > -SLICE_END_BIG) e += len;
-  if (step > 0) {
-    b = b < 0 ? 0 : b > len ? len : b;
-  } else {
-    b = b < 0 ? -1 : b > len - 1 ? len - 1 : b;
+  int perm[OSI_MAX_RANK];
+  for (int a = 0; a < x->rank; a++) {
+    perm[a] = a;
+    int64_t len, b = begin[a];
+    if (!touched[a]) continue;
+    if (!osi_expr_is_const(s, x->dims[a], &len)) return;
+    if (b < 0) b += len; /* b >= INT64_MIN, len >= 0: no overflow */
+    if (step[a] > 0) b = b < 0 ? 0 : b > len ? len : b;
+    else b = b < 0 ? -1 : b > len - 1 ? len - 1 : b;
+    begin[a] = b;
   }
-  OsiExpr *out;
-  OsiValue *v = osi_value_ints(osi_op_arena(ctx), n, &out);
-  if (!v) return;
-  for (int64_t i = 0; i < n; i++) {
-    int64_t j = b + i * step;
-    if (j < 0 || j >= len) return;
-    out[i] = x->value->ints[j];
-  }
-  y->value = v;
+  osi_value_strided(ctx, y, x, perm, begin, step);
 }
 
 /* Slice(data, starts, ends, axes, steps): opset 10 moved the attributes
@@ -172,7 +171,8 @@ OsiStatus osi_op_slice(OsiOpCtx *ctx) {
   }
   int touched[OSI_MAX_RANK] = {0};
   for (int i = 0; i < x->rank; i++) d[i] = x->dims[i];
-  int64_t only_b = 0, only_e = 0, only_step = 1;
+  int64_t begin[OSI_MAX_RANK] = {0}, step_of[OSI_MAX_RANK];
+  for (int i = 0; i < x->rank; i++) step_of[i] = 1;
   int all_const = 1;
   for (int k = 0; k < ns; k++) {
     int64_t axis = k, step = 1;
@@ -193,11 +193,10 @@ OsiStatus osi_op_slice(OsiOpCtx *ctx) {
     if (step == 0)
       return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "input 'steps' entry %d is 0; expected a nonzero step", k);
     d[a] = slice_len(s, x->dims[a], starts[k], ends[k], step);
-    if (!osi_expr_is_const(s, starts[k], &only_b) || !osi_expr_is_const(s, ends[k], &only_e))
-      all_const = 0;
-    only_step = step;
+    if (!osi_expr_is_const(s, starts[k], &begin[a])) all_const = 0;
+    step_of[a] = step;
   }
-  if (all_const && ns == 1 && x->rank == 1) slice_value(ctx, y, x, only_b, only_e, only_step);
-  else if (ns == 0) y->value = x->value;
+  if (ns == 0) y->value = x->value;
+  else if (all_const && x->value) slice_value(ctx, y, x, touched, begin, step_of);
   return OSI_OK;
 }

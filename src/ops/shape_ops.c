@@ -146,15 +146,20 @@ OsiStatus osi_op_transpose(OsiOpCtx *ctx) {
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "perm has %d entries for rank %d", np, x->rank);
   OsiType *y = osi_out_tensor(ctx, 0, x->elem_type, x->rank);
   if (!y) return OSI_OK;
-  int used[OSI_MAX_RANK] = {0};
+  int used[OSI_MAX_RANK] = {0}, order[OSI_MAX_RANK];
   for (int i = 0; i < x->rank; i++) {
     int p;
     if (np < 0) p = x->rank - 1 - i;
     else if (!osi_norm_axis(perm[i], x->rank, &p) || used[p]++)
       return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "perm is not a permutation of 0..%d", x->rank - 1);
     osi_type_dims_mut(y)[i] = x->dims[p];
+    order[i] = p;
   }
-  if (x->value && x->rank <= 1) y->value = x->value;
+  if (x->value && x->rank <= 1) {
+    y->value = x->value;
+  } else if (x->value) { /* small constant matrices (torch's F.pad builds its pads so) */
+    osi_value_strided(ctx, y, x, order, NULL, NULL);
+  }
   return OSI_OK;
 }
 

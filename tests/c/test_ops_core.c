@@ -103,6 +103,29 @@ static void test_indexing(OpTest *t) {
                    "int64[1]{0}", "int64[1]{-1}", NULL), "float[4]");
   CHECK(!strncmp(op_run(t, "", "Slice", 13, "float[4]", "int64[1]{0}", "int64[1]{2}", "int64[1]{0}",
                         "int64[1]{0}", NULL), "error:INVALID_MODEL", 19));
+  /* x[:x.shape[0]-k]: S-1 is negative when S = 0 and then counts from the
+   * back (to -1, clamped to 0); Max(S-k, 0) holds for k <= 2 only (S = 2,
+   * k = 3 keeps 2*2-3 = 1 element). */
+  CHECK_STR(op_run(t, "", "Slice", 13, "float[S,4]", "int64[1]{0}", "int64[1]{S-1}", "int64[1]{0}", NULL),
+            "float[Max(S-1,0),4]");
+  CHECK_STR(op_run(t, "", "Slice", 13, "float[S]", "int64[1]{S-2}", "int64[1]{S}", NULL), "float[Max(S-Max(S-2,0),0)]");
+  CHECK_STR(op_run(t, "", "Slice", 13, "float[S]", "int64[1]{0}", "int64[1]{S-3}", NULL), "float[?]");
+  /* Contents of small matrices follow Slice and Transpose (torch's F.pad
+   * reverses and transposes its [rank, 2] pads). */
+  CHECK_STR(op_run(t, "", "Slice", 13, "int64[3,2]{1,2,3,4,5,6}", "int64[1]{-1}",
+                   "int64[1]{-9223372036854775807}", "int64[1]{0}", "int64[1]{-1}", NULL),
+            "int64[3,2]{5,6,3,4,1,2}");
+  CHECK_STR(op_run(t, "", "Slice", 13, "int64[3,2]{1,2,3,4,5,6}", "int64[2]{1,1}", "int64[2]{3,2}", NULL),
+            "int64[2,1]{4,6}");
+  CHECK_STR(op_run(t, "", "Slice", 13, "int64[2,3]{1,2,3,4,5,6}", "int64[1]{0}", "int64[1]{9}",
+                   "int64[1]{1}", "int64[1]{2}", NULL), "int64[2,2]{1,3,4,6}");
+  CHECK_STR(op_run(t, "", "Slice", 13, "float[2,2]{0.5,1.5,2.5,3.5}", "int64[1]{1}", "int64[1]{2}", NULL),
+            "float[1,2]{2.5,3.5}");
+  CHECK_STR(op_run(t, "", "Transpose", 13, "int64[3,2]{1,2,3,4,5,6}", NULL), "int64[2,3]{1,3,5,2,4,6}");
+  op_attr_ints(t, "perm", 3, (int64_t[]){1, 2, 0});
+  CHECK_STR(op_run(t, "", "Transpose", 13, "int64[2,1,3]{1,2,3,4,5,6}", NULL), "int64[1,3,2]{1,4,2,5,3,6}");
+  /* A content whose dims are not all known stays unknown. */
+  CHECK_STR(op_run(t, "", "Transpose", 13, "int64[N,2]", NULL), "int64[2,N]");
 }
 
 static void test_nn(OpTest *t) {
