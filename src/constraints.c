@@ -250,46 +250,119 @@ static int from_inputs(const Ranking *r, OsiExpr e) {
   return sc.all_inputs;
 }
 
-/* Index of e among the class members, or -1 (no insertion). */
-static int class_find(const Classes *c, OsiExpr e) {
-  size_t i = (size_t)(((uint64_t)e * 0x9e3779b97f4a7c15ull) >> 32) & c->mask;
-  for (; c->slots[i]; i = (i + 1) & c->mask)
-    if (c->members[c->slots[i] - 1] == e) return c->slots[i] - 1;
-  return -1;
+/* Definitions taken from accepted equalities: a graph-input symbol naming
+ * a size of other input symbols (total_seq := past_seq+seq). No value
+ * contains a defined symbol. */
+typedef struct Defs {
+  OsiExpr *from, *to;
+  size_t n, cap;
+} Defs;
+
+static OsiExpr defs_apply(OsiExprStore *s, const Defs *d, OsiExpr e) {
+  return d->n ? osi_expr_substitute(s, e, d->from, d->to, d->n) : e;
 }
 
-/* The computed size of a new member's own class: e itself when it is one
- * (made of graph-input symbols, not a bare symbol). */
-static OsiExpr computed_of(const Ranking *r, OsiExpr e) {
+static int defs_add(OsiExprStore *s, Defs *d, OsiExpr symbol, OsiExpr value) {
+  if (d->n == d->cap) {
+    size_t cap = d->cap ? d->cap * 2 : 8;
+    OsiExpr *from = realloc(d->from, cap * sizeof *from);
+    if (!from) return 0;
+    d->from = from;
+    OsiExpr *to = realloc(d->to, cap * sizeof *to);
+    if (!to) return 0;
+    d->to = to;
+    d->cap = cap;
+  }
+  for (size_t i = 0; i < d->n; i++) {
+    OsiExpr v = osi_expr_substitute(s, d->to[i], &symbol, &value, 1);
+    if (v == OSI_EXPR_UNKNOWN) return 0;
+    d->to[i] = v;
+  }
+  d->from[d->n] = symbol;
+  d->to[d->n++] = value;
+  return 1;
+}
+
+#define SAMPLE_SYMBOLS 16
+#define SAMPLES 7
+
+typedef struct Sample {
+  const char *names[SAMPLE_SYMBOLS];
+  int64_t values[SAMPLE_SYMBOLS];
+  int n, too_many;
+  const char *find;
+  int found;
+} Sample;
+
+static void sample_symbol(const char *name, void *user) {
+  Sample *sm = user;
+  if (sm->find && strcmp(sm->find, name) == 0) sm->found = 1;
+  for (int i = 0; i < sm->n; i++)
+    if (strcmp(sm->names[i], name) == 0) return;
+  if (sm->n == SAMPLE_SYMBOLS) sm->too_many = 1;
+  else sm->names[sm->n++] = name;
+}
+
+static int sample_lookup(void *user, const char *name, int64_t *value) {
+  const Sample *sm = user;
+  for (int i = 0; i < sm->n; i++)
+    if (strcmp(sm->names[i], name) == 0) {
+      *value = sm->values[i];
+      return 1;
+    }
+  return 0;
+}
+
+static int mentions(OsiExprStore *s, OsiExpr e, const char *name) {
+  Sample sm = {.find = name};
+  osi_expr_for_each_symbol(s, e, sample_symbol, &sm);
+  return sm.found;
+}
+
+/* Whether a and b agree at a few small sizes of their symbols (all 0, and
+ * six spreads of 1..10), counting only sizes where both are defined; at
+ * least one must be. Not a proof: it tells a declaration that can name one
+ * size (whatever the sizes a model really takes) from one that contradicts
+ * inference at ordinary sizes. */
+static int agree_on_samples(OsiExprStore *s, OsiExpr a, OsiExpr b) {
+  Sample sm = {0};
+  osi_expr_for_each_symbol(s, a, sample_symbol, &sm);
+  osi_expr_for_each_symbol(s, b, sample_symbol, &sm);
+  if (sm.too_many) return 0;
+  int defined = 0;
+  for (int k = 0; k < SAMPLES; k++) {
+    for (int j = 0; j < sm.n; j++) sm.values[j] = k == 0 ? 0 : 1 + (7 * j + 3 * k + j * k) % 10;
+    int64_t va, vb;
+    if (osi_expr_eval(s, a, sample_lookup, &sm, &va) != 0 || osi_expr_eval(s, b, sample_lookup, &sm, &vb) != 0)
+      continue;
+    if (va != vb) return 0;
+    defined++;
+  }
+  return defined > 0;
+}
+
+/* A class's member made of graph-input symbols only (a bare one or a
+ * computed size), or OSI_EXPR_UNKNOWN. */
+static OsiExpr input_member(const Ranking *r, OsiExpr e) {
+  return from_inputs(r, e) ? e : OSI_EXPR_UNKNOWN;
+}
+
+/* Whether equating two classes, each with its member made of input
+ * symbols (or none), can name one size rather than restrict the graph
+ * inputs: S and Min(S,1), or p+q and 2*p, cannot; total_seq and
+ * past_seq+seq can (total_seq is then defined as that), and so can a size
+ * that the definitions so far make equal to the other at ordinary sizes
+ * (GPT-2's past+Broadcast(seq, Min(total,64)-Min(past,64)) and past+seq). */
+static int join_consistent(const Ranking *r, Defs *defs, OsiExpr ra, OsiExpr rb) {
+  if (ra == OSI_EXPR_UNKNOWN || rb == OSI_EXPR_UNKNOWN) return 1;
+  OsiExprStore *s = r->s;
+  OsiExpr a = defs_apply(s, defs, ra), b = defs_apply(s, defs, rb);
+  if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN) return 0;
+  if (a == b) return 1;
   const char *name;
-  return !osi_expr_is_symbol(r->s, e, &name) && from_inputs(r, e) ? e : OSI_EXPR_UNKNOWN;
-}
-
-typedef struct ClassScan {
-  const Ranking *r;
-  Classes *c;
-  int root, hit;
-} ClassScan;
-
-static void symbol_in_class(const char *name, void *user) {
-  ClassScan *cs = user;
-  if (cs->hit || !names_has(cs->r->inputs, name)) return;
-  int i = class_find(cs->c, osi_expr_symbol(cs->r->s, name));
-  if (i >= 0 && find_root(cs->c, i) == cs->root) cs->hit = 1;
-}
-
-/* Whether joining the classes of roots a and b would restrict the graph
- * inputs: two different computed sizes, or a computed size and a
- * graph-input symbol it contains (S and Min(S,1)). A graph-input symbol
- * equal to a size computed from other symbols (total_seq == past+seq), or
- * to other input symbols (batch == N), merely names it. */
-static int join_restricts_inputs(const Ranking *r, Classes *c, const OsiExpr *computed, int a, int b) {
-  if (computed[a] != OSI_EXPR_UNKNOWN && computed[b] != OSI_EXPR_UNKNOWN) return computed[a] != computed[b];
-  int with = computed[a] != OSI_EXPR_UNKNOWN ? a : b;
-  if (computed[with] == OSI_EXPR_UNKNOWN) return 0;
-  ClassScan cs = {r, c, with == a ? b : a, 0};
-  osi_expr_for_each_symbol(r->s, computed[with], symbol_in_class, &cs);
-  return cs.hit;
+  if (osi_expr_is_symbol(s, a, &name) && !mentions(s, b, name)) return defs_add(s, defs, a, b);
+  if (osi_expr_is_symbol(s, b, &name) && !mentions(s, a, name)) return defs_add(s, defs, b, a);
+  return agree_on_samples(s, a, b);
 }
 
 static int pair_in(const OsiConstraintList *l, OsiExpr a, OsiExpr b) {
@@ -416,32 +489,33 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
   OsiExpr *from = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
   OsiExpr *to = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
   OsiExpr *best = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
-  OsiExpr *computed = malloc(sizeof(OsiExpr) * (size_t)(2 * n)); /* per root */
+  OsiExpr *rep = malloc(sizeof(OsiExpr) * (size_t)(2 * n)); /* per root: input_member */
   OsiConstraintList rejected = {0};
+  Defs defs = {0};
   OsiStatus st = OSI_OK;
-  if (!c.members || !c.parent || !c.slots || !from || !to || !best || !computed) {
+  if (!c.members || !c.parent || !c.slots || !from || !to || !best || !rep) {
     st = osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
     goto done;
   }
-  /* In declaration order; an equality that would restrict the graph inputs
-   * given the ones already joined is rejected (it renames nothing). */
+  /* In declaration order; an equality that cannot name one size given the
+   * ones already joined is rejected (it renames nothing). */
   for (int i = 0; i < n; i++) {
     OsiExpr lhs = run->equal.items[i].lhs, rhs = run->equal.items[i].rhs;
     int known = c.count;
     int a = class_index(&c, lhs);
-    if (a == known) computed[a] = computed_of(&r, lhs);
+    if (a == known) rep[a] = input_member(&r, lhs);
     known = c.count;
     int b = class_index(&c, rhs);
-    if (b == known) computed[b] = computed_of(&r, rhs);
+    if (b == known) rep[b] = input_member(&r, rhs);
     a = find_root(&c, a);
     b = find_root(&c, b);
     if (a == b) continue;
-    if (join_restricts_inputs(&r, &c, computed, a, b)) {
+    if (!join_consistent(&r, &defs, rep[a], rep[b])) {
       list_add(&rejected, lhs, rhs);
       continue;
     }
     c.parent[a] = b;
-    if (computed[b] == OSI_EXPR_UNKNOWN) computed[b] = computed[a];
+    if (rep[b] == OSI_EXPR_UNKNOWN) rep[b] = rep[a];
   }
   if (rejected.count) settle_rejected(scope, &rejected, log);
   for (int i = 0; i < c.count; i++) best[i] = OSI_EXPR_UNKNOWN;
@@ -482,7 +556,9 @@ done:
   free(from);
   free(to);
   free(best);
-  free(computed);
+  free(rep);
+  free(defs.from);
+  free(defs.to);
   free(rejected.items);
   free(rejected.index);
   names_free(&inputs);

@@ -41,13 +41,13 @@ void osi_anchor_log_free(OsiAnchorLog *log);
  *   symbol, then the simplest member;
  * - a compound key made only of preferred symbols (b+c) is kept, unless
  *   the target is a graph-input symbol (past_seq+seq -> total_seq).
- * A class that equates two different sizes computed from the graph inputs
- * alone (seq and Min(seq, 1), or past+seq and 2*seq), or a computed size
- * and a graph-input symbol it contains, would restrict the inputs rather
- * than name a size: exporters write such declarations by mistake (torch
- * gives unrelated outputs one dim_param). Such a class renames nothing, its
- * equalities are dropped, the values in `log` get their inferred dims back,
- * and an ANCHOR_CONFLICT diagnostic says so.
+ * Equalities join classes in declaration order. One that would equate two
+ * sizes computed from the graph inputs alone which differ at ordinary
+ * sizes (seq and Min(seq,1), past+seq and 2*seq) restricts the inputs
+ * rather than names a size: exporters write such declarations by mistake
+ * (torch gives unrelated outputs one dim_param). It is rejected: it renames
+ * nothing, is dropped from the constraints, the values in `log` get their
+ * inferred dims back there, and an ANCHOR_CONFLICT diagnostic says so.
  */
 OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *graph, const OsiAnchorLog *log);
 

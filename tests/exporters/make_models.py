@@ -572,6 +572,121 @@ def beams(outdir, opset):
            ["expanded_ids", "tiled_mask", "gathered_mask", "beam_scores"], dyn, inputs, opset)
 
 
+# Section - Other torch modules, outputs left to the exporter
+#
+# Output dims are not named in dynamic_axes, so torch labels them itself ("GatherElementsg_dim_0")
+# and sometimes gives unrelated outputs one label: the engine must reproduce the runtime sizes and
+# ignore such contradictory declarations (ANCHOR_CONFLICT) rather than rename a size by them.
+
+
+class ConvNet(nn.Module):
+    """Strided/dilated Conv, MaxPool, BatchNorm, Resize by scale and by a Shape-given size,
+    ConvTranspose, GroupNorm, adaptive pooling, PixelShuffle, F.pad (torch builds its pads with
+    ConstantOfShape/Reshape/Slice(step -1)/Transpose), flip."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.pool = nn.MaxPool2d(3, stride=2, padding=1)
+        self.c2 = nn.Conv2d(8, 8, 3, padding=2, dilation=2)
+        self.up = nn.ConvTranspose2d(8, 4, 4, stride=2, padding=1)
+        self.gn = nn.GroupNorm(2, 4)
+        self.fc = nn.Linear(4, 5)
+        self.ps = nn.PixelShuffle(2)
+
+    def forward(self, x):
+        y = self.pool(F.relu(self.bn(self.c1(x))))
+        z = F.interpolate(y, scale_factor=2.0, mode="nearest")
+        w = F.interpolate(self.c2(y), size=z.shape[-2:], mode="bilinear", align_corners=False)
+        u = self.gn(self.up(y + self.c2(y)))
+        p = F.adaptive_avg_pool2d(u, 1).flatten(1)
+        padded = F.pad(self.ps(u), (1, 2, 0, 3))
+        return self.fc(p), z + w, padded, torch.flip(u, [2]).mean(dim=(2, 3), keepdim=True)
+
+
+def convnet(outdir, opset):
+    outs = ["logits", "zw", "padded", "m"]
+    dyn = {"x": {0: "batch_size", 2: "height", 3: "width"}, **{o: {0: "batch_size"} for o in outs}}
+    export(outdir, f"convnet_op{opset}", ConvNet(), (torch.randn(2, 3, 32, 24),), ["x"], outs, dyn,
+           {"x": {"dtype": "float32"}}, opset)
+
+
+class Recurrent(nn.Module):
+    """Embedding, 2-layer bidirectional LSTM, GRU (sequence first), CumSum, max, TopK."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(VOCAB, 16)
+        self.lstm = nn.LSTM(16, 12, num_layers=2, batch_first=True, bidirectional=True)
+        self.gru = nn.GRU(24, 8)
+
+    def forward(self, ids):
+        y, (h, _) = self.lstm(self.emb(ids))
+        z, hz = self.gru(y.transpose(0, 1))
+        return y, h, z, hz, torch.cumsum(y, dim=1), y.max(dim=1).values, torch.topk(y, 3, dim=-1).indices
+
+
+def recurrent(outdir, opset):
+    outs = ["y", "h", "z", "hz", "cumsum", "max", "topk"]
+    dyn = {"ids": {0: "batch_size", 1: "sequence_length"}, **{o: {} for o in outs}}
+    export(outdir, f"recurrent_op{opset}", Recurrent(), (torch.randint(0, VOCAB, (2, 3)),), ["ids"], outs, dyn,
+           {"ids": {"dtype": "int64", "high": VOCAB}}, opset)
+
+
+class Misc(nn.Module):
+    """nn.MultiheadAttention with a key padding mask, einsum, chunk/stack, GatherElements,
+    repeat, narrow to a Shape-computed length, index_select of a reversed arange, masked_fill,
+    argmax, var/std."""
+
+    def __init__(self):
+        super().__init__()
+        self.mha = nn.MultiheadAttention(16, 4)
+        self.ln = nn.LayerNorm(16)
+
+    def forward(self, q, mask):
+        a, weights = self.mha(q, q, q, key_padding_mask=mask)
+        x = self.ln(a + q)
+        halves = torch.chunk(x, 2, dim=-1)
+        return (a, weights, torch.einsum("sbd,tbd->bst", x, q), torch.stack(halves, dim=0),
+                torch.gather(x, 0, torch.zeros_like(x, dtype=torch.long)[:1]), x.repeat(1, 2, 1),
+                x.narrow(0, 0, x.shape[0] - 1), torch.index_select(x, 0, torch.arange(x.shape[0] - 1, -1, -1)),
+                x.masked_fill(x > 0, 0.0), torch.argmax(x, dim=-1, keepdim=True), x.var(dim=-1) + x.std(dim=-1))
+
+
+def misc(outdir, opset):
+    outs = ["attn", "weights", "einsum", "stacked", "gathered", "repeated", "narrowed", "selected",
+            "filled", "argmax", "var_std"]
+    dyn = {"q": {0: "sequence_length", 1: "batch_size"}, "mask": {0: "batch_size", 1: "sequence_length"},
+           **{o: {} for o in outs}}
+    export(outdir, f"misc_op{opset}", Misc(), (torch.randn(3, 2, 16), torch.zeros(2, 3, dtype=torch.bool)),
+           ["q", "mask"], outs, dyn, {"q": {"dtype": "float32"}, "mask": {"dtype": "bool"}}, opset)
+
+
+class Audio(nn.Module):
+    """Conv1d with stride, AvgPool1d(ceil_mode), Reshape(-1), split at a Shape-computed size,
+    one_hot, normalize, x[:, :, 1:-1], x[..., ::2]."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(1, 4, 5, stride=3)
+        self.pool = nn.AvgPool1d(2, ceil_mode=True)
+
+    def forward(self, wav):
+        x = self.pool(self.conv(wav.unsqueeze(1)))
+        y = x.reshape(x.shape[0], -1)
+        _, rest = torch.split(y, [2, y.shape[1] - 2], dim=1)
+        onehot = F.one_hot(torch.zeros(x.shape[0], dtype=torch.long), 3)
+        return x, y, rest, onehot, F.normalize(y, dim=1), x[:, :, 1:-1], x[..., ::2]
+
+
+def audio(outdir, opset):
+    outs = ["x", "y", "rest", "onehot", "normalized", "inner", "even"]
+    dyn = {"wav": {0: "batch_size", 1: "num_frames"}, **{o: {} for o in outs}}
+    export(outdir, f"audio_op{opset}", Audio(), (torch.randn(2, 40),), ["wav"], outs, dyn,
+           {"wav": {"dtype": "float32"}}, opset)
+
+
 # Section - onnx.helper decoder: patterns torch 1.13 does not emit
 
 
@@ -678,6 +793,10 @@ def main():
         whisper(outdir, opset)
         t5(outdir, opset)
         beams(outdir, opset)
+        convnet(outdir, opset)
+        recurrent(outdir, opset)
+        misc(outdir, opset)
+        audio(outdir, opset)
     helper_decoder(outdir)
     t5(outdir, 17, legacy=True)
     with open(os.path.join(outdir, "manifest.json"), "w") as fh:

@@ -9,11 +9,19 @@ import { join } from 'node:path';
 import { formatReport, unavailableReason } from '../exporters/differential.mjs';
 import { REPO } from './helpers.js';
 
-const MODELS = [
+const NAMED = [
   'gpt2_op13', 'llama_op13', 'bert_op13', 'vit_op13', 'whisper_op13', 't5_op13', 'beams_op13',
   'gpt2_op17', 'llama_op17', 'bert_op17', 'vit_op17', 'whisper_op17', 't5_op17', 'beams_op17',
   'helper_decoder_op17', 't5_legacy_op17',
 ];
+// Output dims left for torch to label (make_models.py, "Other torch modules"): its labels are not
+// symbols of the inputs, and it sometimes gives unrelated outputs one label, so the declared-output
+// expectations do not apply; the runtime sizes do.
+const TORCH_LABELLED = [
+  'convnet_op13', 'recurrent_op13', 'misc_op13', 'audio_op13',
+  'convnet_op17', 'recurrent_op17', 'misc_op17', 'audio_op17',
+];
+const MODELS = [...NAMED, ...TORCH_LABELLED];
 
 const why = unavailableReason();
 if (why) console.warn(`skipping the exporter differential test: ${why}`);
@@ -53,16 +61,22 @@ describeIfAvailable('exporter patterns against onnxruntime', () => {
     expect(m.exact).toBe(m.values);
   });
 
-  test.each(MODELS.filter((n) => !n.startsWith('t5_legacy')))(
+  test.each(NAMED.filter((n) => !n.startsWith('t5_legacy')))(
     '%s: declared outputs reproduced, no unknown dim, no fresh symbol, no diagnostic', (name) => {
       const m = byName(name);
       expect(m.expectations).toEqual([]);
       expect(m.diagnostics).toEqual([]);
     });
 
+  test.each(['misc_op13', 'misc_op17'])('%s: torch gave `gathered` and `selected` one dim label; the contradiction is reported, not used', (name) => {
+    const m = byName(name);
+    expect(m.diagnostics.some((d) => d.startsWith('ANCHOR_CONFLICT') && d.includes('GatherElementsgathered_dim_0'))).toBe(true);
+    expect(m.details.wrong).toEqual([]);
+  });
+
   test('totals: >= 99% of the values resolved, none wrong', () => {
     expect(report.totals.wrong).toBe(0);
-    expect(report.totals.values).toBeGreaterThan(2000);
+    expect(report.totals.values).toBeGreaterThan(3000);
     expect(report.totals.resolvedPercent).toBeGreaterThanOrEqual(99);
   });
 });
