@@ -6,8 +6,20 @@
 
 #include "constraints.h"
 
+static void note_filled(OsiAnchorLog *log, OsiExpr declared) {
+  if (!log) return;
+  if (log->n_filled == log->cap_filled) {
+    int cap = log->cap_filled ? log->cap_filled * 2 : 16;
+    OsiExpr *filled = realloc(log->filled, (size_t)cap * sizeof *filled);
+    if (!filled) return;
+    log->filled = filled;
+    log->cap_filled = cap;
+  }
+  log->filled[log->n_filled++] = declared;
+}
+
 static const OsiType *merge(OsiRun *run, const OsiType *inf, const OsiType *anc, char *why,
-                            size_t cap, int depth) {
+                            size_t cap, int depth, OsiAnchorLog *log) {
   OsiExprStore *s = run->exprs;
   if (!anc) return inf;
   if (!inf) return anc;
@@ -23,7 +35,7 @@ static const OsiType *merge(OsiRun *run, const OsiType *inf, const OsiType *anc,
   }
   const OsiType *elem = inf->elem;
   if (inf->elem || anc->elem) {
-    elem = merge(run, inf->elem, anc->elem, why, cap, depth + 1);
+    elem = merge(run, inf->elem, anc->elem, why, cap, depth + 1, log);
     if (!elem && (inf->elem || anc->elem)) return NULL;
   }
   if (inf->rank >= 0 && anc->rank >= 0 && inf->rank != anc->rank) {
@@ -52,9 +64,10 @@ static const OsiType *merge(OsiRun *run, const OsiType *inf, const OsiType *anc,
     else d[i] = a;
   }
   /* Equalities only once the whole anchor is known to merge cleanly. */
-  for (int i = 0; i < rank && inf->rank >= 0 && anc->rank >= 0; i++) {
+  for (int i = 0; i < rank && anc->rank >= 0; i++) {
     int64_t c;
-    OsiExpr a = anc->dims[i], b = inf->dims[i];
+    OsiExpr a = anc->dims[i], b = inf->rank >= 0 ? inf->dims[i] : OSI_EXPR_UNKNOWN;
+    if (a != OSI_EXPR_UNKNOWN && b == OSI_EXPR_UNKNOWN && !osi_expr_is_const(s, a, &c)) note_filled(log, a);
     if (a != OSI_EXPR_UNKNOWN && b != OSI_EXPR_UNKNOWN && a != b && !osi_expr_is_const(s, a, &c) &&
         !osi_expr_is_const(s, b, &c))
       osi_constraint_equal(run, a, b);
@@ -63,9 +76,9 @@ static const OsiType *merge(OsiRun *run, const OsiType *inf, const OsiType *anc,
 }
 
 const OsiType *osi_anchor_merge(OsiRun *run, const OsiType *inferred, const OsiType *anchor,
-                                char *why, size_t cap) {
+                                char *why, size_t cap, OsiAnchorLog *log) {
   why[0] = 0;
-  return merge(run, inferred, anchor, why, cap, 0);
+  return merge(run, inferred, anchor, why, cap, 0, log);
 }
 
 static void log_add(OsiAnchorLog *log, OsiValueEntry *e, const OsiType *inferred) {
@@ -82,8 +95,8 @@ static void log_add(OsiAnchorLog *log, OsiValueEntry *e, const OsiType *inferred
 
 void osi_anchor_log_free(OsiAnchorLog *log) {
   free(log->items);
-  log->items = NULL;
-  log->count = log->cap = 0;
+  free(log->filled);
+  memset(log, 0, sizeof *log);
 }
 
 static OsiStatus apply_list(OsiContext *scope, const OsiValueInfo *vi, int n, int strict,
@@ -97,7 +110,7 @@ static OsiStatus apply_list(OsiContext *scope, const OsiValueInfo *vi, int n, in
     OsiValueEntry *e = osi_value_table_get(&scope->values, vi[i].name);
     if (!e) continue;
     char why[256];
-    const OsiType *merged = osi_anchor_merge(run, e->type, vi[i].type, why, sizeof why);
+    const OsiType *merged = osi_anchor_merge(run, e->type, vi[i].type, why, sizeof why, log);
     if (merged) {
       if (OSI_EVENTS_ON(run) && !osi_type_equal(merged, e->type)) {
         char a[512], b[512], c[512];

@@ -490,10 +490,16 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
   OsiExpr *to = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
   OsiExpr *best = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
   OsiExpr *rep = malloc(sizeof(OsiExpr) * (size_t)(2 * n)); /* per root: input_member */
-  OsiConstraintList rejected = {0};
+  char *unknown = malloc((size_t)(2 * n)); /* per root: holds a name of an unknown size */
+  OsiConstraintList rejected = {0}, filled = {0};
   Defs defs = {0};
+  for (int i = 0; log && i < log->n_filled; i++) {
+    const char *name;
+    if (osi_expr_is_symbol(s, log->filled[i], &name) && !names_has(&inputs, name))
+      list_add(&filled, log->filled[i], log->filled[i]);
+  }
   OsiStatus st = OSI_OK;
-  if (!c.members || !c.parent || !c.slots || !from || !to || !best || !rep) {
+  if (!c.members || !c.parent || !c.slots || !from || !to || !best || !rep || !unknown) {
     st = osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
     goto done;
   }
@@ -503,19 +509,27 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
     OsiExpr lhs = run->equal.items[i].lhs, rhs = run->equal.items[i].rhs;
     int known = c.count;
     int a = class_index(&c, lhs);
-    if (a == known) rep[a] = input_member(&r, lhs);
+    if (a == known) {
+      rep[a] = input_member(&r, lhs);
+      unknown[a] = (char)list_has(&filled, lhs, lhs);
+    }
     known = c.count;
     int b = class_index(&c, rhs);
-    if (b == known) rep[b] = input_member(&r, rhs);
+    if (b == known) {
+      rep[b] = input_member(&r, rhs);
+      unknown[b] = (char)list_has(&filled, rhs, rhs);
+    }
     a = find_root(&c, a);
     b = find_root(&c, b);
     if (a == b) continue;
-    if (!join_consistent(&r, &defs, rep[a], rep[b])) {
+    if ((unknown[a] && rep[b] != OSI_EXPR_UNKNOWN) || (unknown[b] && rep[a] != OSI_EXPR_UNKNOWN) ||
+        !join_consistent(&r, &defs, rep[a], rep[b])) {
       list_add(&rejected, lhs, rhs);
       continue;
     }
     c.parent[a] = b;
     if (rep[b] == OSI_EXPR_UNKNOWN) rep[b] = rep[a];
+    unknown[b] |= unknown[a];
   }
   if (rejected.count) settle_rejected(scope, &rejected, log);
   for (int i = 0; i < c.count; i++) best[i] = OSI_EXPR_UNKNOWN;
@@ -557,6 +571,9 @@ done:
   free(to);
   free(best);
   free(rep);
+  free(unknown);
+  free(filled.items);
+  free(filled.index);
   free(defs.from);
   free(defs.to);
   free(rejected.items);

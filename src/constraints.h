@@ -27,6 +27,9 @@ typedef struct OsiAnchoredValue {
 typedef struct OsiAnchorLog {
   OsiAnchoredValue *items;
   int count, cap;
+  /* Declared dims taken where inference knew nothing of the size. */
+  OsiExpr *filled;
+  int n_filled, cap_filled;
 } OsiAnchorLog;
 
 void osi_anchor_log_free(OsiAnchorLog *log);
@@ -47,7 +50,10 @@ void osi_anchor_log_free(OsiAnchorLog *log);
  * rather than names a size: exporters write such declarations by mistake
  * (torch gives unrelated outputs one dim_param). It is rejected: it renames
  * nothing, is dropped from the constraints, the values in `log` get their
- * inferred dims back there, and an ANCHOR_CONFLICT diagnostic says so.
+ * inferred dims back there, and an ANCHOR_CONFLICT diagnostic says so. So
+ * is one that equates such a computed size with a declared name that also
+ * stands for a size inference does not know (log->filled): nothing checks
+ * that claim, and torch reuses its own dim names across unrelated outputs.
  */
 OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *graph, const OsiAnchorLog *log);
 

@@ -191,6 +191,23 @@ static void test_contradictory_labels_ignored(void) {
   CHECK(json_has(r, "\"ANCHOR_CONFLICT\""));
   osi_result_delete(r);
 
+  /* L stands for the unknown size of Y (its shape is fed at run time) and is
+   * declared on Z, of size S, too: taking it would give Y the size S on the
+   * declaration's word alone. Y keeps L, Z keeps S. */
+  b = builder_new(17);
+  builder_input(b, "X", "float[S]");
+  builder_input(b, "shape", "int64[1]");
+  builder_node(b, "Reshape", "r", "X", "shape", "", "Y", "");
+  builder_node(b, "Relu", "relu", "X", "", "Z", "");
+  builder_output(b, "Y", "float[L]");
+  builder_output(b, "Z", "float[L]");
+  r = builder_infer(b, 0, NULL);
+  CHECK_STR(result_dims(r, "Y"), "[L]");
+  CHECK_STR(result_dims(r, "Z"), "[S]");
+  CHECK(json_has(r, "\"equal\":[]"));
+  CHECK(json_has(r, "\"ANCHOR_CONFLICT\""));
+  osi_result_delete(r);
+
   /* One computed size under two names is no conflict. */
   b = builder_new(17);
   builder_input(b, "A", "float[p]");

@@ -687,6 +687,42 @@ def audio(outdir, opset):
            {"wav": {"dtype": "float32"}}, opset)
 
 
+class Windows(nn.Module):
+    """Swin-style window partition (view/permute with h // 4), Resize by a scale recomputed in
+    float from Shape (its sizes are not known before the model runs), bicubic Resize, ceil-mode
+    AvgPool without padding counted, Conv3d, sort, TopK with k from Shape, meshgrid."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 6, 3, padding=1)
+        self.conv3d = nn.Conv3d(1, 2, (1, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1))
+        self.pool = nn.AvgPool2d(3, stride=2, padding=1, count_include_pad=False, ceil_mode=True)
+
+    def forward(self, x):
+        y = self.conv(x)
+        b, c, h, w = y.shape
+        win = y[:, :, : (h // 4) * 4, : (w // 4) * 4]
+        windows = win.reshape(b, c, h // 4, 4, w // 4, 4).permute(0, 2, 4, 1, 3, 5).reshape(-1, c, 16)
+        half = F.interpolate(y, scale_factor=0.5, mode="bilinear", recompute_scale_factor=True)
+        bicubic = F.interpolate(y, scale_factor=1.5, mode="bicubic", align_corners=True)
+        flat = y.flatten(2)
+        grid = torch.meshgrid(torch.arange(h), torch.arange(w), indexing="ij")[0]
+        return (windows, half, bicubic, self.pool(y), self.conv3d(x[:, :1].unsqueeze(1)),
+                torch.sort(flat, dim=-1, descending=True).values, torch.topk(flat, c, dim=-1).values, grid,
+                y.view(b, c, -1).mean(-1), torch.cat([y, y[:, :2]], 1))
+
+
+def windows(outdir, opset):
+    outs = ["windows", "half", "bicubic", "pooled", "conv3d", "sorted", "topk", "grid", "means", "cat"]
+    dyn = {"x": {0: "batch_size", 2: "height", 3: "width"}, **{o: {} for o in outs}}
+    # torch labels "half" [Resizehalf_dim_0..3] and reuses those labels on "pooled": a label that
+    # stands for a size no one knows must not give "pooled"'s computed size to "half".
+    extra = {"knownUnresolved": "half: Resize sizes computed in float from Shape (floor(h * 0.5)) are not "
+                                "known before the model runs"}
+    export(outdir, f"windows_op{opset}", Windows(), (torch.randn(2, 3, 32, 24),), ["x"], outs, dyn,
+           {"x": {"dtype": "float32"}}, opset, extra)
+
+
 # Section - onnx.helper decoder: patterns torch 1.13 does not emit
 
 
@@ -797,6 +833,7 @@ def main():
         recurrent(outdir, opset)
         misc(outdir, opset)
         audio(outdir, opset)
+        windows(outdir, opset)
     helper_decoder(outdir)
     t5(outdir, 17, legacy=True)
     with open(os.path.join(outdir, "manifest.json"), "w") as fh:
