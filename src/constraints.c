@@ -349,8 +349,8 @@ static OsiExpr input_member(const Ranking *r, OsiExpr e) {
 
 /* Whether equating two classes, each with its member made of input
  * symbols (or none), can name one size rather than restrict the graph
- * inputs: S and Min(S,1), or p+q and 2*p, cannot; total_seq and
- * past_seq+seq can (total_seq is then defined as that), and so can a size
+ * inputs: S and Min(S,1), p+q and 2*p, or batch and seq, cannot; total_seq
+ * and past_seq+seq can (total_seq is then defined as that), and so can a size
  * that the definitions so far make equal to the other at ordinary sizes
  * (GPT-2's past+Broadcast(seq, Min(total,64)-Min(past,64)) and past+seq). */
 static int join_consistent(const Ranking *r, Defs *defs, OsiExpr ra, OsiExpr rb) {
@@ -359,9 +359,12 @@ static int join_consistent(const Ranking *r, Defs *defs, OsiExpr ra, OsiExpr rb)
   OsiExpr a = defs_apply(s, defs, ra), b = defs_apply(s, defs, rb);
   if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN) return 0;
   if (a == b) return 1;
-  const char *name;
-  if (osi_expr_is_symbol(s, a, &name) && !mentions(s, b, name)) return defs_add(s, defs, a, b);
-  if (osi_expr_is_symbol(s, b, &name) && !mentions(s, a, name)) return defs_add(s, defs, b, a);
+  const char *name, *other;
+  int sa = osi_expr_is_symbol(s, a, &name), sb = osi_expr_is_symbol(s, b, &other);
+  /* Two graph-input symbols are two sizes the caller picks: equating them
+   * is left to the samples (torch labels batch and seq dims alike). */
+  if (sa && !sb && !mentions(s, b, name)) return defs_add(s, defs, a, b);
+  if (sb && !sa && !mentions(s, a, other)) return defs_add(s, defs, b, a);
   return agree_on_samples(s, a, b);
 }
 

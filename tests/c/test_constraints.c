@@ -208,6 +208,20 @@ static void test_contradictory_labels_ignored(void) {
   CHECK(json_has(r, "\"ANCHOR_CONFLICT\""));
   osi_result_delete(r);
 
+  /* Two sizes the caller picks (B and S) under one declared name: torch
+   * labels Y's batch dim and Z's sequence dim alike. */
+  b = builder_new(17);
+  builder_input(b, "X", "float[B,S]");
+  builder_node(b, "Relu", "relu", "X", "", "Y", "");
+  builder_node(b, "Transpose", "t", "X", "", "Z", "");
+  builder_output(b, "Y", "float[L,K]");
+  builder_output(b, "Z", "float[L,K]");
+  r = builder_infer(b, 0, NULL);
+  CHECK_STR(result_dims(r, "Y"), "[L,K]");
+  CHECK_STR(result_dims(r, "Z"), "[S,B]");
+  CHECK(json_has(r, "\"ANCHOR_CONFLICT\""));
+  osi_result_delete(r);
+
   /* One computed size under two names is no conflict. */
   b = builder_new(17);
   builder_input(b, "A", "float[p]");

@@ -723,6 +723,40 @@ def windows(outdir, opset):
            {"x": {"dtype": "float32"}}, opset, extra)
 
 
+class Bags(nn.Module):
+    """Embedding with padding_idx, EmbeddingBag (a Loop over offsets), grouped Conv1d, arange
+    expanded like the ids, ids shifted right with Concat, Where under a broadcast mask, indexing
+    e[arange(B), S - 1], flip."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(VOCAB, 8, padding_idx=0)
+        self.bag = nn.EmbeddingBag(VOCAB, 8, mode="mean")
+        self.conv = nn.Conv1d(8, 8, 3, padding=1, groups=2)
+
+    def forward(self, ids, mask):
+        e = torch.tanh(self.emb(ids))
+        conv = self.conv(e.transpose(1, 2)).transpose(1, 2)
+        positions = torch.arange(ids.shape[1]).unsqueeze(0).expand_as(ids)
+        shifted = torch.cat([ids[:, :1], ids[:, :-1]], dim=1)
+        masked = torch.where(mask.unsqueeze(-1), torch.zeros_like(e), e)
+        last = e[torch.arange(e.shape[0]), ids.shape[1] - 1]
+        return e, self.bag(ids), conv, positions, shifted, masked, last, e.flip(1)
+
+
+def bags(outdir, opset):
+    outs = ["e", "bag", "conv", "positions", "shifted", "masked", "last", "flipped"]
+    dyn = {"ids": {0: "batch_size", 1: "sequence_length"}, "mask": {0: "batch_size", 1: "sequence_length"},
+           **{o: {} for o in outs}}
+    # torch labels "masked" [Transposeconv_dim_1, ...]: its batch dim under the name of conv's
+    # sequence dim. That declaration must not make batch_size and sequence_length one size.
+    extra = {"knownUnresolved": "bag: EmbeddingBag loops over offsets from Range(0, B*S, S), a trip "
+                                "count the engine does not divide out"}
+    export(outdir, f"bags_op{opset}", Bags(), (torch.randint(1, VOCAB, (2, 3)), torch.zeros(2, 3, dtype=torch.bool)),
+           ["ids", "mask"], outs, dyn, {"ids": {"dtype": "int64", "high": VOCAB}, "mask": {"dtype": "bool"}},
+           opset, extra)
+
+
 # Section - onnx.helper decoder: patterns torch 1.13 does not emit
 
 
@@ -834,6 +868,7 @@ def main():
         misc(outdir, opset)
         audio(outdir, opset)
         windows(outdir, opset)
+        bags(outdir, opset)
     helper_decoder(outdir)
     t5(outdir, 17, legacy=True)
     with open(os.path.join(outdir, "manifest.json"), "w") as fh:

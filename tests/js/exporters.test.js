@@ -18,8 +18,8 @@ const NAMED = [
 // symbols of the inputs, and it sometimes gives unrelated outputs one label, so the declared-output
 // expectations do not apply; the runtime sizes do.
 const TORCH_LABELLED = [
-  'convnet_op13', 'recurrent_op13', 'misc_op13', 'audio_op13', 'windows_op13',
-  'convnet_op17', 'recurrent_op17', 'misc_op17', 'audio_op17', 'windows_op17',
+  'convnet_op13', 'recurrent_op13', 'misc_op13', 'audio_op13', 'windows_op13', 'bags_op13',
+  'convnet_op17', 'recurrent_op17', 'misc_op17', 'audio_op17', 'windows_op17', 'bags_op17',
 ];
 const MODELS = [...NAMED, ...TORCH_LABELLED];
 
