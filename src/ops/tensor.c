@@ -308,6 +308,15 @@ OsiStatus osi_op_range(OsiOpCtx *ctx) {
   }
   OsiExpr start = scalar_expr(ctx, 0), limit = scalar_expr(ctx, 1), delta = scalar_expr(ctx, 2);
   int64_t dl, n;
+  OsiExpr zero = osi_expr_const(s, 0);
+  if (delta != OSI_EXPR_UNKNOWN && !osi_expr_is_const(s, delta, &dl) &&
+      osi_expr_max(s, delta, zero) == delta) {
+    /* A symbolic step that is never negative (a dim: EmbeddingBag's offsets
+     * Range(0, B*S, S)) is positive wherever the model runs: 0 is an error. */
+    OsiExpr len = osi_expr_max(s, osi_expr_ceildiv(s, osi_expr_sub(s, limit, start), delta), zero);
+    osi_type_dims_mut(y)[0] = len;
+    return OSI_OK;
+  }
   if (!osi_expr_is_const(s, delta, &dl) || dl == INT64_MIN) return OSI_OK;
   if (dl == 0) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "input 'delta' is 0; expected a nonzero step");
   OsiExpr span = dl > 0 ? osi_expr_sub(s, limit, start) : osi_expr_sub(s, start, limit);

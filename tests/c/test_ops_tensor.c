@@ -114,7 +114,12 @@ static void test_range(OpTest *t) {
   CHECK_STR(op_run(t, "", "Range", 11, "int64[]{S}", "int64[]{N}", "int64[]{2}", NULL),
             "int64[Max((N-S+1)//2,0)]");
   CHECK_STR(op_run(t, "", "Range", 11, "int64[]{N}", "int64[]{0}", "int64[]{-1}", NULL), "int64[N]");
-  CHECK_STR(op_run(t, "", "Range", 11, "int64[]{0}", "int64[]{N}", "int64[]{D}", NULL), "int64[?]");
+  /* A step that is a size is positive wherever the model runs (0 is an
+   * error): EmbeddingBag's offsets Range(0, B*S, S) have B elements. */
+  CHECK_STR(op_run(t, "", "Range", 11, "int64[]{0}", "int64[]{N}", "int64[]{D}", NULL), "int64[CeilDiv(N,D)]");
+  CHECK_STR(op_run(t, "", "Range", 11, "int64[]{0}", "int64[]{B*S}", "int64[]{S}", NULL), "int64[B]");
+  /* A step of unknown sign stays unknown. */
+  CHECK_STR(op_run(t, "", "Range", 11, "int64[]{0}", "int64[]{N}", "int64[]{D-3}", NULL), "int64[?]");
   CHECK_STR(op_run(t, "", "Range", 11, "int64[]{N}", "int64[]{N+3}", "int64[]{1}", NULL),
             "int64[3]{N,N+1,N+2}");
   CHECK_STR(op_run(t, "", "Range", 11, "int32[]{10}", "int32[]{4}", "int32[]{-3}", NULL), "int32[2]{10,7}");

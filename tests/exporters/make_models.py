@@ -750,11 +750,9 @@ def bags(outdir, opset):
            **{o: {} for o in outs}}
     # torch labels "masked" [Transposeconv_dim_1, ...]: its batch dim under the name of conv's
     # sequence dim. That declaration must not make batch_size and sequence_length one size.
-    extra = {"knownUnresolved": "bag: EmbeddingBag loops over offsets from Range(0, B*S, S), a trip "
-                                "count the engine does not divide out"}
     export(outdir, f"bags_op{opset}", Bags(), (torch.randint(1, VOCAB, (2, 3)), torch.zeros(2, 3, dtype=torch.bool)),
            ["ids", "mask"], outs, dyn, {"ids": {"dtype": "int64", "high": VOCAB}, "mask": {"dtype": "bool"}},
-           opset, extra)
+           opset)
 
 
 # Section - onnx.helper decoder: patterns torch 1.13 does not emit
