@@ -4,6 +4,7 @@
 # that are already done are skipped. Quiet on success; on failure the log of the failing step is shown.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+. .ci/shared_dir.sh
 
 export DEBIAN_FRONTEND=noninteractive
 export ONNXRUNTIME_NODE_INSTALL=skip # onnxruntime-node's postinstall would contact api.nuget.org

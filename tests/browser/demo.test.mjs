@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { start, waitReady, row, REPO } from './harness.mjs';
 
 const SHOTS = join(REPO, 'build/screenshots');
-const BACKEND = join(REPO, '../shared/onnx-backend');
+const BACKEND = join(process.env.OSI_SHARED_DIR || join(REPO, '../shared'), 'onnx-backend');
 const SQUEEZENET = join(BACKEND, 'light/light_squeezenet.onnx');
 const NODE_MODEL = join(BACKEND, 'node/test_conv_with_strides_padding/model.onnx');
 mkdirSync(SHOTS, { recursive: true });

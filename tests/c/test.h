@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int test_failures, test_checks;
@@ -39,6 +40,14 @@ static int test_failures, test_checks;
               #got);                                                             \
     }                                                                            \
   } while (0)
+
+/* `sub` under the shared test data: $OSI_SHARED_DIR (CMake passes it to
+ * every test) or ../shared beside the checkout. */
+static inline const char *test_shared_path(const char *sub, char *buf, size_t cap) {
+  const char *dir = getenv("OSI_SHARED_DIR");
+  snprintf(buf, cap, "%s/%s", dir && *dir ? dir : "../shared", sub);
+  return buf;
+}
 
 #define TEST_MAIN_END()                                                          \
   do {                                                                           \

@@ -7,7 +7,7 @@
  * the in-memory nanopb path. Then truncated and corrupted inputs: no crash,
  * PARSE_ERROR (or another error) for both, "at byte N" from nanopb.
  *
- * Usage: test_decoders_agree [backend-dir]   (default ../shared/onnx-backend)
+ * Usage: test_decoders_agree [backend-dir]   (default $OSI_SHARED_DIR/onnx-backend, else ../shared/...)
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -200,7 +200,8 @@ static void damage(const char *path) {
 }
 
 int main(int argc, char **argv) {
-  const char *root = argc > 1 ? argv[1] : "../shared/onnx-backend";
+  char dflt[1024];
+  const char *root = argc > 1 ? argv[1] : test_shared_path("onnx-backend", dflt, sizeof dflt);
   if (!is_dir(root)) {
     printf("skipping: %s is absent\n", root);
     TEST_MAIN_END();

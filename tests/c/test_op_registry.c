@@ -89,6 +89,7 @@ static void test_backend_ops_covered(const char *dir) {
 
 int main(int argc, char **argv) {
   test_tables_sorted();
-  test_backend_ops_covered(argc > 1 ? argv[1] : "../shared/onnx-backend/node");
+  char dflt[4096];
+  test_backend_ops_covered(argc > 1 ? argv[1] : test_shared_path("onnx-backend/node", dflt, sizeof dflt));
   TEST_MAIN_END();
 }

@@ -31,7 +31,7 @@ done
 [ ${#targets[@]} -eq 0 ] && targets=(fuzz_expr fuzz_model)
 
 B=build-fuzz
-backend=${OSI_BACKEND_DIR:-../shared/onnx-backend}
+backend=${OSI_BACKEND_DIR:-${OSI_SHARED_DIR:-../shared}/onnx-backend}
 
 cmake -S . -B "$B" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOSI_FUZZ=ON \
   -DOSI_BACKEND_NODE_DIR="$(realpath -m "$backend/node")" >"$B.cmake.log" 2>&1 ||

@@ -2,9 +2,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BEGIN, END, coverageTable } from '../tools/op_coverage.mjs';
-import { REPO } from './helpers.js';
+import { REPO, SHARED } from './helpers.js';
 
-const SPEC = join(REPO, '..', 'shared', 'onnx-spec', 'Operators.md');
+const SPEC = join(SHARED, 'onnx-spec', 'Operators.md');
 (existsSync(SPEC) ? test : test.skip)('README coverage table matches the operator tables', () => {
   const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
   const table = readme.slice(readme.indexOf(BEGIN) + BEGIN.length, readme.indexOf(END)).trim();

@@ -4,8 +4,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-/** The ONNX backend test data, beside the checkout (here and in CI). */
-export const BACKEND = resolve(REPO, '../shared/onnx-backend');
+/** ../shared beside the checkout, or OSI_SHARED_DIR (.ci/shared_dir.sh sets it for clones made elsewhere). */
+export const SHARED = process.env.OSI_SHARED_DIR || resolve(REPO, '../shared');
+/** The ONNX backend test data. */
+export const BACKEND = join(SHARED, 'onnx-backend');
 export const HAVE_BACKEND = existsSync(join(BACKEND, 'light'));
 
 /** [{ name, path, expected? }]: light/*.onnx (with their *_output_0.pb) and simple/* /model.onnx. */

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const specDir = join(root, '..', 'shared', 'onnx-spec');
+const specDir = join(process.env.OSI_SHARED_DIR || join(root, '..', 'shared'), 'onnx-spec');
 
 // Which table file holds which domain, and where that domain's operator list is in the spec.
 const DOMAINS = [
