@@ -228,24 +228,22 @@ static int may_rename(const Ranking *r, OsiExpr key, OsiExpr target) {
   return !ap.all || rank_of(r, target) == 1;
 }
 
-/* Section - Contradictory classes */
+/* Section - Consistency of joined classes */
 
-typedef struct SymbolScan {
+typedef struct InputScan {
   const Names *inputs;
-  const char *find; /* a name to look for, or NULL */
-  int all_inputs, found;
-} SymbolScan;
+  int all_inputs;
+} InputScan;
 
 static void scan_symbol(const char *name, void *user) {
-  SymbolScan *sc = user;
+  InputScan *sc = user;
   if (!names_has(sc->inputs, name)) sc->all_inputs = 0;
-  if (sc->find && strcmp(sc->find, name) == 0) sc->found = 1;
 }
 
 /* A size computed from the graph inputs alone: every symbol of e is a
  * graph-input symbol (constants are never class members). */
 static int from_inputs(const Ranking *r, OsiExpr e) {
-  SymbolScan sc = {r->inputs, NULL, 1, 0};
+  InputScan sc = {r->inputs, 1};
   osi_expr_for_each_symbol(r->s, e, scan_symbol, &sc);
   return sc.all_inputs;
 }
@@ -341,10 +339,24 @@ static int agree_on_samples(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   return defined > 0;
 }
 
-/* A class's member made of graph-input symbols only (a bare one or a
- * computed size), or OSI_EXPR_UNKNOWN. */
-static OsiExpr input_member(const Ranking *r, OsiExpr e) {
-  return from_inputs(r, e) ? e : OSI_EXPR_UNKNOWN;
+/* What a class knows of its size, per root: its member made of graph-input
+ * symbols only (a bare one or a computed size) or OSI_EXPR_UNKNOWN, and
+ * whether it holds a declared name standing for a size inference does not
+ * know (OsiAnchorLog.filled). */
+typedef struct ClassSizes {
+  OsiExpr *rep;
+  char *unknown;
+  const OsiConstraintList *filled;
+} ClassSizes;
+
+/* The root of e's class, adding e as a class of its own when new. */
+static int class_of(const Ranking *r, Classes *c, ClassSizes *cs, OsiExpr e) {
+  int known = c->count, i = class_index(c, e);
+  if (i == known) {
+    cs->rep[i] = from_inputs(r, e) ? e : OSI_EXPR_UNKNOWN;
+    cs->unknown[i] = (char)list_has(cs->filled, e, e);
+  }
+  return find_root(c, i);
 }
 
 /* Whether equating two classes, each with its member made of input
@@ -492,8 +504,8 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
   OsiExpr *from = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
   OsiExpr *to = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
   OsiExpr *best = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
-  OsiExpr *rep = malloc(sizeof(OsiExpr) * (size_t)(2 * n)); /* per root: input_member */
-  char *unknown = malloc((size_t)(2 * n)); /* per root: holds a name of an unknown size */
+  OsiExpr *rep = malloc(sizeof(OsiExpr) * (size_t)(2 * n)); /* ClassSizes */
+  char *unknown = malloc((size_t)(2 * n));
   OsiConstraintList rejected = {0}, filled = {0};
   Defs defs = {0};
   for (int i = 0; log && i < log->n_filled; i++) {
@@ -501,6 +513,7 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
     if (osi_expr_is_symbol(s, log->filled[i], &name) && !names_has(&inputs, name))
       list_add(&filled, log->filled[i], log->filled[i]);
   }
+  ClassSizes sizes = {rep, unknown, &filled};
   OsiStatus st = OSI_OK;
   if (!c.members || !c.parent || !c.slots || !from || !to || !best || !rep || !unknown) {
     st = osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
@@ -510,20 +523,7 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
    * ones already joined is rejected (it renames nothing). */
   for (int i = 0; i < n; i++) {
     OsiExpr lhs = run->equal.items[i].lhs, rhs = run->equal.items[i].rhs;
-    int known = c.count;
-    int a = class_index(&c, lhs);
-    if (a == known) {
-      rep[a] = input_member(&r, lhs);
-      unknown[a] = (char)list_has(&filled, lhs, lhs);
-    }
-    known = c.count;
-    int b = class_index(&c, rhs);
-    if (b == known) {
-      rep[b] = input_member(&r, rhs);
-      unknown[b] = (char)list_has(&filled, rhs, rhs);
-    }
-    a = find_root(&c, a);
-    b = find_root(&c, b);
+    int a = class_of(&r, &c, &sizes, lhs), b = class_of(&r, &c, &sizes, rhs);
     if (a == b) continue;
     if ((unknown[a] && rep[b] != OSI_EXPR_UNKNOWN) || (unknown[b] && rep[a] != OSI_EXPR_UNKNOWN) ||
         !join_consistent(&r, &defs, rep[a], rep[b])) {
