@@ -73,7 +73,7 @@ function comparePoints(a, b) {
 }
 
 /**
- * The object osi_result_json describes, from osi_result_json_compact's form (src/result.c): the
+ * The object osi_result_json describes, from osi_result_json_compact's form (src/api/result.c): the
  * same keys in the same order, deeply frozen. Values of the same type share one frozen type object.
  * `values` and `producers` come as a LAZY record (see ShapeInferenceResult): V8 takes as long to
  * build a 100k-key object as the engine takes to infer the shapes, and getShape does not need one.
@@ -279,7 +279,7 @@ class Engine {
     this.#M = M;
     this.#fs = fs;
     this.#initOptions = initOptions ?? {};
-    // Called by the C engine (EM_JS in src/custom_ops.c) while it infers a node of a registered op.
+    // Called by the C engine (EM_JS in src/infer/custom_ops.c) while it infers a node of a registered op.
     M.osiShapeCallback = (id, requestPtr) => this.#answerShapeFn(id, requestPtr);
   }
 
@@ -536,7 +536,7 @@ class Engine {
 
   /**
    * osi_infer_js_stream with `read(pos, dst, len)` as the source; skips only move `pos`.
-   * Module.onnxRead/onnxSkip are the EM_JS hooks of src/stream_source.c.
+   * Module.onnxRead/onnxSkip are the EM_JS hooks of src/api/stream_source.c.
    */
   #runStream(flags, total, options, read) {
     const M = this.#M;

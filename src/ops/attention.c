@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* d / heads for a packed hidden dim; fails on a constant that does not divide. */
 static OsiStatus per_head(OsiOpCtx *ctx, OsiExpr d, int64_t heads, const char *what, OsiExpr *out) {

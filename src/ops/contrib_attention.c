@@ -15,7 +15,7 @@
  */
 #include <string.h>
 
-#include "helpers.h"
+#include "ops/helpers.h"
 
 #define UNK OSI_EXPR_UNKNOWN
 

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* Section - MatMul */
 

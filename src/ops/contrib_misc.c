@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* Section - Same-shape and element-wise */
 

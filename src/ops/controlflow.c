@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* Rounds of re-inferring a loop body on widened carried types before the
  * carried types fall back to kinds and element types only. */

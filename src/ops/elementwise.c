@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* Unary ops whose output has the input's type and shape: Relu, Exp, ... */
 OsiStatus osi_op_unary(OsiOpCtx *ctx) { return osi_out_same_as_input(ctx, 0, 0); }

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* Content of out[k] = data[index[k]] for 1-D integer data with known content
  * and constant indices (negative ones count from the back). Leaves y

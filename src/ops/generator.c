@@ -3,7 +3,7 @@
  * their *Like variants and Bernoulli (shape of the input), Multinomial.
  * Only shapes and element types are inferred; the content is random.
  */
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* RandomNormal/RandomUniform: the `shape` attribute (required), element
  * type `dtype` (default float). */

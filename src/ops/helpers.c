@@ -1,4 +1,4 @@
-#include "helpers.h"
+#include "ops/helpers.h"
 
 #include <string.h>
 

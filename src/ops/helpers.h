@@ -6,7 +6,7 @@
 #ifndef OSI_OPS_HELPERS_H
 #define OSI_OPS_HELPERS_H
 
-#include "ops.h"
+#include "ops/ops.h"
 
 /* Section - Outputs */
 

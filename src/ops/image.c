@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* Section - Resize and Upsample */
 

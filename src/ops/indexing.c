@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* Gather(data, indices, axis): data.shape[:axis] + indices.shape +
  * data.shape[axis+1:]. Negative indices count from the back. */

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* Entries of a STRINGS attribute, -1 when absent. */
 static int strings_count(const OsiOpCtx *ctx, const char *name) {

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* MatMul(A, B): numpy matmul (osi_matmul_out); MatMulInteger gives int32. */
 OsiStatus osi_op_matmul(OsiOpCtx *ctx) {

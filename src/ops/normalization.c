@@ -3,7 +3,7 @@
  * LayerNormalization (with its Mean/InvStdDev statistics outputs),
  * GroupNormalization, InstanceNormalization, RMSNormalization.
  */
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* LayerNormalization(X, Scale[, B]) (opset 17): Y like X. Mean and
  * InvStdDev have X's dims before `axis` (default -1) and 1 from `axis`

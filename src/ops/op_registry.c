@@ -1,34 +1,34 @@
-#include "op_registry.h"
+#include "ops/op_registry.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* Declarations of every shape function named in the lists. */
 #define OSI_OP(name, fn, since) OsiStatus fn(OsiOpCtx *ctx);
-#include "op_list_onnx.h"
-#include "op_list_ml.h"
-#include "op_list_training.h"
-#include "op_list_preview.h"
-#include "op_list_contrib.h"
+#include "ops/op_list_onnx.h"
+#include "ops/op_list_ml.h"
+#include "ops/op_list_training.h"
+#include "ops/op_list_preview.h"
+#include "ops/op_list_contrib.h"
 #undef OSI_OP
 
 /* Each table ends with a NULL row so that a list may be empty while it is
  * being filled; the row is not counted. */
 #define OSI_OP(name, fn, since) {#name, fn, since},
 static const OsiOpEntry ONNX_OPS[] = {
-#include "op_list_onnx.h"
+#include "ops/op_list_onnx.h"
     {NULL, NULL, 0}};
 static const OsiOpEntry ML_OPS[] = {
-#include "op_list_ml.h"
+#include "ops/op_list_ml.h"
     {NULL, NULL, 0}};
 static const OsiOpEntry TRAINING_OPS[] = {
-#include "op_list_training.h"
+#include "ops/op_list_training.h"
     {NULL, NULL, 0}};
 static const OsiOpEntry PREVIEW_OPS[] = {
-#include "op_list_preview.h"
+#include "ops/op_list_preview.h"
     {NULL, NULL, 0}};
 static const OsiOpEntry CONTRIB_OPS[] = {
-#include "op_list_contrib.h"
+#include "ops/op_list_contrib.h"
     {NULL, NULL, 0}};
 #undef OSI_OP
 

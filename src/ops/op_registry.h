@@ -5,7 +5,7 @@
 #ifndef OSI_OP_REGISTRY_H
 #define OSI_OP_REGISTRY_H
 
-#include "ops.h"
+#include "ops/ops.h"
 
 typedef struct OsiOpEntry {
   const char *name;

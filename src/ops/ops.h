@@ -14,9 +14,9 @@
 
 #include <stdint.h>
 
-#include "graph.h"
+#include "model/graph.h"
 #include "onnx_shapes.h"
-#include "types.h"
+#include "model/types.h"
 
 typedef struct OsiOpCtx OsiOpCtx;
 typedef OsiStatus (*OsiOpFn)(OsiOpCtx *ctx);

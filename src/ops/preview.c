@@ -1,5 +1,5 @@
 /* ai.onnx.preview operators (experimental, unversioned). */
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* FlexAttention(Q, K, V): Q (B, Hq, L, E), K (B, Hkv, S, E), V (B, Hkv, S,
  * Ev) -> Y (B, Hq, L, Ev) of Q's type. The score_mod/prob_mod subgraphs

@@ -4,7 +4,7 @@
  * which follow the Conv and MatMul shape rules with the output element
  * type of their y_zero_point.
  */
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /*
  * QuantizeLinear(x, y_scale[, y_zero_point]): y has x's shape. Its type is

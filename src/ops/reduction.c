@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* How the axes of one Reduce node are known. */
 typedef enum AxesKind { AXES_LIST, AXES_EMPTY, AXES_UNKNOWN } AxesKind;

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* Gates stacked along dim 1 of W [dirs, gates*hidden, input] and R. */
 static int64_t gate_count(const char *op) {

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "helpers.h"
+#include "ops/helpers.h"
 
 static const OsiType *elem_of(const OsiType *seq) {
   return seq && seq->kind == OSI_KIND_SEQUENCE ? seq->elem : NULL;

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* Shape(data) -> int64 [end - start]; opset 15 adds start/end (clamped,
  * negative from the back). The value is the slice of data's dims. */

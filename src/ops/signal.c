@@ -5,7 +5,7 @@
  * known content, symbolic or constant; unknown content leaves the dim
  * unknown.
  */
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* The content of a scalar (or one-element) integer input as an
  * expression; OSI_EXPR_UNKNOWN when not known. */

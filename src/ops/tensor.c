@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* Known 1-D integer content of x whose length equals its constant dim. */
 static const OsiExpr *value_1d(OsiOpCtx *ctx, const OsiType *x, int64_t *len) {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* A fresh symbol for a data-dependent size, with the diagnostic and the
  * recorded upper bound. */

@@ -4,7 +4,7 @@
  * strings themselves (stopwords removed, substrings found) get a fresh
  * symbol and a DATA_DEPENDENT diagnostic.
  */
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* StringConcat-20: numpy broadcast of X and Y, string output. */
 OsiStatus osi_op_string_concat(OsiOpCtx *ctx) {

@@ -4,7 +4,7 @@
  * groups, and Gradient, whose outputs have the shapes of the tensors it
  * differentiates against.
  */
-#include "helpers.h"
+#include "ops/helpers.h"
 
 /* Inputs are R, T, then `groups` groups of n tensors (X, G, ...); output
  * group k (n outputs) copies the types of input group in_group[k]. */

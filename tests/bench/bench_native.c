@@ -23,9 +23,9 @@
 #include <malloc.h>
 #endif
 
-#include "arena.h"
-#include "decode.h"
-#include "expr.h"
+#include "base/arena.h"
+#include "decode/decode.h"
+#include "expr/expr.h"
 #include "onnx_shapes.h"
 
 static double now_ms(void) {

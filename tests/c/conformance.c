@@ -47,11 +47,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "expr.h"
+#include "expr/expr.h"
 #include "onnx_shapes.h"
 #include "onnx_shapes.pb-c.h"
-#include "result.h"
-#include "types.h"
+#include "api/result.h"
+#include "model/types.h"
 
 /* Section - Small utilities */
 
@@ -236,7 +236,7 @@ static void add_record(uint32_t test, int out, int variant, int cls, const char 
 /* Ops the engine registers (ai.onnx), to mark supported rows in the report. */
 static const char *const SUPPORTED_OPS[] = {
 #define OSI_OP(name, fn, since) #name,
-#include "op_list_onnx.h"
+#include "ops/op_list_onnx.h"
 #undef OSI_OP
 };
 

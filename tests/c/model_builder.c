@@ -7,7 +7,7 @@
 
 #include "onnx_shapes.h"
 #include "onnx_shapes.pb-c.h"
-#include "result.h"
+#include "api/result.h"
 
 #define MAX 256
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
-#include "op_context.h"
+#include "infer/context.h"
+#include "infer/op_context.h"
 #include "ops/op_registry.h"
 
 #define MAX_ATTRS 32

@@ -19,8 +19,8 @@
 
 #include <stdint.h>
 
-#include "graph.h"
-#include "types.h"
+#include "model/graph.h"
+#include "model/types.h"
 
 typedef struct OpTest OpTest;
 

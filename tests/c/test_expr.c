@@ -1,7 +1,7 @@
 /* Hand-written cases for the symbolic expression library (src/expr*.c). */
 #include <stdlib.h>
 
-#include "expr.h"
+#include "expr/expr.h"
 #include "test.h"
 
 static OsiExprStore *S;

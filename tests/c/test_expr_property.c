@@ -32,7 +32,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "expr.h"
+#include "expr/expr.h"
 
 /* Section - PRNG */
 

@@ -6,7 +6,7 @@
 
 #include "model_builder.h"
 #include "onnx_shapes.h"
-#include "result.h"
+#include "api/result.h"
 #include "test.h"
 
 static int json_has(OsiResult *r, const char *needle) {

@@ -2,9 +2,9 @@
 #include <stdlib.h>
 
 #include "model_builder.h"
-#include "json.h"
+#include "base/json.h"
 #include "onnx_shapes.h"
-#include "result.h"
+#include "api/result.h"
 #include "test.h"
 
 /* Nodes listed consumer-first still infer: the order is computed. */

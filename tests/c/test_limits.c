@@ -13,14 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "decode.h"
-#include "expr.h"
-#include "infer.h"
+#include "base/arena.h"
+#include "decode/decode.h"
+#include "expr/expr.h"
+#include "infer/infer.h"
 #include "onnx_shapes.h"
-#include "result.h"
+#include "api/result.h"
 #include "test.h"
-#include "types.h"
+#include "model/types.h"
 
 /* Section - A protobuf wire writer */
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "decode.h"
+#include "decode/decode.h"
 #include "ops/op_registry.h"
 #include "test.h"
 

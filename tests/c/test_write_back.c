@@ -16,7 +16,7 @@
 #include "model_builder.h"
 #include "onnx_shapes.h"
 #include "onnx_shapes.pb-c.h"
-#include "result.h"
+#include "api/result.h"
 #include "test.h"
 
 /* Section - A tiny independent wire reader */

@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr.h"
+#include "expr/expr.h"
 
 #define FUZZ_ASSERT(cond, ...)                                                   \
   do {                                                                           \

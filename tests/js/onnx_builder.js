@@ -8,7 +8,7 @@
 //     nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'] }],
 //   });
 //
-// Field numbers are those of src/proto/onnx_shapes.proto (= onnx.proto).
+// Field numbers are those of src/decode/proto/onnx_shapes.proto (= onnx.proto).
 
 /** TensorProto.DataType by lower-case name. */
 export const ELEM_TYPES = Object.freeze({

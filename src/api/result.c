@@ -1,0 +1,626 @@
+/*
+ * The public API (onnx_shapes.h): runs decode + inference and renders the
+ * result as JSON once, so the JS side makes a single call per model.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "infer/anchors.h"
+#include "infer/constraints.h"
+#include "infer/context.h"
+#include "decode/decode.h"
+#include "infer/infer.h"
+#include "base/json.h"
+#include "api/write_back.h"
+#include "model/type_json.h"
+
+struct OsiResult {
+  OsiArena *arena;
+  OsiExprStore *exprs;
+  OsiRun run;
+  OsiContext root;
+  int has_root;
+  OsiJson json;
+  int json_done;
+  OsiJson compact; /* osi_result_json_compact */
+  int compact_done;
+  /* write-back (osi_result_model): the borrowed input, the output once made */
+  const uint8_t *src;
+  size_t src_len;
+  uint8_t *model;
+  size_t model_len;
+};
+
+static const char *const STATUS_NAMES[OSI_STATUS_COUNT] = {
+    "OK",           "NOMEM",          "PARSE_ERROR",    "INVALID_MODEL",
+    "MISSING_INPUT", "DUPLICATE_DEFINITION", "CYCLE", "LIMIT_EXCEEDED",
+    "SHAPE_MISMATCH", "ANCHOR_CONFLICT", "UNSUPPORTED",
+};
+
+const char *osi_status_name(OsiStatus status) {
+  return (int)status >= 0 && status < OSI_STATUS_COUNT ? STATUS_NAMES[status] : "UNKNOWN";
+}
+
+const char *osi_version(void) { return "0.1.0"; }
+
+/* The decoder osi_infer uses when the flags name none: the build's default
+ * (CMake OSI_DECODER), overridable natively by the environment variable
+ * OSI_DECODER so that every C test can run against both decoders. */
+static int use_nanopb(uint32_t flags) {
+  if (flags & OSI_OPT_DECODER_NANOPB) return 1;
+  if (flags & OSI_OPT_DECODER_PBC) return 0;
+#ifndef __EMSCRIPTEN__
+  const char *env = getenv("OSI_DECODER");
+  if (env && strcmp(env, "nanopb") == 0) return 1;
+  if (env && (strcmp(env, "pbc") == 0 || strcmp(env, "protobuf-c") == 0)) return 0;
+#endif
+#ifdef OSI_DEFAULT_DECODER_NANOPB
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+typedef struct DecodeArgs {
+  const uint8_t *bytes;
+  size_t len;
+  OsiReadFn read;
+  OsiSkipFn skip;
+  void *user;
+  uint64_t total_len;
+  int decoder; /* 0 protobuf-c, 1 nanopb over bytes, 2 nanopb stream */
+} DecodeArgs;
+
+static OsiResult *infer(const DecodeArgs *a, uint32_t flags, const OsiRegistry *registry) {
+  OsiResult *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  r->arena = osi_arena_new();
+  r->exprs = osi_expr_store_new();
+  r->run.flags = flags;
+  if (!r->arena || !r->exprs) {
+    r->run.status = OSI_ERR_NOMEM;
+    strcpy(r->run.message, "out of memory");
+    r->run.error_node = "";
+    return r;
+  }
+  r->run.arena = r->arena;
+  r->run.exprs = r->exprs;
+  r->run.registry = registry;
+  r->run.cur_node = -1;
+  /* Write-back edits the caller's bytes (valid until the result is
+   * deleted); a streamed model has none to edit. */
+  r->src = a->decoder == 2 ? NULL : a->bytes;
+  r->src_len = a->decoder == 2 ? 0 : a->len;
+  OsiDecodeError derr;
+  const uint8_t *bytes = a->bytes ? a->bytes : (const uint8_t *)"";
+  const OsiModel *m =
+      a->decoder == 0   ? osi_decode_pbc(bytes, a->len, r->arena, r->exprs, &derr)
+      : a->decoder == 1 ? osi_decode_npb(bytes, a->len, r->arena, r->exprs, &derr)
+                        : osi_decode_npb_stream(a->read, a->skip, a->user, a->total_len, r->arena,
+                                                r->exprs, &derr);
+  if (!m) {
+    osi_run_fail(&r->run, derr.status, "", "%s", derr.message);
+    return r;
+  }
+  r->run.model = m;
+  /* Sized for every value the graph can define (the table grows anyway if
+   * not): a sparser table only spreads lookups over more cache lines. */
+  size_t n_values = (size_t)m->graph->n_initializers + (size_t)m->graph->n_inputs;
+  for (int i = 0; i < m->graph->n_nodes; i++) n_values += (size_t)m->graph->nodes[i].n_outputs;
+  if (!osi_context_init(&r->root, &r->run, NULL, "", m->n_opsets, m->opsets, n_values)) {
+    osi_run_fail(&r->run, OSI_ERR_NOMEM, "", "out of memory");
+    return r;
+  }
+  r->has_root = 1;
+  OsiStatus st = osi_infer_graph(&r->root, m->graph, 0, NULL);
+  /* Anchors and renaming concern no single node. */
+  r->run.cur_node = -1;
+  r->run.cur_node_name = r->run.cur_op_type = r->run.cur_path = "";
+  OsiAnchorLog anchored = {0};
+  if (st == OSI_OK && osi_anchors_apply(&r->root, m->graph, flags, &anchored) == OSI_OK)
+    osi_constraints_propagate(&r->root, m->graph, &anchored);
+  osi_anchor_log_free(&anchored);
+  return r;
+}
+
+OsiResult *osi_infer(const uint8_t *bytes, size_t len, uint32_t flags) {
+  return osi_infer_with(bytes, len, flags, NULL);
+}
+
+OsiResult *osi_infer_with(const uint8_t *bytes, size_t len, uint32_t flags,
+                          const OsiRegistry *registry) {
+  DecodeArgs a = {.bytes = bytes, .len = len, .decoder = use_nanopb(flags)};
+  return infer(&a, flags, registry);
+}
+
+OsiResult *osi_infer_stream(OsiReadFn read, OsiSkipFn skip, void *user, uint64_t total_len,
+                            uint32_t flags) {
+  return osi_infer_stream_with(read, skip, user, total_len, flags, NULL);
+}
+
+OsiResult *osi_infer_stream_with(OsiReadFn read, OsiSkipFn skip, void *user, uint64_t total_len,
+                                 uint32_t flags, const OsiRegistry *registry) {
+  DecodeArgs a = {.read = read, .skip = skip, .user = user, .total_len = total_len, .decoder = 2};
+  return infer(&a, flags, registry);
+}
+
+int osi_result_status(const OsiResult *self) { return self ? (int)self->run.status : OSI_ERR_NOMEM; }
+
+const char *osi_result_error(const OsiResult *self) {
+  return self ? self->run.message : "out of memory";
+}
+
+const char *osi_result_error_node(const OsiResult *self) {
+  return self && self->run.error_node ? self->run.error_node : "";
+}
+
+/* Section - JSON rendering */
+
+static void write_constraints(OsiJson *j, OsiExprStore *s, const OsiConstraintList *l) {
+  osi_json_raw(j, "[");
+  for (int i = 0; i < l->count; i++) {
+    osi_json_raw(j, i ? ",[" : "[");
+    osi_json_string(j, osi_expr_str(s, l->items[i].lhs));
+    osi_json_raw(j, ",");
+    osi_json_string(j, osi_expr_str(s, l->items[i].rhs));
+    osi_json_raw(j, "]");
+  }
+  osi_json_raw(j, "]");
+}
+
+static void write_events(OsiJson *j, const OsiRun *run) {
+  osi_json_raw(j, ",\"events\":[");
+  for (int i = 0; i < run->n_events; i++) {
+    const OsiEvent *e = &run->events[i];
+    osi_json_raw(j, i ? ",{\"kind\":" : "{\"kind\":");
+    osi_json_string(j, e->kind);
+    osi_json_raw(j, ",\"nodeIndex\":");
+    osi_json_int(j, e->node_index);
+    osi_json_raw(j, ",\"node\":");
+    osi_json_string(j, e->node);
+    osi_json_raw(j, ",\"opType\":");
+    osi_json_string(j, e->op_type);
+    osi_json_raw(j, ",\"path\":");
+    osi_json_string(j, e->path);
+    osi_json_raw(j, ",\"value\":");
+    osi_json_string(j, e->value);
+    osi_json_raw(j, ",\"detail\":");
+    osi_json_string(j, e->detail);
+    osi_json_raw(j, "}");
+  }
+  osi_json_raw(j, "]");
+}
+
+typedef struct Row {
+  const char *key;
+  const OsiType *type;
+  const OsiSubValue *sub; /* NULL for top-level values */
+  int ref;                /* top-level values: index in root->order */
+} Row;
+
+/* Section - Sorting rows by key
+ *
+ * Multikey quicksort (Bentley & Sedgewick): three-way partitions on one byte
+ * of the keys at a time, so the long prefixes exporter names share
+ * ("/model/layers.12/self_attn/...") are read about once instead of once
+ * per comparison. Orders exactly as strcmp (unsigned bytes; a key before
+ * its extensions). Recursion goes into the two smaller parts and loops on
+ * the largest, so it is at most log2(n) deep; too many partition steps at
+ * one byte position end in qsort, so it stays O(n log n) comparisons. */
+
+static unsigned char key_at(const Row *r, size_t depth) { return (unsigned char)r->key[depth]; }
+
+static int compare_rows(const void *a, const void *b) {
+  return strcmp(((const Row *)a)->key, ((const Row *)b)->key);
+}
+
+/* Partition steps allowed at one byte position before falling back to
+ * qsort (as introsort does): 2 log2(n), so crafted keys cannot make the
+ * sort quadratic. */
+static int step_budget(size_t n) {
+  int b = 2;
+  for (; n > 1; n >>= 1) b += 2;
+  return b;
+}
+
+static void swap_rows(Row *a, Row *b) {
+  Row t = *a;
+  *a = *b;
+  *b = t;
+}
+
+static void sort_rows_from(Row *a, size_t n, size_t depth, int budget) {
+  while (n > 1) {
+    if (budget-- == 0) { /* all keys here share their first `depth` bytes */
+      qsort(a, n, sizeof *a, compare_rows);
+      return;
+    }
+    if (n < 12) { /* insertion sort on the rest of the keys */
+      for (size_t i = 1; i < n; i++)
+        for (size_t k = i; k > 0 && strcmp(a[k - 1].key + depth, a[k].key + depth) > 0; k--)
+          swap_rows(&a[k - 1], &a[k]);
+      return;
+    }
+    /* Pivot: the median byte of the first, middle and last keys. */
+    unsigned char x = key_at(&a[0], depth), y = key_at(&a[n / 2], depth), z = key_at(&a[n - 1], depth);
+    unsigned char v = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+    /* Dutch flag: [0, lt) < v, [lt, gt) == v, [gt, n) > v. */
+    size_t lt = 0, i = 0, gt = n;
+    while (i < gt) {
+      unsigned char c = key_at(&a[i], depth);
+      if (c < v) swap_rows(&a[lt++], &a[i++]);
+      else if (c > v) swap_rows(&a[i], &a[--gt]);
+      else i++;
+    }
+    /* Keys equal up to a NUL at `depth` (v == 0) are equal: already in order. */
+    Row *parts[3] = {a, a + lt, a + gt};
+    size_t sizes[3] = {lt, v ? gt - lt : 0, n - gt}, depths[3] = {depth, depth + 1, depth};
+    int big = sizes[0] >= sizes[1] ? (sizes[0] >= sizes[2] ? 0 : 2) : (sizes[1] >= sizes[2] ? 1 : 2);
+    /* The equal part moves on to the next byte with a fresh budget. */
+    for (int k = 0; k < 3; k++)
+      if (k != big && sizes[k] > 1)
+        sort_rows_from(parts[k], sizes[k], depths[k], k == 1 ? step_budget(sizes[k]) : budget);
+    if (big == 1) budget = step_budget(sizes[1]);
+    a = parts[big];
+    n = sizes[big];
+    depth = depths[big];
+  }
+}
+
+static void sort_rows(Row *rows, size_t n) { sort_rows_from(rows, n, 0, step_budget(n)); }
+
+/* Key of a subgraph value: its scope path + name ("loop/body/acc"). Should
+ * that string already name a top-level value (or an earlier key), "~2",
+ * "~3", ... is appended, so keys never collide with top-level names. */
+static const char *sub_key(OsiResult *r, const OsiSubValue *sv, OsiValueTable *used) {
+  const char *key = sv->key;
+  char buf[1024];
+  for (int k = 2; osi_value_table_get(&r->root.values, key) || osi_value_table_get(used, key); k++) {
+    snprintf(buf, sizeof buf, "%s~%d", sv->key, k);
+    key = osi_arena_strdup(r->arena, buf);
+    if (!key) return NULL;
+  }
+  OsiValueEntry *e = osi_arena_alloc(r->arena, sizeof *e);
+  if (!e) return NULL;
+  e->name = key;
+  osi_value_table_put(used, e);
+  return key;
+}
+
+/* Every value with a known type (top-level and subgraph), sorted by key:
+ * the entries of "values". Malloc'ed; NULL when memory runs out. */
+static Row *collect_rows(OsiResult *r, int *count) {
+  OsiContext *root = &r->root;
+  const OsiRun *run = &r->run;
+  Row *rows = malloc(((size_t)root->n_order + (size_t)run->n_subs + 1) * sizeof *rows);
+  OsiValueTable used = {0};
+  if (!rows || !osi_value_table_init(&used, (size_t)run->n_subs + 1)) {
+    free(rows);
+    return NULL;
+  }
+  int n = 0;
+  for (int i = 0; i < root->n_order; i++)
+    if (root->order[i]->type) rows[n++] = (Row){root->order[i]->name, root->order[i]->type, NULL, i};
+  for (int i = 0; i < run->n_subs; i++) {
+    const char *key = run->subs[i].type ? sub_key(r, &run->subs[i], &used) : NULL;
+    if (key) rows[n++] = (Row){key, run->subs[i].type, &run->subs[i], -1};
+  }
+  osi_value_table_free(&used);
+  sort_rows(rows, (size_t)n);
+  *count = n;
+  return rows;
+}
+
+/* The tail both JSON forms share: diagnostics, constraints, events and the
+ * closing brace. */
+static void render_tail_to(OsiResult *r, OsiJson *j) {
+  const OsiRun *run = &r->run;
+  osi_json_raw(j, ",\"diagnostics\":[");
+  for (int i = 0; i < run->n_diags; i++) {
+    const OsiDiagnostic *d = &run->diags[i];
+    if (i) osi_json_raw(j, ",");
+    osi_json_raw(j, "{\"code\":");
+    osi_json_string(j, d->code);
+    osi_json_raw(j, ",\"message\":");
+    osi_json_string(j, d->message);
+    osi_json_raw(j, ",\"node\":");
+    osi_json_string(j, d->node);
+    osi_json_raw(j, ",\"opType\":");
+    osi_json_string(j, d->op_type);
+    osi_json_raw(j, ",\"nodeIndex\":");
+    osi_json_int(j, d->node_index);
+    osi_json_raw(j, "}");
+  }
+  osi_json_raw(j, "],\"constraints\":{\"equal\":");
+  write_constraints(j, r->exprs, &run->equal);
+  osi_json_raw(j, ",\"lessEqual\":");
+  write_constraints(j, r->exprs, &run->less_equal);
+  osi_json_raw(j, "}");
+  if (OSI_EVENTS_ON(run)) write_events(j, run);
+  osi_json_raw(j, "}");
+}
+
+static void render(OsiResult *r) {
+  OsiJson *j = &r->json;
+  OsiContext *root = &r->root;
+  int n = 0;
+  Row *rows = collect_rows(r, &n);
+  if (!rows) {
+    j->failed = 1;
+    return;
+  }
+
+  osi_json_raw(j, "{\"values\":{");
+  for (int i = 0; i < n; i++) {
+    if (i) osi_json_raw(j, ",");
+    osi_json_string(j, rows[i].key);
+    osi_json_raw(j, ":");
+    osi_json_type(j, r->exprs, rows[i].type);
+  }
+  osi_json_raw(j, "},\"subgraphValues\":{");
+  for (int i = 0, first = 1; i < n; i++) {
+    if (!rows[i].sub) continue;
+    osi_json_raw(j, first ? "" : ",");
+    first = 0;
+    osi_json_string(j, rows[i].key);
+    osi_json_raw(j, ":{\"path\":");
+    osi_json_string(j, rows[i].sub->path);
+    osi_json_raw(j, ",\"name\":");
+    osi_json_string(j, rows[i].sub->name);
+    osi_json_raw(j, "}");
+  }
+  free(rows);
+  osi_json_raw(j, "},\"producers\":{");
+  int first = 1;
+  for (int i = 0; i < root->n_order; i++) {
+    const OsiValueEntry *e = root->order[i];
+    if (e->producer < 0) continue;
+    if (!first) osi_json_raw(j, ",");
+    first = 0;
+    osi_json_string(j, e->name);
+    osi_json_raw(j, ":");
+    osi_json_int(j, e->producer);
+  }
+  osi_json_raw(j, "},\"nodes\":[");
+  const OsiGraph *g = r->run.model->graph;
+  for (int i = 0; i < g->n_nodes; i++) {
+    if (i) osi_json_raw(j, ",");
+    osi_json_raw(j, "{\"name\":");
+    osi_json_string(j, g->nodes[i].name);
+    osi_json_raw(j, ",\"opType\":");
+    osi_json_string(j, g->nodes[i].op_type);
+    osi_json_raw(j, ",\"domain\":");
+    osi_json_string(j, g->nodes[i].domain);
+    osi_json_raw(j, "}");
+  }
+  osi_json_raw(j, "]");
+  render_tail_to(r, j);
+}
+
+/* Section - Compact JSON (osi_result_json_compact)
+ *
+ * The same result with its repetition factored out, for js/index.js:
+ *   {"types":[Type,...],            distinct value types (getShape format)
+ *    "names":"name\u0000name...",   top-level values in definition order, joined
+ *                                   by NUL (names never contain one): one JSON
+ *                                   string parses much faster than 100k short ones
+ *    "producers":[i,...],           per name: producing node index, -1 for none
+ *    "values":[ref,t,ref,t,...],    the "values" entries in their order; ref is
+ *                                   an index into names, or the key string of a
+ *                                   subgraph value; t an index into types
+ *    "keysUtf8":true|false,         every key is well-formed UTF-8, so the keys'
+ *                                   (strcmp) order is their code point order: JS
+ *                                   can binary-search them instead of building a
+ *                                   100k-key object
+ *    "subgraphValues":[key,path,name,...],
+ *    "nodeNames":"name\u0000...",   node names, joined like "names"
+ *    "nodeOps":[op,...],            per node: index into ops
+ *    "ops":[[opType,domain],...],   distinct (opType, domain) pairs
+ *    "diagnostics":..., "constraints":..., "events":...}   as in osi_result_json
+ * A 100k-node model has a few dozen distinct types, so this is several times
+ * smaller than the expanded form and cheaper to render and to parse. */
+
+/* Sufficient for identical getShape JSON: same kind, element type, rank,
+ * dim ids (hash-consed) and element type. */
+static int same_json_type(const OsiType *a, const OsiType *b, int depth) {
+  if (a == b) return 1;
+  if (!a || !b || depth > 16) return 0;
+  if (a->kind != b->kind || a->elem_type != b->elem_type || a->rank != b->rank) return 0;
+  if ((a->kind == OSI_KIND_TENSOR || a->kind == OSI_KIND_SPARSE_TENSOR) && a->rank > 0 &&
+      memcmp(a->dims, b->dims, (size_t)a->rank * sizeof *a->dims) != 0)
+    return 0;
+  return same_json_type(a->elem, b->elem, depth + 1);
+}
+
+static uint32_t hash_json_type(const OsiType *t, int depth) {
+  if (!t || depth > 16) return 0x9e3779b9u;
+  uint32_t h = 2166136261u;
+  h = (h ^ (uint32_t)t->kind) * 16777619u;
+  h = (h ^ (uint32_t)t->elem_type) * 16777619u;
+  h = (h ^ (uint32_t)t->rank) * 16777619u;
+  if ((t->kind == OSI_KIND_TENSOR || t->kind == OSI_KIND_SPARSE_TENSOR) && t->rank > 0)
+    for (int i = 0; i < t->rank; i++) h = (h ^ (uint32_t)t->dims[i]) * 16777619u;
+  return (h ^ hash_json_type(t->elem, depth + 1)) * 16777619u;
+}
+
+/* Open-addressing index: slot -> 1 + position in `items`, 0 empty. */
+typedef struct Interner {
+  int *slots;
+  size_t mask;
+  const void **items;
+  int count;
+} Interner;
+
+static int interner_init(Interner *in, size_t max_items) {
+  size_t cap = 16;
+  while (cap < 2 * max_items + 2) cap *= 2;
+  in->slots = calloc(cap, sizeof *in->slots);
+  in->items = malloc((max_items + 1) * sizeof *in->items);
+  in->mask = cap - 1;
+  in->count = 0;
+  return in->slots && in->items;
+}
+
+static void interner_free(Interner *in) {
+  free(in->slots);
+  free(in->items);
+}
+
+static int intern_type(Interner *in, const OsiType *t) {
+  size_t i = hash_json_type(t, 0) & in->mask;
+  for (; in->slots[i]; i = (i + 1) & in->mask)
+    if (same_json_type(in->items[in->slots[i] - 1], t, 0)) return in->slots[i] - 1;
+  in->items[in->count] = t;
+  in->slots[i] = ++in->count;
+  return in->count - 1;
+}
+
+static int intern_op(Interner *in, const OsiNode *n) {
+  size_t i = (size_t)(osi_hash_string(n->op_type) * 31 + osi_hash_string(n->domain)) & in->mask;
+  for (; in->slots[i]; i = (i + 1) & in->mask) {
+    const OsiNode *m = in->items[in->slots[i] - 1];
+    if (!strcmp(m->op_type, n->op_type) && !strcmp(m->domain, n->domain)) return in->slots[i] - 1;
+  }
+  in->items[in->count] = n;
+  in->slots[i] = ++in->count;
+  return in->count - 1;
+}
+
+static void render_compact(OsiResult *r) {
+  OsiJson *j = &r->compact;
+  OsiContext *root = &r->root;
+  const OsiGraph *g = r->run.model->graph;
+  int n = 0;
+  Row *rows = collect_rows(r, &n);
+  int *type_of = rows ? malloc(((size_t)n + 1) * sizeof *type_of) : NULL;
+  Interner types = {0}, ops = {0};
+  if (!type_of || !interner_init(&types, (size_t)n) || !interner_init(&ops, (size_t)g->n_nodes)) {
+    j->failed = 1;
+    goto done;
+  }
+  for (int i = 0; i < n; i++) type_of[i] = intern_type(&types, rows[i].type);
+  osi_json_raw(j, "{\"types\":[");
+  for (int i = 0; i < types.count; i++) {
+    if (i) osi_json_raw(j, ",");
+    osi_json_type(j, r->exprs, types.items[i]);
+  }
+  osi_json_raw(j, "],\"names\":\"");
+  for (int i = 0; i < root->n_order; i++) {
+    if (i) osi_json_raw(j, "\\u0000");
+    osi_json_string_body(j, root->order[i]->name);
+  }
+  osi_json_raw(j, "\",\"producers\":[");
+  for (int i = 0; i < root->n_order; i++) {
+    if (i) osi_json_raw(j, ",");
+    osi_json_int(j, root->order[i]->producer < 0 ? -1 : root->order[i]->producer);
+  }
+  osi_json_raw(j, "],\"values\":[");
+  for (int i = 0; i < n; i++) {
+    if (i) osi_json_raw(j, ",");
+    if (rows[i].sub) osi_json_string(j, rows[i].key);
+    else osi_json_int(j, rows[i].ref);
+    osi_json_raw(j, ",");
+    osi_json_int(j, type_of[i]);
+  }
+  int keys_utf8 = 1;
+  for (int i = 0; i < n && keys_utf8; i++) keys_utf8 = osi_utf8_valid(rows[i].key);
+  osi_json_raw(j, keys_utf8 ? "],\"keysUtf8\":true" : "],\"keysUtf8\":false");
+  osi_json_raw(j, ",\"subgraphValues\":[");
+  for (int i = 0, first = 1; i < n; i++) {
+    if (!rows[i].sub) continue;
+    osi_json_raw(j, first ? "" : ",");
+    first = 0;
+    osi_json_string(j, rows[i].key);
+    osi_json_raw(j, ",");
+    osi_json_string(j, rows[i].sub->path);
+    osi_json_raw(j, ",");
+    osi_json_string(j, rows[i].sub->name);
+  }
+  osi_json_raw(j, "],\"nodeNames\":\"");
+  for (int i = 0; i < g->n_nodes; i++) {
+    if (i) osi_json_raw(j, "\\u0000");
+    osi_json_string_body(j, g->nodes[i].name);
+  }
+  osi_json_raw(j, "\",\"nodeOps\":[");
+  for (int i = 0; i < g->n_nodes; i++) {
+    if (i) osi_json_raw(j, ",");
+    osi_json_int(j, intern_op(&ops, &g->nodes[i]));
+  }
+  osi_json_raw(j, "],\"ops\":[");
+  for (int i = 0; i < ops.count; i++) {
+    const OsiNode *op = ops.items[i];
+    osi_json_raw(j, i ? ",[" : "[");
+    osi_json_string(j, op->op_type);
+    osi_json_raw(j, ",");
+    osi_json_string(j, op->domain);
+    osi_json_raw(j, "]");
+  }
+  osi_json_raw(j, "]");
+  render_tail_to(r, j);
+done:
+  interner_free(&types);
+  interner_free(&ops);
+  free(type_of);
+  free(rows);
+}
+
+const char *osi_result_json_compact(OsiResult *self) {
+  if (!self || self->run.status != OSI_OK) return "";
+  if (!self->compact_done) {
+    render_compact(self);
+    self->compact_done = 1;
+  }
+  return self->compact.failed || !self->compact.buf ? "" : self->compact.buf;
+}
+
+const char *osi_result_json(OsiResult *self) {
+  if (!self || self->run.status != OSI_OK) return "";
+  if (!self->json_done) {
+    render(self);
+    self->json_done = 1;
+  }
+  return self->json.failed || !self->json.buf ? "" : self->json.buf;
+}
+
+const uint8_t *osi_result_model(OsiResult *self, size_t *len) {
+  size_t ignored;
+  if (!len) len = &ignored;
+  *len = 0;
+  if (!self || self->run.status != OSI_OK || !self->has_root || !self->src) return NULL;
+  if (!self->model &&
+      osi_write_back(self->src, self->src_len, self->run.model->graph, &self->root, self->exprs,
+                     &self->model, &self->model_len) != OSI_OK)
+    return NULL;
+  *len = self->model_len;
+  return self->model;
+}
+
+void osi_result_delete(OsiResult *self) {
+  if (!self) return;
+  free(self->model);
+  if (self->has_root) osi_context_free(&self->root);
+  osi_run_free(&self->run);
+  osi_json_free(&self->json);
+  osi_json_free(&self->compact);
+  osi_expr_store_delete(self->exprs);
+  osi_arena_delete(self->arena);
+  free(self);
+}
+
+/* Section - Internal accessors (result.h) */
+
+#include "api/result.h"
+
+const OsiType *osi_result_lookup(const OsiResult *r, const char *name) {
+  if (!r || !r->has_root) return NULL;
+  OsiValueEntry *e = osi_value_table_get(&r->root.values, name);
+  return e ? e->type : NULL;
+}
+
+OsiExprStore *osi_result_exprs(const OsiResult *r) { return r ? r->exprs : NULL; }
+int osi_result_diagnostic_count(const OsiResult *r) { return r ? r->run.n_diags : 0; }
+const char *osi_result_diagnostic_code(const OsiResult *r, int i) { return r->run.diags[i].code; }
+const char *osi_result_diagnostic_message(const OsiResult *r, int i) {
+  return r->run.diags[i].message;
+}

@@ -1,0 +1,488 @@
+/*
+ * protobuf-c decoder. protobuf-c unpacks the whole message (copying every
+ * bytes field) into a scratch allocator (scratch_alloc.h: no malloc per
+ * message); we copy out only what inference needs into the arena and free
+ * the protobuf tree right away, so weights never outlive decoding.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "decode/decode.h"
+#include "decode/model_build.h"
+#include "onnx_shapes.pb-c.h"
+#include "base/scratch_alloc.h"
+#include "decode/tensor_data.h"
+
+typedef struct Decoder {
+  OsiArena *arena;
+  OsiExprStore *exprs;
+  OsiDecodeError *err;
+  int depth;
+} Decoder;
+
+static int fail(Decoder *d, OsiStatus status, const char *msg) {
+  return osi_mb_fail(d->err, status, msg);
+}
+
+/* memcpy with a NULL source is undefined even for 0 bytes. */
+#define COPY(dst, src, n) ((n) != 0 ? memcpy((dst), (src), (n)) : (dst))
+
+#define ALLOC_ARRAY(d, n, T) ((T *)osi_arena_array((d)->arena, (n) ? (size_t)(n) : 1, sizeof(T)))
+
+static const char *str(Decoder *d, const char *s) { return osi_mb_str(d->arena, s); }
+
+static const char *domain(Decoder *d, const char *s) { return osi_mb_domain(d->arena, s); }
+
+static const OsiType *decode_type(Decoder *d, const Onnx__TypeProto *tp);
+
+static const OsiType *decode_tensor_type(Decoder *d, OsiKind kind, int32_t elem_type,
+                                         const Onnx__TensorShapeProto *shape) {
+  int rank = shape ? (int)shape->n_dim : -1;
+  OsiType *t = osi_mb_tensor_type(d->arena, d->err, kind, elem_type, rank);
+  if (!t) return NULL;
+  OsiExpr *dims = osi_type_dims_mut(t);
+  for (int i = 0; i < rank; i++) {
+    const Onnx__TensorShapeProto__Dimension *dim = shape->dim[i];
+    OsiMbDimCase which =
+        dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE   ? OSI_MB_DIM_VALUE
+        : dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ? OSI_MB_DIM_PARAM
+                                                                                   : OSI_MB_DIM_NONE;
+    dims[i] = osi_mb_dim(d->exprs, which, which == OSI_MB_DIM_VALUE ? dim->dim_value : 0,
+                         which == OSI_MB_DIM_PARAM ? dim->dim_param : NULL);
+  }
+  return t;
+}
+
+static const OsiType *decode_type(Decoder *d, const Onnx__TypeProto *tp) {
+  if (!tp) return NULL;
+  if (++d->depth > OSI_MAX_GRAPH_DEPTH) {
+    fail(d, OSI_ERR_LIMIT_EXCEEDED, "type nesting exceeds the limit");
+    return NULL;
+  }
+  const OsiType *t = NULL;
+  switch (tp->value_case) {
+  case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE:
+    t = decode_tensor_type(d, OSI_KIND_TENSOR, tp->tensor_type->elem_type,
+                           tp->tensor_type->shape);
+    break;
+  case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE:
+    t = decode_tensor_type(d, OSI_KIND_SPARSE_TENSOR, tp->sparse_tensor_type->elem_type,
+                           tp->sparse_tensor_type->shape);
+    break;
+  case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE:
+    t = osi_type_sequence(d->arena, decode_type(d, tp->sequence_type->elem_type));
+    break;
+  case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE:
+    t = osi_type_optional(d->arena, decode_type(d, tp->optional_type->elem_type));
+    break;
+  case ONNX__TYPE_PROTO__VALUE_MAP_TYPE:
+    t = osi_type_map(d->arena, tp->map_type->key_type, decode_type(d, tp->map_type->value_type));
+    break;
+  default:
+    break;
+  }
+  d->depth--;
+  return t;
+}
+
+static int decode_tensor(Decoder *d, const Onnx__TensorProto *tp, OsiTensor *out) {
+  out->name = str(d, tp->name);
+  out->elem_type = tp->data_type;
+  if (tp->n_dims > OSI_MAX_RANK) return fail(d, OSI_ERR_LIMIT_EXCEEDED, "tensor rank exceeds the limit");
+  out->rank = (int32_t)tp->n_dims;
+  int64_t *dims = ALLOC_ARRAY(d, tp->n_dims, int64_t);
+  if (!dims) return 0;
+  COPY(dims, tp->dims, tp->n_dims * sizeof(int64_t));
+  out->dims = dims;
+  out->external = tp->has_data_location && tp->data_location == 1;
+  OsiTensorSource src = {
+      .elem_type = tp->data_type,
+      .raw = tp->has_raw_data ? tp->raw_data.data : NULL,
+      .raw_len = tp->has_raw_data ? tp->raw_data.len : 0,
+      .has_raw = tp->has_raw_data,
+      .int64_data = tp->int64_data, .n_int64 = tp->n_int64_data,
+      .int32_data = tp->int32_data, .n_int32 = tp->n_int32_data,
+      .uint64_data = tp->uint64_data, .n_uint64 = tp->n_uint64_data,
+      .float_data = tp->float_data, .n_float = tp->n_float_data,
+      .double_data = tp->double_data, .n_double = tp->n_double_data,
+  };
+  osi_tensor_keep_data(d->arena, out, &src);
+  return 1;
+}
+
+static const OsiGraph *decode_graph(Decoder *d, const Onnx__GraphProto *gp);
+
+static int decode_attr(Decoder *d, const Onnx__AttributeProto *ap, OsiAttr *out) {
+  out->name = str(d, ap->name);
+  out->type = (OsiAttrType)ap->type;
+  out->ref_attr_name = ap->ref_attr_name ? str(d, ap->ref_attr_name) : NULL;
+  out->i = ap->i;
+  out->f = ap->f;
+  if (ap->has_s) {
+    out->s = osi_arena_strndup(d->arena, (const char *)ap->s.data, ap->s.len);
+    out->s_len = ap->s.len;
+  }
+  switch (out->type) {
+  case OSI_ATTR_INTS: {
+    int64_t *v = ALLOC_ARRAY(d, ap->n_ints, int64_t);
+    if (!v) return 0;
+    COPY(v, ap->ints, ap->n_ints * sizeof(int64_t));
+    out->ints = v;
+    out->n = ap->n_ints;
+    break;
+  }
+  case OSI_ATTR_FLOATS: {
+    double *v = ALLOC_ARRAY(d, ap->n_floats, double);
+    if (!v) return 0;
+    for (size_t i = 0; i < ap->n_floats; i++) v[i] = ap->floats[i];
+    out->floats = v;
+    out->n = ap->n_floats;
+    break;
+  }
+  case OSI_ATTR_STRINGS: {
+    const char **v = ALLOC_ARRAY(d, ap->n_strings, const char *);
+    if (!v) return 0;
+    for (size_t i = 0; i < ap->n_strings; i++)
+      v[i] = osi_arena_strndup(d->arena, (const char *)ap->strings[i].data, ap->strings[i].len);
+    out->strings = v;
+    out->n = ap->n_strings;
+    break;
+  }
+  case OSI_ATTR_TENSOR:
+    if (ap->t) {
+      OsiTensor *t = ALLOC_ARRAY(d, 1, OsiTensor);
+      if (!t || !decode_tensor(d, ap->t, t)) return 0;
+      out->t = t;
+    }
+    break;
+  case OSI_ATTR_SPARSE_TENSOR:
+    if (ap->sparse_tensor) {
+      OsiTensor *t = ALLOC_ARRAY(d, 1, OsiTensor);
+      if (!t) return 0;
+      const Onnx__SparseTensorProto *sp = ap->sparse_tensor;
+      if (sp->n_dims > OSI_MAX_RANK) return fail(d, OSI_ERR_LIMIT_EXCEEDED, "tensor rank exceeds the limit");
+      int64_t *dims = ALLOC_ARRAY(d, sp->n_dims, int64_t);
+      if (!dims) return 0;
+      COPY(dims, sp->dims, sp->n_dims * sizeof(int64_t));
+      t->dims = dims;
+      t->rank = (int32_t)sp->n_dims;
+      t->elem_type = sp->values ? sp->values->data_type : 0;
+      t->name = str(d, sp->values ? sp->values->name : "");
+      out->t = t;
+    }
+    break;
+  case OSI_ATTR_TENSORS: {
+    const OsiTensor **v = ALLOC_ARRAY(d, ap->n_tensors, const OsiTensor *);
+    if (!v) return 0;
+    for (size_t i = 0; i < ap->n_tensors; i++) {
+      OsiTensor *t = ALLOC_ARRAY(d, 1, OsiTensor);
+      if (!t || !decode_tensor(d, ap->tensors[i], t)) return 0;
+      v[i] = t;
+    }
+    out->tensors = v;
+    out->n = ap->n_tensors;
+    break;
+  }
+  case OSI_ATTR_GRAPH:
+    if (ap->g && !(out->g = decode_graph(d, ap->g))) return 0;
+    break;
+  case OSI_ATTR_GRAPHS: {
+    const OsiGraph **v = ALLOC_ARRAY(d, ap->n_graphs, const OsiGraph *);
+    if (!v) return 0;
+    for (size_t i = 0; i < ap->n_graphs; i++)
+      if (!(v[i] = decode_graph(d, ap->graphs[i]))) return 0;
+    out->graphs = v;
+    out->n = ap->n_graphs;
+    break;
+  }
+  case OSI_ATTR_TYPE_PROTO:
+    out->tp = decode_type(d, ap->tp);
+    break;
+  case OSI_ATTR_TYPE_PROTOS: {
+    const OsiType **v = ALLOC_ARRAY(d, ap->n_type_protos, const OsiType *);
+    if (!v) return 0;
+    for (size_t i = 0; i < ap->n_type_protos; i++) v[i] = decode_type(d, ap->type_protos[i]);
+    out->type_protos = v;
+    out->n = ap->n_type_protos;
+    break;
+  }
+  default:
+    break;
+  }
+  return d->err->status == OSI_OK;
+}
+
+static const char *const *strings(Decoder *d, char **src, size_t n) {
+  const char **v = ALLOC_ARRAY(d, n, const char *);
+  if (!v) return NULL;
+  for (size_t i = 0; i < n; i++) v[i] = str(d, src[i]);
+  return v;
+}
+
+static int decode_node(Decoder *d, const Onnx__NodeProto *np, OsiNode *out) {
+  out->name = str(d, np->name);
+  out->op_type = str(d, np->op_type);
+  out->domain = domain(d, np->domain);
+  out->overload = str(d, np->overload);
+  out->n_inputs = (int)np->n_input;
+  out->n_outputs = (int)np->n_output;
+  out->n_attrs = (int)np->n_attribute;
+  if (!(out->inputs = strings(d, np->input, np->n_input))) return 0;
+  if (!(out->outputs = strings(d, np->output, np->n_output))) return 0;
+  OsiAttr *attrs = ALLOC_ARRAY(d, np->n_attribute, OsiAttr);
+  if (!attrs) return 0;
+  for (size_t i = 0; i < np->n_attribute; i++)
+    if (!decode_attr(d, np->attribute[i], &attrs[i])) return 0;
+  out->attrs = attrs;
+  return 1;
+}
+
+static const OsiValueInfo *decode_value_infos(Decoder *d, Onnx__ValueInfoProto **src, size_t n) {
+  OsiValueInfo *v = ALLOC_ARRAY(d, n, OsiValueInfo);
+  if (!v) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    v[i].name = str(d, src[i]->name);
+    v[i].type = decode_type(d, src[i]->type);
+    if (d->err->status != OSI_OK) return NULL;
+  }
+  return v;
+}
+
+static const OsiNode *decode_nodes(Decoder *d, Onnx__NodeProto **src, size_t n) {
+  OsiNode *v = ALLOC_ARRAY(d, n, OsiNode);
+  if (!v) return NULL;
+  for (size_t i = 0; i < n; i++)
+    if (!decode_node(d, src[i], &v[i])) return NULL;
+  return v;
+}
+
+static const OsiGraph *decode_graph(Decoder *d, const Onnx__GraphProto *gp) {
+  if (++d->depth > OSI_MAX_GRAPH_DEPTH) {
+    fail(d, OSI_ERR_LIMIT_EXCEEDED, "subgraph nesting exceeds the limit");
+    return NULL;
+  }
+  OsiGraph *g = ALLOC_ARRAY(d, 1, OsiGraph);
+  if (!g) return NULL;
+  g->name = str(d, gp->name);
+  g->n_nodes = (int)gp->n_node;
+  g->n_inputs = (int)gp->n_input;
+  g->n_outputs = (int)gp->n_output;
+  g->n_value_info = (int)gp->n_value_info;
+  g->n_initializers = (int)(gp->n_initializer + gp->n_sparse_initializer);
+  if (!(g->nodes = decode_nodes(d, gp->node, gp->n_node))) return NULL;
+  if (!(g->inputs = decode_value_infos(d, gp->input, gp->n_input))) return NULL;
+  if (!(g->outputs = decode_value_infos(d, gp->output, gp->n_output))) return NULL;
+  if (!(g->value_info = decode_value_infos(d, gp->value_info, gp->n_value_info))) return NULL;
+  OsiTensor *inits = ALLOC_ARRAY(d, g->n_initializers, OsiTensor);
+  if (!inits) return NULL;
+  for (size_t i = 0; i < gp->n_initializer; i++)
+    if (!decode_tensor(d, gp->initializer[i], &inits[i])) return NULL;
+  for (size_t i = 0; i < gp->n_sparse_initializer; i++) {
+    const Onnx__SparseTensorProto *sp = gp->sparse_initializer[i];
+    OsiTensor *t = &inits[gp->n_initializer + i];
+    if (sp->n_dims > OSI_MAX_RANK) {
+      fail(d, OSI_ERR_LIMIT_EXCEEDED, "tensor rank exceeds the limit");
+      return NULL;
+    }
+    int64_t *dims = ALLOC_ARRAY(d, sp->n_dims, int64_t);
+    if (!dims) return NULL;
+    COPY(dims, sp->dims, sp->n_dims * sizeof(int64_t));
+    t->dims = dims;
+    t->rank = (int32_t)sp->n_dims;
+    t->elem_type = sp->values ? sp->values->data_type : 0;
+    t->name = str(d, sp->values ? sp->values->name : "");
+  }
+  g->initializers = inits;
+  d->depth--;
+  return g;
+}
+
+static const OsiOpsetImport *decode_opsets(Decoder *d, Onnx__OperatorSetIdProto **src, size_t n) {
+  OsiOpsetImport *v = ALLOC_ARRAY(d, n, OsiOpsetImport);
+  if (!v) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    v[i].domain = domain(d, src[i]->domain);
+    v[i].version = src[i]->version;
+  }
+  return v;
+}
+
+static int decode_function(Decoder *d, const Onnx__FunctionProto *fp, OsiFunction *f) {
+  f->name = str(d, fp->name);
+  f->domain = domain(d, fp->domain);
+  f->overload = str(d, fp->overload);
+  f->n_inputs = (int)fp->n_input;
+  f->n_outputs = (int)fp->n_output;
+  f->n_attr_names = (int)fp->n_attribute;
+  f->n_attr_defaults = (int)fp->n_attribute_proto;
+  f->n_nodes = (int)fp->n_node;
+  f->n_opsets = (int)fp->n_opset_import;
+  f->n_value_info = (int)fp->n_value_info;
+  if (!(f->inputs = strings(d, fp->input, fp->n_input))) return 0;
+  if (!(f->outputs = strings(d, fp->output, fp->n_output))) return 0;
+  if (!(f->attr_names = strings(d, fp->attribute, fp->n_attribute))) return 0;
+  OsiAttr *defaults = ALLOC_ARRAY(d, fp->n_attribute_proto, OsiAttr);
+  if (!defaults) return 0;
+  for (size_t i = 0; i < fp->n_attribute_proto; i++)
+    if (!decode_attr(d, fp->attribute_proto[i], &defaults[i])) return 0;
+  f->attr_defaults = defaults;
+  if (!(f->nodes = decode_nodes(d, fp->node, fp->n_node))) return 0;
+  if (!(f->opsets = decode_opsets(d, fp->opset_import, fp->n_opset_import))) return 0;
+  if (!(f->value_info = decode_value_infos(d, fp->value_info, fp->n_value_info))) return 0;
+  return 1;
+}
+
+static const OsiModel *convert(Decoder *d, const Onnx__ModelProto *mp) {
+  OsiModel *m = ALLOC_ARRAY(d, 1, OsiModel);
+  if (!m) return NULL;
+  m->ir_version = mp->ir_version;
+  m->producer_name = str(d, mp->producer_name);
+  m->n_opsets = (int)mp->n_opset_import;
+  if (!(m->opsets = decode_opsets(d, mp->opset_import, mp->n_opset_import))) return NULL;
+  m->n_functions = (int)mp->n_functions;
+  OsiFunction *fns = ALLOC_ARRAY(d, mp->n_functions, OsiFunction);
+  if (!fns) return NULL;
+  for (size_t i = 0; i < mp->n_functions; i++)
+    if (!decode_function(d, mp->functions[i], &fns[i])) return NULL;
+  m->functions = fns;
+  if (!mp->graph) {
+    fail(d, OSI_ERR_INVALID_MODEL, "the model has no graph");
+    return NULL;
+  }
+  if (!(m->graph = decode_graph(d, mp->graph))) return NULL;
+  return m;
+}
+
+/* Section - Nesting pre-scan
+ *
+ * protobuf-c unpacks submessages recursively with no depth limit, so a few
+ * hundred KB of nested TypeProto (sequence of sequence of ...) or
+ * GraphProto (If inside If ...) overflow the C stack before decode_type or
+ * decode_graph can count anything. This scan walks the wire bytes the way
+ * protobuf_c_message_unpack will, with the generated descriptors: it first
+ * checks one message's own fields (tags and lengths), then descends into
+ * its message-typed fields in order, and refuses to go deeper than
+ * OSI_MAX_PROTO_DEPTH. Malformed bytes end the scan with "fine": protobuf-c
+ * then rejects them at the same point, before reaching any deeper level.
+ * Iteration depth is bounded by the limit, so the scan itself is safe. */
+
+static size_t scan_varint(const uint8_t *p, size_t len, uint64_t *out) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < len && i < 10; i++) {
+    v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+    if (!(p[i] & 0x80)) {
+      *out = v;
+      return i + 1;
+    }
+  }
+  return 0;
+}
+
+/* Field keys protobuf-c reads differently from nanopb (decode_npb.c), which
+ * both decoders must then refuse alike: a 5-byte key whose last byte
+ * nanopb's varint32 calls an overflow (protobuf-c shifts it into an int and
+ * wraps), and a key naming field 0 in a longer encoding (protobuf-c only
+ * checks the first byte). 1 when p starts with such a key. */
+static int scan_bad_key(const uint8_t *p, size_t len) {
+  uint32_t key = p[0] & 0x7f;
+  for (size_t i = 1; i < len && i < 5 && (p[i - 1] & 0x80); i++) {
+    if (i == 4) {
+      if ((p[4] & 0x70) != 0 && (p[4] & 0x78) != 0x78) return 1;
+      key |= (uint32_t)(p[4] & 0x0f) << 28;
+    } else {
+      key |= (uint32_t)(p[i] & 0x7f) << (7 * i);
+    }
+  }
+  return (key >> 3) == 0;
+}
+
+/* 1: fine or malformed (protobuf-c decides); 0: nests too deep; 2: a field
+ * key (scan_bad_key) or number that nanopb refuses and protobuf-c does not:
+ * both decoders then fail with PARSE_ERROR. */
+static int scan_depth(const ProtobufCMessageDescriptor *desc, const uint8_t *p, size_t len,
+                      int depth) {
+  if (depth > OSI_MAX_PROTO_DEPTH) return 0;
+  /* Pass 1: this message's own fields, as protobuf-c scans them. */
+  for (size_t at = 0; at < len;) {
+    uint64_t key, n;
+    size_t used = scan_varint(p + at, len - at, &key);
+    if (used && used <= 5 && scan_bad_key(p + at, len - at)) return 2;
+    if (!used || (key >> 3) == 0) return 1;
+    at += used;
+    switch (key & 7) {
+    case 0: {
+      if (!(used = scan_varint(p + at, len - at, &n))) return 1;
+      /* A single (not repeated) number nanopb decodes itself, strictly:
+       * bits past 64 in a 10th byte fail there ("varint overflow") where
+       * protobuf-c drops them; refuse them here too. (Both truncate int32
+       * values alike; repeated numbers are read the protobuf-c way by
+       * both.) */
+      const ProtobufCFieldDescriptor *f =
+          key >> 3 <= UINT32_MAX ? protobuf_c_message_descriptor_get_field(desc, (unsigned)(key >> 3))
+                                 : NULL;
+      if (f && f->label != PROTOBUF_C_LABEL_REPEATED && used == 10 && (p[at + 9] & 0x7e)) return 2;
+      at += used;
+      break;
+    }
+    case 1: if (len - at < 8) return 1; at += 8; break;
+    case 5: if (len - at < 4) return 1; at += 4; break;
+    case 2:
+      if (!(used = scan_varint(p + at, len - at, &n)) || n > len - at - used) return 1;
+      at += used + (size_t)n;
+      break;
+    default: return 1; /* groups and invalid wire types */
+    }
+  }
+  /* Pass 2: descend into the message-typed fields. */
+  for (size_t at = 0; at < len;) {
+    uint64_t key = 0, n = 0;
+    at += scan_varint(p + at, len - at, &key);
+    switch (key & 7) {
+    case 0: at += scan_varint(p + at, len - at, &n); break;
+    case 1: at += 8; break;
+    case 5: at += 4; break;
+    default: {
+      at += scan_varint(p + at, len - at, &n);
+      const ProtobufCFieldDescriptor *f =
+          key >> 3 <= UINT32_MAX ? protobuf_c_message_descriptor_get_field(desc, (unsigned)(key >> 3))
+                                 : NULL;
+      int sub = f && f->type == PROTOBUF_C_TYPE_MESSAGE
+                    ? scan_depth(f->descriptor, p + at, (size_t)n, depth + 1)
+                    : 1;
+      if (sub != 1) return sub;
+      at += (size_t)n;
+      break;
+    }
+    }
+  }
+  return 1;
+}
+
+static void *scratch_alloc(void *user, size_t size) { return osi_scratch_alloc(user, size); }
+static void scratch_free(void *user, void *p) { osi_scratch_free(user, p); }
+
+const OsiModel *osi_decode_pbc(const uint8_t *bytes, size_t len, OsiArena *arena,
+                               OsiExprStore *exprs, OsiDecodeError *err) {
+  Decoder d = {arena, exprs, err, 0};
+  err->status = OSI_OK;
+  err->message[0] = 0;
+  int scan = scan_depth(&onnx__model_proto__descriptor, bytes, len, 1);
+  if (scan == 0) {
+    char msg[128];
+    snprintf(msg, sizeof msg, "protobuf messages nest deeper than %d levels", OSI_MAX_PROTO_DEPTH);
+    fail(&d, OSI_ERR_LIMIT_EXCEEDED, msg);
+    return NULL;
+  }
+  OsiScratch scratch = {0};
+  ProtobufCAllocator alloc = {scratch_alloc, scratch_free, &scratch};
+  Onnx__ModelProto *mp = scan == 2 ? NULL : onnx__model_proto__unpack(&alloc, len, bytes);
+  if (!mp) {
+    osi_scratch_release(&scratch);
+    fail(&d, OSI_ERR_PARSE, "the bytes are not a valid ONNX ModelProto (protobuf decoding failed)");
+    return NULL;
+  }
+  const OsiModel *m = convert(&d, mp);
+  osi_scratch_release(&scratch); /* the whole unpacked tree at once */
+  if (!m && err->status == OSI_OK) osi_mb_nomem(err, arena);
+  return m;
+}

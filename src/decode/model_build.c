@@ -1,0 +1,44 @@
+#include "decode/model_build.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int osi_mb_fail(OsiDecodeError *err, OsiStatus status, const char *msg) {
+  if (err->status == OSI_OK) {
+    err->status = status;
+    snprintf(err->message, sizeof err->message, "%s", msg);
+  }
+  return 0;
+}
+
+int osi_mb_nomem(OsiDecodeError *err, const OsiArena *arena) {
+  return osi_mb_fail(err, osi_arena_exhausted(arena) ? OSI_ERR_LIMIT_EXCEEDED : OSI_ERR_NOMEM,
+                     "out of memory while decoding the model");
+}
+
+const char *osi_mb_str(OsiArena *arena, const char *s) { return osi_arena_strdup(arena, s ? s : ""); }
+
+const char *osi_mb_domain(OsiArena *arena, const char *s) {
+  return (s && strcmp(s, "ai.onnx") == 0) ? "" : osi_mb_str(arena, s);
+}
+
+OsiExpr osi_mb_dim(OsiExprStore *exprs, OsiMbDimCase which, int64_t value, const char *param) {
+  switch (which) {
+  case OSI_MB_DIM_VALUE:
+    /* A negative declared size is meaningless: treat it as unknown. */
+    return value >= 0 ? osi_expr_const(exprs, value) : OSI_EXPR_UNKNOWN;
+  case OSI_MB_DIM_PARAM: return osi_expr_from_dim_param(exprs, param ? param : "");
+  default: return OSI_EXPR_UNKNOWN;
+  }
+}
+
+OsiType *osi_mb_tensor_type(OsiArena *arena, OsiDecodeError *err, OsiKind kind,
+                            int32_t elem_type, int rank) {
+  if (rank > OSI_MAX_RANK) {
+    osi_mb_fail(err, OSI_ERR_LIMIT_EXCEEDED, "declared rank exceeds the limit");
+    return NULL;
+  }
+  OsiType *t = osi_type_tensor(arena, elem_type, rank);
+  if (t) t->kind = kind;
+  return t;
+}

@@ -1,0 +1,42 @@
+/*
+ * What both decoders (decode_pbc.c, decode_npb.c) need to turn protobuf
+ * fields into the graph model (graph.h) the same way: error reporting,
+ * domain normalisation and declared dims -> expressions. Keeping this in one
+ * place is what makes the two decoders produce the same OsiModel.
+ */
+#ifndef OSI_MODEL_BUILD_H
+#define OSI_MODEL_BUILD_H
+
+#include <stdint.h>
+
+#include "decode/decode.h"
+#include "expr/expr.h"
+#include "model/types.h"
+
+/* Records the first error of a decode (later ones are dropped); returns 0. */
+int osi_mb_fail(OsiDecodeError *err, OsiStatus status, const char *msg);
+
+/* The error for a failed allocation: LIMIT_EXCEEDED once the arena is at its
+ * cap, NOMEM otherwise. Returns 0. */
+int osi_mb_nomem(OsiDecodeError *err, const OsiArena *arena);
+
+/* Arena copy of a NUL-terminated string, "" for NULL. */
+const char *osi_mb_str(OsiArena *arena, const char *s);
+
+/* Operator-set domain: "ai.onnx" is the default domain "" (NULL -> ""). */
+const char *osi_mb_domain(OsiArena *arena, const char *s);
+
+/* One declared dimension of a TensorShapeProto (the oneof `value`). */
+typedef enum OsiMbDimCase { OSI_MB_DIM_NONE = 0, OSI_MB_DIM_VALUE, OSI_MB_DIM_PARAM } OsiMbDimCase;
+
+/* The expression for one declared dimension: a constant, a parsed
+ * dim_param, or unknown (a negative dim_value or no value at all). */
+OsiExpr osi_mb_dim(OsiExprStore *exprs, OsiMbDimCase which, int64_t value, const char *param);
+
+/* A tensor (or sparse tensor) type of the given rank (-1: no shape) with
+ * unknown dims, or NULL: on a rank over OSI_MAX_RANK (err is set) or when
+ * memory runs out (err is not set, as the protobuf-c decoder always did). */
+OsiType *osi_mb_tensor_type(OsiArena *arena, OsiDecodeError *err, OsiKind kind,
+                            int32_t elem_type, int rank);
+
+#endif

@@ -1,0 +1,96 @@
+/*
+ * Private layout of the expression store, shared by expr.c (store,
+ * interning, queries, evaluation, substitution), expr_simplify.c
+ * (constructors and canonicalisation), expr_parse.c and expr_print.c.
+ *
+ * Canonical forms (every id in a store is one of these):
+ *   CONST      an int64 constant (val).
+ *   SYM        a leaf symbol (name).
+ *   FLOORDIV, MOD, CEILDIV   binary function atoms, arguments canonical.
+ *   MAX, MIN, BROADCAST      n-ary (n >= 2) function atoms, arguments
+ *              canonical, flattened, deduplicated and sorted by expr_cmp.
+ *   MUL        a monomial: >= 2 atoms (SYM or function nodes), sorted by
+ *              expr_cmp, repeated for powers (a*a), coefficient 1.
+ *   ADD        a polynomial: n >= 1 terms coefs[i]*args[i] where args[i] is
+ *              a monomial (atom or MUL), all distinct, sorted by mono_cmp,
+ *              coefficients nonzero, plus the constant val; never a lone
+ *              monomial with coefficient 1 and constant 0.
+ * "Atom" below means SYM or a function node; "monomial" means atom or MUL.
+ */
+#ifndef OSI_EXPR_INTERNAL_H
+#define OSI_EXPR_INTERNAL_H
+
+#include "expr/expr.h"
+
+enum {
+  EK_UNKNOWN = 0,
+  EK_CONST,
+  EK_SYM,
+  EK_MUL,
+  EK_ADD,
+  EK_FLOORDIV,
+  EK_MOD,
+  EK_CEILDIV,
+  EK_MAX,
+  EK_MIN,
+  EK_BROADCAST
+};
+
+typedef struct {
+  uint8_t kind;
+  uint16_t size;    /* osi_expr_size, <= OSI_EXPR_MAX_NODES */
+  uint32_t n;       /* number of arguments */
+  uint32_t off;     /* first argument in store->args (ADD: also coefs) */
+  uint32_t hash;
+  int64_t val;      /* CONST: the value; ADD: the constant term */
+  const char *name; /* SYM: the name (store-owned, NUL-terminated) */
+} ExprNode;
+
+typedef struct NameChunk NameChunk;
+
+struct OsiExprStore {
+  ExprNode *nodes;
+  uint32_t nnodes, capnodes;
+  uint32_t *args; /* argument pool */
+  int64_t *coefs; /* parallel to args: coefficients of ADD terms */
+  size_t nargs, capargs;
+  uint32_t *table; /* open addressing, 0 = empty */
+  uint32_t tcap, tcount;
+  char **strs; /* printed-form cache, indexed by id */
+  NameChunk *chunks;
+  uint64_t fresh_counter;
+  int assume_nonneg;
+};
+
+/* Section - Store internals (expr.c) */
+
+/* Interns a node; args/coefs must not point into the store. coefs is used
+ * only for EK_ADD. Returns OSI_EXPR_UNKNOWN when the node would exceed
+ * OSI_EXPR_MAX_NODES or memory runs out. */
+OsiExpr expr_intern(OsiExprStore *s, int kind, const OsiExpr *args, uint32_t n,
+                    const int64_t *coefs, int64_t val, const char *name, size_t namelen);
+/* Looks a symbol up without creating it. */
+OsiExpr expr_find_symbol(const OsiExprStore *s, const char *name, size_t namelen);
+
+static inline const ExprNode *expr_node(const OsiExprStore *s, OsiExpr e) { return &s->nodes[e]; }
+static inline const OsiExpr *expr_args(const OsiExprStore *s, OsiExpr e) {
+  return s->args + s->nodes[e].off;
+}
+static inline const int64_t *expr_coefs(const OsiExprStore *s, OsiExpr e) {
+  return s->coefs + s->nodes[e].off;
+}
+static inline int expr_kind(const OsiExprStore *s, OsiExpr e) { return s->nodes[e].kind; }
+static inline int expr_is_func(int kind) { return kind >= EK_FLOORDIV; }
+
+/* Structural total order on canonical expressions (0 iff same id). */
+int expr_cmp(const OsiExprStore *s, OsiExpr a, OsiExpr b);
+/* Order of the terms of a polynomial: higher degree first, then expr_cmp
+ * over the atom lists. */
+int expr_mono_cmp(const OsiExprStore *s, OsiExpr a, OsiExpr b);
+
+/* Section - Python integer helpers (expr.c); return 0 on overflow/zero divisor */
+
+int expr_floordiv64(int64_t a, int64_t b, int64_t *out);
+int expr_mod64(int64_t a, int64_t b, int64_t *out);
+
+#endif

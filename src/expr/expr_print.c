@@ -1,0 +1,227 @@
+/*
+ * Canonical printer. The text of an id is built once and cached in the
+ * store; children are printed through the cache too.
+ *
+ * Style (no spaces anywhere):
+ *   sums       terms in canonical order (higher degree first), constant
+ *              last, but a positive term (or else a positive constant) is
+ *              moved to the front: a+b, 2*a-b, b-a, 3-a, -a-b, a*b+a+1
+ *   products   factors joined by '*', coefficient first: 4104*a*b, a*a;
+ *              a // or % factor is parenthesised: 2*(x//3), a*(b%2),
+ *              and so is a negated one: -(x//2)
+ *   // and %   numerator parenthesised only when it is a sum of two or more
+ *              parts ((a+b)//2, 2*x//3, -x//3), divisor unless it is a
+ *              symbol, a constant or a function call (x//(2*y))
+ *   functions  Max(a,b,c), Min(...), CeilDiv(a,b), Broadcast(a,b)
+ *   symbols    bare when an identifier, otherwise quoted (see expr_parse.c)
+ *   INT64_MIN  (-9223372036854775807-1), so that every text parses back
+ * Every printed text parses back (osi_expr_parse) to the same id.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr/expr_internal.h"
+
+typedef struct {
+  char *p;
+  size_t n, cap;
+  int oom;
+} Buf;
+
+static void put(Buf *b, const char *s, size_t len) {
+  if (b->oom) return;
+  if (b->n + len + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->n + len + 1) cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) {
+      b->oom = 1;
+      return;
+    }
+    b->p = p;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->n, s, len);
+  b->n += len;
+  b->p[b->n] = 0;
+}
+
+static void puts_(Buf *b, const char *s) { put(b, s, strlen(s)); }
+
+/* Decimal magnitude of v (v != INT64_MIN) or the INT64_MIN spelling. */
+static void put_int(Buf *b, int64_t v) {
+  if (v == INT64_MIN) {
+    puts_(b, "(-9223372036854775807-1)");
+    return;
+  }
+  char tmp[24];
+  int n = 0;
+  uint64_t u = v < 0 ? (uint64_t)(-v) : (uint64_t)v;
+  do {
+    tmp[n++] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (v < 0) put(b, "-", 1);
+  while (n) put(b, &tmp[--n], 1);
+}
+
+static int is_ident(const char *s) {
+  if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_')) return 0;
+  for (s++; *s; s++)
+    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+          *s == '_'))
+      return 0;
+  return 1;
+}
+
+static void put_symbol(Buf *b, const char *name) {
+  if (is_ident(name)) {
+    puts_(b, name);
+    return;
+  }
+  put(b, "'", 1);
+  for (const char *p = name; *p; p++) {
+    if (*p == '\'' || *p == '\\') put(b, "\\", 1);
+    put(b, p, 1);
+  }
+  put(b, "'", 1);
+}
+
+static int is_divmod(const OsiExprStore *s, OsiExpr e) {
+  int k = expr_kind(s, e);
+  return k == EK_FLOORDIV || k == EK_MOD;
+}
+
+/* A monomial as a product operand: // and % atoms in parentheses. */
+static void put_factor(OsiExprStore *s, Buf *b, OsiExpr m) {
+  if (is_divmod(s, m)) {
+    put(b, "(", 1);
+    puts_(b, osi_expr_str(s, m));
+    put(b, ")", 1);
+  } else {
+    puts_(b, osi_expr_str(s, m));
+  }
+}
+
+/* One term k*m of a sum; `first` selects unary rather than binary sign. */
+static void put_term(OsiExprStore *s, Buf *b, int64_t k, OsiExpr m, int first) {
+  if (k == INT64_MIN) {
+    if (!first) put(b, "+", 1);
+    put_int(b, k);
+    put(b, "*", 1);
+    put_factor(s, b, m);
+    return;
+  }
+  if (k < 0) put(b, "-", 1);
+  else if (!first) put(b, "+", 1);
+  uint64_t a = k < 0 ? (uint64_t)(-k) : (uint64_t)k;
+  if (a != 1) {
+    put_int(b, (int64_t)a);
+    put(b, "*", 1);
+    put_factor(s, b, m);
+  } else if (k < 0 && first) {
+    put_factor(s, b, m);
+  } else {
+    puts_(b, osi_expr_str(s, m));
+  }
+}
+
+static void put_const_part(Buf *b, int64_t c, int first) {
+  if (c == INT64_MIN) {
+    if (!first) put(b, "+", 1);
+    put_int(b, c);
+  } else if (c < 0 || first) {
+    put_int(b, c);
+  } else {
+    put(b, "+", 1);
+    put_int(b, c);
+  }
+}
+
+static void put_sum(OsiExprStore *s, Buf *b, OsiExpr e) {
+  const ExprNode *nd = expr_node(s, e);
+  uint32_t n = nd->n, lead = n;
+  int64_t c = nd->val;
+  /* copy: printing children never interns, but keep the pointers local */
+  const OsiExpr *m = expr_args(s, e);
+  const int64_t *k = expr_coefs(s, e);
+  for (uint32_t i = 0; i < n; i++)
+    if (k[i] > 0) {
+      lead = i;
+      break;
+    }
+  int const_first = lead == n && c > 0;
+  int first = 1;
+  if (const_first) {
+    put_const_part(b, c, 1);
+    first = 0;
+  } else if (lead < n) {
+    put_term(s, b, k[lead], m[lead], 1);
+    first = 0;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    if (i == lead) continue;
+    put_term(s, b, k[i], m[i], first);
+    first = 0;
+  }
+  if (c != 0 && !const_first) put_const_part(b, c, first);
+}
+
+static void put_div_operand(OsiExprStore *s, Buf *b, OsiExpr e, int divisor) {
+  const ExprNode *nd = expr_node(s, e);
+  int paren;
+  if (divisor)
+    paren = !(nd->kind == EK_SYM || (nd->kind == EK_CONST && nd->val >= 0) ||
+              nd->kind == EK_CEILDIV || nd->kind >= EK_MAX);
+  else
+    paren = nd->kind == EK_ADD && nd->n + (nd->val != 0) >= 2;
+  if (paren) put(b, "(", 1);
+  puts_(b, osi_expr_str(s, e));
+  if (paren) put(b, ")", 1);
+}
+
+static void put_node(OsiExprStore *s, Buf *b, OsiExpr e) {
+  const ExprNode *nd = expr_node(s, e);
+  uint32_t n = nd->n;
+  switch (nd->kind) {
+  case EK_CONST: put_int(b, nd->val); return;
+  case EK_SYM: put_symbol(b, nd->name); return;
+  case EK_MUL:
+    for (uint32_t i = 0; i < n; i++) {
+      if (i) put(b, "*", 1);
+      put_factor(s, b, expr_args(s, e)[i]);
+    }
+    return;
+  case EK_ADD: put_sum(s, b, e); return;
+  case EK_FLOORDIV:
+  case EK_MOD:
+    put_div_operand(s, b, expr_args(s, e)[0], 0);
+    puts_(b, nd->kind == EK_FLOORDIV ? "//" : "%");
+    put_div_operand(s, b, expr_args(s, e)[1], 1);
+    return;
+  default: {
+    static const char *names[] = {"CeilDiv", "Max", "Min", "Broadcast"};
+    puts_(b, names[nd->kind - EK_CEILDIV]);
+    put(b, "(", 1);
+    for (uint32_t i = 0; i < n; i++) {
+      if (i) put(b, ",", 1);
+      puts_(b, osi_expr_str(s, expr_args(s, e)[i]));
+    }
+    put(b, ")", 1);
+    return;
+  }
+  }
+}
+
+const char *osi_expr_str(OsiExprStore *s, OsiExpr e) {
+  if (!s || e == OSI_EXPR_UNKNOWN || e >= s->nnodes) return "?";
+  if (s->strs[e]) return s->strs[e];
+  Buf b = {0};
+  put_node(s, &b, e);
+  if (b.oom || !b.p) {
+    free(b.p);
+    return "?";
+  }
+  s->strs[e] = b.p;
+  return b.p;
+}

@@ -1,0 +1,587 @@
+#include "infer/constraints.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t pair_hash(OsiExpr a, OsiExpr b) {
+  uint64_t h = ((uint64_t)a << 32 | (uint64_t)b) * 0x9e3779b97f4a7c15ull;
+  return (size_t)(h >> 32);
+}
+
+/* The slot where (a, b) is indexed, or the empty slot where it would go. */
+static size_t index_slot(const OsiConstraintList *l, OsiExpr a, OsiExpr b) {
+  size_t mask = (size_t)l->index_cap - 1, i = pair_hash(a, b) & mask;
+  for (int k; (k = l->index[i]) != 0; i = (i + 1) & mask)
+    if (k - 1 < l->count && l->items[k - 1].lhs == a && l->items[k - 1].rhs == b) break;
+  return i;
+}
+
+static int list_has(const OsiConstraintList *l, OsiExpr a, OsiExpr b) {
+  return l->index_cap && l->index[index_slot(l, a, b)] != 0;
+}
+
+/* Rebuilds the index for items[0..count) at a size with room to spare. */
+static int index_rebuild(OsiConstraintList *l) {
+  int cap = 64;
+  while (cap < 4 * (l->count + 1)) cap *= 2;
+  int *index = calloc((size_t)cap, sizeof *index);
+  if (!index) return 0;
+  free(l->index);
+  l->index = index;
+  l->index_cap = cap;
+  l->index_used = 0;
+  for (int i = 0; i < l->count; i++) {
+    size_t mask = (size_t)cap - 1, j = pair_hash(l->items[i].lhs, l->items[i].rhs) & mask;
+    while (index[j]) j = (j + 1) & mask;
+    index[j] = i + 1;
+    l->index_used++;
+  }
+  return 1;
+}
+
+/* Past this many constraints the rest are dropped (pathological models). */
+#define MAX_CONSTRAINTS 20000
+
+static void list_add(OsiConstraintList *l, OsiExpr a, OsiExpr b) {
+  if (l->count >= MAX_CONSTRAINTS || list_has(l, a, b)) return;
+  if (l->count == l->cap) {
+    int cap = l->cap ? l->cap * 2 : 16;
+    OsiConstraint *items = realloc(l->items, (size_t)cap * sizeof *items);
+    if (!items) return;
+    l->items = items;
+    l->cap = cap;
+  }
+  /* Slots of rolled-back items count as used: rebuilding drops them. */
+  if ((l->index_used + 1) * 2 > l->index_cap && !index_rebuild(l)) return;
+  l->items[l->count].lhs = a;
+  l->items[l->count].rhs = b;
+  l->index[index_slot(l, a, b)] = l->count + 1;
+  l->index_used++;
+  l->count++;
+}
+
+static void add_equal_pair(OsiRun *run, OsiExpr a, OsiExpr b) {
+  if (a == b || a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN) return;
+  if (strcmp(osi_expr_str(run->exprs, a), osi_expr_str(run->exprs, b)) > 0) {
+    OsiExpr t = a;
+    a = b;
+    b = t;
+  }
+  if (!list_has(&run->equal, a, b))
+    osi_run_event(run, "constraint", "", "%s == %s", osi_expr_str(run->exprs, a),
+                  osi_expr_str(run->exprs, b));
+  list_add(&run->equal, a, b);
+}
+
+void osi_constraint_equal(OsiRun *run, OsiExpr a, OsiExpr b) {
+  add_equal_pair(run, a, b);
+  OsiExpr x, y;
+  if (a != b && osi_expr_leaf_equality(run->exprs, a, b, &x, &y)) add_equal_pair(run, x, y);
+}
+
+void osi_constraint_less_equal(OsiRun *run, OsiExpr lhs, OsiExpr rhs) {
+  if (lhs == rhs || lhs == OSI_EXPR_UNKNOWN || rhs == OSI_EXPR_UNKNOWN) return;
+  if (!list_has(&run->less_equal, lhs, rhs))
+    osi_run_event(run, "constraint", "", "%s <= %s", osi_expr_str(run->exprs, lhs),
+                  osi_expr_str(run->exprs, rhs));
+  list_add(&run->less_equal, lhs, rhs);
+}
+
+void osi_constraints_free(OsiRun *run) {
+  free(run->equal.items);
+  free(run->less_equal.items);
+  free(run->equal.index);
+  free(run->less_equal.index);
+  memset(&run->equal, 0, sizeof run->equal);
+  memset(&run->less_equal, 0, sizeof run->less_equal);
+}
+
+/* Section - Preferred names */
+
+/* A set of symbol names (open addressing over string hashes) that also
+ * keeps them in insertion order. */
+typedef struct Names {
+  const char **items;
+  int count, cap;
+  const char **slots;
+  size_t nslots;
+} Names;
+
+static size_t names_find(const Names *n, const char *name) {
+  size_t mask = n->nslots - 1, i = (size_t)osi_hash_string(name) & mask;
+  while (n->slots[i] && strcmp(n->slots[i], name) != 0) i = (i + 1) & mask;
+  return i;
+}
+
+static int names_has(const Names *n, const char *name) {
+  return n->nslots && n->slots[names_find(n, name)] != NULL;
+}
+
+static void names_add(const char *name, void *user) {
+  Names *n = user;
+  if (names_has(n, name)) return;
+  if ((size_t)(n->count + 1) * 2 > n->nslots) {
+    size_t nslots = n->nslots ? n->nslots * 2 : 64;
+    const char **slots = calloc(nslots, sizeof *slots);
+    if (!slots) return;
+    free(n->slots);
+    n->slots = slots;
+    n->nslots = nslots;
+    for (int i = 0; i < n->count; i++) n->slots[names_find(n, n->items[i])] = n->items[i];
+  }
+  if (n->count == n->cap) {
+    int cap = n->cap ? n->cap * 2 : 32;
+    const char **items = realloc(n->items, (size_t)cap * sizeof *items);
+    if (!items) return;
+    n->items = items;
+    n->cap = cap;
+  }
+  n->slots[names_find(n, name)] = name;
+  n->items[n->count++] = name;
+}
+
+static void names_free(Names *n) {
+  free(n->items);
+  free(n->slots);
+}
+
+static void collect_type_names(OsiExprStore *s, const OsiType *t, Names *out, int depth) {
+  if (!t || depth > 16) return;
+  for (int i = 0; i < t->rank; i++) osi_expr_for_each_symbol(s, t->dims[i], names_add, out);
+  collect_type_names(s, t->elem, out, depth + 1);
+}
+
+static void collect_names(OsiExprStore *s, const OsiValueInfo *vi, int n, Names *out) {
+  for (int i = 0; i < n; i++) collect_type_names(s, vi[i].type, out, 0);
+}
+
+/* Section - Equivalence classes (union-find over constraint operands) */
+
+typedef struct Classes {
+  OsiExpr *members;
+  int *parent;
+  int count;
+  int *slots; /* member -> 1 + index, open addressing; 0 empty */
+  size_t mask;
+} Classes;
+
+static int class_index(Classes *c, OsiExpr e) {
+  size_t i = (size_t)(((uint64_t)e * 0x9e3779b97f4a7c15ull) >> 32) & c->mask;
+  for (; c->slots[i]; i = (i + 1) & c->mask)
+    if (c->members[c->slots[i] - 1] == e) return c->slots[i] - 1;
+  c->members[c->count] = e;
+  c->parent[c->count] = c->count;
+  c->slots[i] = c->count + 1;
+  return c->count++;
+}
+
+static int find_root(Classes *c, int i) {
+  while (c->parent[i] != i) i = c->parent[i] = c->parent[c->parent[i]];
+  return i;
+}
+
+typedef struct Ranking {
+  OsiExprStore *s;
+  const Names *inputs, *preferred;
+} Ranking;
+
+/* Lower is a better canonical name. */
+static int rank_of(const Ranking *r, OsiExpr e) {
+  const char *name;
+  int64_t c;
+  if (osi_expr_is_const(r->s, e, &c)) return 0;
+  if (osi_expr_is_symbol(r->s, e, &name)) {
+    if (names_has(r->inputs, name)) return 1;
+    if (names_has(r->preferred, name)) return 2;
+  }
+  return 3;
+}
+
+static int better(const Ranking *r, OsiExpr a, OsiExpr b) {
+  int ra = rank_of(r, a), rb = rank_of(r, b);
+  if (ra != rb) return ra < rb;
+  const char *sa = osi_expr_str(r->s, a), *sb = osi_expr_str(r->s, b);
+  size_t la = strlen(sa), lb = strlen(sb);
+  if (la != lb) return la < lb;
+  return strcmp(sa, sb) < 0;
+}
+
+typedef struct AllPreferred {
+  const Names *preferred;
+  int all;
+} AllPreferred;
+
+static void check_preferred(const char *name, void *user) {
+  AllPreferred *ap = user;
+  if (!names_has(ap->preferred, name)) ap->all = 0;
+}
+
+/* Whether key -> target may be applied (the design's keep rules). */
+static int may_rename(const Ranking *r, OsiExpr key, OsiExpr target) {
+  const char *name;
+  int64_t c;
+  if (osi_expr_is_const(r->s, key, &c)) return 0;
+  if (osi_expr_is_symbol(r->s, key, &name)) return !names_has(r->preferred, name);
+  AllPreferred ap = {r->preferred, 1};
+  osi_expr_for_each_symbol(r->s, key, check_preferred, &ap);
+  return !ap.all || rank_of(r, target) == 1;
+}
+
+/* Section - Consistency of joined classes */
+
+typedef struct InputScan {
+  const Names *inputs;
+  int all_inputs;
+} InputScan;
+
+static void scan_symbol(const char *name, void *user) {
+  InputScan *sc = user;
+  if (!names_has(sc->inputs, name)) sc->all_inputs = 0;
+}
+
+/* A size computed from the graph inputs alone: every symbol of e is a
+ * graph-input symbol (constants are never class members). */
+static int from_inputs(const Ranking *r, OsiExpr e) {
+  InputScan sc = {r->inputs, 1};
+  osi_expr_for_each_symbol(r->s, e, scan_symbol, &sc);
+  return sc.all_inputs;
+}
+
+/* Definitions taken from accepted equalities: a graph-input symbol naming
+ * a size of other input symbols (total_seq := past_seq+seq). No value
+ * contains a defined symbol. */
+typedef struct Defs {
+  OsiExpr *from, *to;
+  size_t n, cap;
+} Defs;
+
+static OsiExpr defs_apply(OsiExprStore *s, const Defs *d, OsiExpr e) {
+  return d->n ? osi_expr_substitute(s, e, d->from, d->to, d->n) : e;
+}
+
+static int defs_add(OsiExprStore *s, Defs *d, OsiExpr symbol, OsiExpr value) {
+  if (d->n == d->cap) {
+    size_t cap = d->cap ? d->cap * 2 : 8;
+    OsiExpr *from = realloc(d->from, cap * sizeof *from);
+    if (!from) return 0;
+    d->from = from;
+    OsiExpr *to = realloc(d->to, cap * sizeof *to);
+    if (!to) return 0;
+    d->to = to;
+    d->cap = cap;
+  }
+  for (size_t i = 0; i < d->n; i++) {
+    OsiExpr v = osi_expr_substitute(s, d->to[i], &symbol, &value, 1);
+    if (v == OSI_EXPR_UNKNOWN) return 0;
+    d->to[i] = v;
+  }
+  d->from[d->n] = symbol;
+  d->to[d->n++] = value;
+  return 1;
+}
+
+#define SAMPLE_SYMBOLS 16
+#define SAMPLES 7
+
+typedef struct Sample {
+  const char *names[SAMPLE_SYMBOLS];
+  int64_t values[SAMPLE_SYMBOLS];
+  int n, too_many;
+  const char *find;
+  int found;
+} Sample;
+
+static void sample_symbol(const char *name, void *user) {
+  Sample *sm = user;
+  if (sm->find && strcmp(sm->find, name) == 0) sm->found = 1;
+  for (int i = 0; i < sm->n; i++)
+    if (strcmp(sm->names[i], name) == 0) return;
+  if (sm->n == SAMPLE_SYMBOLS) sm->too_many = 1;
+  else sm->names[sm->n++] = name;
+}
+
+static int sample_lookup(void *user, const char *name, int64_t *value) {
+  const Sample *sm = user;
+  for (int i = 0; i < sm->n; i++)
+    if (strcmp(sm->names[i], name) == 0) {
+      *value = sm->values[i];
+      return 1;
+    }
+  return 0;
+}
+
+static int mentions(OsiExprStore *s, OsiExpr e, const char *name) {
+  Sample sm = {.find = name};
+  osi_expr_for_each_symbol(s, e, sample_symbol, &sm);
+  return sm.found;
+}
+
+/* Whether a and b agree at a few small sizes of their symbols (all 0, and
+ * six spreads of 1..10), counting only sizes where both are defined; at
+ * least one must be. Not a proof: it tells a declaration that can name one
+ * size (whatever the sizes a model really takes) from one that contradicts
+ * inference at ordinary sizes. */
+static int agree_on_samples(OsiExprStore *s, OsiExpr a, OsiExpr b) {
+  Sample sm = {0};
+  osi_expr_for_each_symbol(s, a, sample_symbol, &sm);
+  osi_expr_for_each_symbol(s, b, sample_symbol, &sm);
+  if (sm.too_many) return 0;
+  int defined = 0;
+  for (int k = 0; k < SAMPLES; k++) {
+    for (int j = 0; j < sm.n; j++) sm.values[j] = k == 0 ? 0 : 1 + (7 * j + 3 * k + j * k) % 10;
+    int64_t va, vb;
+    if (osi_expr_eval(s, a, sample_lookup, &sm, &va) != 0 || osi_expr_eval(s, b, sample_lookup, &sm, &vb) != 0)
+      continue;
+    if (va != vb) return 0;
+    defined++;
+  }
+  return defined > 0;
+}
+
+/* What a class knows of its size, per root: its member made of graph-input
+ * symbols only (a bare one or a computed size) or OSI_EXPR_UNKNOWN, and
+ * whether it holds a declared name standing for a size inference does not
+ * know (OsiAnchorLog.filled). */
+typedef struct ClassSizes {
+  OsiExpr *rep;
+  char *unknown;
+  const OsiConstraintList *filled;
+} ClassSizes;
+
+/* The root of e's class, adding e as a class of its own when new. */
+static int class_of(const Ranking *r, Classes *c, ClassSizes *cs, OsiExpr e) {
+  int known = c->count, i = class_index(c, e);
+  if (i == known) {
+    cs->rep[i] = from_inputs(r, e) ? e : OSI_EXPR_UNKNOWN;
+    cs->unknown[i] = (char)list_has(cs->filled, e, e);
+  }
+  return find_root(c, i);
+}
+
+/* Whether equating two classes, each with its member made of input
+ * symbols (or none), can name one size rather than restrict the graph
+ * inputs: S and Min(S,1), p+q and 2*p, or batch and seq, cannot; total_seq
+ * and past_seq+seq can (total_seq is then defined as that), and so can a size
+ * that the definitions so far make equal to the other at ordinary sizes
+ * (GPT-2's past+Broadcast(seq, Min(total,64)-Min(past,64)) and past+seq). */
+static int join_consistent(const Ranking *r, Defs *defs, OsiExpr ra, OsiExpr rb) {
+  if (ra == OSI_EXPR_UNKNOWN || rb == OSI_EXPR_UNKNOWN) return 1;
+  OsiExprStore *s = r->s;
+  OsiExpr a = defs_apply(s, defs, ra), b = defs_apply(s, defs, rb);
+  if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN) return 0;
+  if (a == b) return 1;
+  const char *name, *other;
+  int sa = osi_expr_is_symbol(s, a, &name), sb = osi_expr_is_symbol(s, b, &other);
+  /* Two graph-input symbols are two sizes the caller picks: equating them
+   * is left to the samples (torch labels batch and seq dims alike). */
+  if (sa && !sb && !mentions(s, b, name)) return defs_add(s, defs, a, b);
+  if (sb && !sa && !mentions(s, a, other)) return defs_add(s, defs, b, a);
+  return agree_on_samples(s, a, b);
+}
+
+static int pair_in(const OsiConstraintList *l, OsiExpr a, OsiExpr b) {
+  return list_has(l, a, b) || list_has(l, b, a);
+}
+
+/* `merged` with each dim whose declaration was rejected back to the
+ * inferred one (`inferred` has the same structure: the merge built
+ * `merged` from it). */
+static const OsiType *take_back(OsiRun *run, const OsiConstraintList *rejected, const OsiType *merged,
+                                const OsiType *inferred, int depth) {
+  if (!merged || !inferred || depth > 16) return merged;
+  const OsiType *elem = take_back(run, rejected, merged->elem, inferred->elem, depth + 1);
+  int changed = elem != merged->elem;
+  OsiExpr dims[OSI_MAX_RANK];
+  for (int i = 0; i < merged->rank; i++) {
+    dims[i] = merged->dims[i];
+    if (inferred->rank == merged->rank && dims[i] != inferred->dims[i] &&
+        pair_in(rejected, dims[i], inferred->dims[i])) {
+      dims[i] = inferred->dims[i];
+      changed = 1;
+    }
+  }
+  if (!changed) return merged;
+  OsiType *t = osi_type_copy(run->arena, merged);
+  if (!t) return merged;
+  for (int i = 0; i < merged->rank; i++) osi_type_dims_mut(t)[i] = dims[i];
+  t->elem = elem;
+  return t;
+}
+
+/* Drops the rejected equalities, says which declarations were ignored, and
+ * gives the anchored values their inferred dims back there. */
+static void settle_rejected(OsiContext *scope, const OsiConstraintList *rejected, const OsiAnchorLog *log) {
+  OsiRun *run = scope->run;
+  OsiExprStore *s = run->exprs;
+  for (int i = 0; i < rejected->count; i++)
+    osi_run_diag(run, "ANCHOR_CONFLICT", "", "", -1,
+                 "the declared output shapes make %s equal to %s, but with the other declarations "
+                 "that would hold only for some input sizes; this declaration is ignored",
+                 osi_expr_str(s, rejected->items[i].lhs), osi_expr_str(s, rejected->items[i].rhs));
+  OsiConstraintList *eq = &run->equal;
+  int kept = 0;
+  for (int i = 0; i < eq->count; i++)
+    if (!list_has(rejected, eq->items[i].lhs, eq->items[i].rhs)) eq->items[kept++] = eq->items[i];
+  if (kept != eq->count) {
+    eq->count = kept;
+    index_rebuild(eq);
+  }
+  for (int i = 0; log && i < log->count; i++) {
+    OsiValueEntry *e = log->items[i].entry;
+    const OsiType *t = take_back(run, rejected, e->type, log->items[i].inferred, 0);
+    if (t != e->type) {
+      if (OSI_EVENTS_ON(run)) {
+        char before[512], after[512];
+        osi_run_event(run, "anchor", e->name, "contradictory declaration ignored: %s -> %s",
+                      osi_type_text(s, e->type, before, sizeof before), osi_type_text(s, t, after, sizeof after));
+      }
+      e->type = t;
+    }
+  }
+}
+
+/* Section - Rewriting */
+
+static const OsiType *rewrite_type(OsiRun *run, const OsiType *t, const OsiExpr *from,
+                                   const OsiExpr *to, size_t n, int depth) {
+  if (!t || depth > 16) return t;
+  OsiExprStore *s = run->exprs;
+  const OsiType *elem = rewrite_type(run, t->elem, from, to, n, depth + 1);
+  int changed = elem != t->elem;
+  OsiExpr dims[OSI_MAX_RANK];
+  for (int i = 0; i < t->rank; i++) {
+    dims[i] = t->dims[i] == OSI_EXPR_UNKNOWN ? t->dims[i] : osi_expr_substitute(s, t->dims[i], from, to, n);
+    if (dims[i] == OSI_EXPR_UNKNOWN) dims[i] = t->dims[i]; /* never lose a dim to the size cap */
+    changed |= dims[i] != t->dims[i];
+  }
+  const OsiValue *value = t->value;
+  OsiExpr *vals = NULL;
+  if (value && value->ints) {
+    for (int64_t i = 0; i < value->count; i++) {
+      OsiExpr e = value->ints[i] == OSI_EXPR_UNKNOWN ? OSI_EXPR_UNKNOWN
+                                                     : osi_expr_substitute(s, value->ints[i], from, to, n);
+      if (e == OSI_EXPR_UNKNOWN || e == value->ints[i]) continue;
+      if (!vals) {
+        OsiValue *nv = osi_value_ints(run->arena, value->count, &vals);
+        if (!nv) break;
+        memcpy(vals, value->ints, (size_t)value->count * sizeof(OsiExpr));
+        value = nv;
+      }
+      vals[i] = e;
+    }
+  }
+  changed |= value != t->value;
+  if (!changed) return t;
+  OsiType *nt = osi_type_copy(run->arena, t);
+  if (!nt) return t;
+  for (int i = 0; i < t->rank; i++) osi_type_dims_mut(nt)[i] = dims[i];
+  nt->elem = elem;
+  nt->value = value;
+  return nt;
+}
+
+/* Most passes needed in practice is 2 (a rename exposing another); the cap
+ * guards against mappings that keep rewriting each other. */
+#define MAX_RENAME_PASSES 4
+
+OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const OsiAnchorLog *log) {
+  OsiRun *run = scope->run;
+  int n = run->equal.count;
+  if (n == 0) return OSI_OK;
+  OsiExprStore *s = run->exprs;
+  Names inputs = {0}, preferred = {0};
+  collect_names(s, g->inputs, g->n_inputs, &inputs);
+  collect_names(s, g->inputs, g->n_inputs, &preferred);
+  collect_names(s, g->outputs, g->n_outputs, &preferred);
+  collect_names(s, g->value_info, g->n_value_info, &preferred);
+  Ranking r = {s, &inputs, &preferred};
+
+  size_t nslots = 16;
+  while (nslots < (size_t)n * 4) nslots *= 2; /* 2n members at most, load <= 1/2 */
+  Classes c = {malloc(sizeof(OsiExpr) * (size_t)(2 * n)), malloc(sizeof(int) * (size_t)(2 * n)), 0,
+               calloc(nslots, sizeof(int)), nslots - 1};
+  OsiExpr *from = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
+  OsiExpr *to = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
+  OsiExpr *best = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
+  OsiExpr *rep = malloc(sizeof(OsiExpr) * (size_t)(2 * n)); /* ClassSizes */
+  char *unknown = malloc((size_t)(2 * n));
+  OsiConstraintList rejected = {0}, filled = {0};
+  Defs defs = {0};
+  for (int i = 0; log && i < log->n_filled; i++) {
+    const char *name;
+    if (osi_expr_is_symbol(s, log->filled[i], &name) && !names_has(&inputs, name))
+      list_add(&filled, log->filled[i], log->filled[i]);
+  }
+  ClassSizes sizes = {rep, unknown, &filled};
+  OsiStatus st = OSI_OK;
+  if (!c.members || !c.parent || !c.slots || !from || !to || !best || !rep || !unknown) {
+    st = osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
+    goto done;
+  }
+  /* In declaration order; an equality that cannot name one size given the
+   * ones already joined is rejected (it renames nothing). */
+  for (int i = 0; i < n; i++) {
+    OsiExpr lhs = run->equal.items[i].lhs, rhs = run->equal.items[i].rhs;
+    int a = class_of(&r, &c, &sizes, lhs), b = class_of(&r, &c, &sizes, rhs);
+    if (a == b) continue;
+    if ((unknown[a] && rep[b] != OSI_EXPR_UNKNOWN) || (unknown[b] && rep[a] != OSI_EXPR_UNKNOWN) ||
+        !join_consistent(&r, &defs, rep[a], rep[b])) {
+      list_add(&rejected, lhs, rhs);
+      continue;
+    }
+    c.parent[a] = b;
+    if (rep[b] == OSI_EXPR_UNKNOWN) rep[b] = rep[a];
+    unknown[b] |= unknown[a];
+  }
+  if (rejected.count) settle_rejected(scope, &rejected, log);
+  for (int i = 0; i < c.count; i++) best[i] = OSI_EXPR_UNKNOWN;
+  for (int i = 0; i < c.count; i++) {
+    int root = find_root(&c, i);
+    if (best[root] == OSI_EXPR_UNKNOWN || better(&r, c.members[i], best[root])) best[root] = c.members[i];
+  }
+  size_t nmap = 0;
+  for (int i = 0; i < c.count; i++) {
+    OsiExpr target = best[find_root(&c, i)];
+    if (c.members[i] != target && may_rename(&r, c.members[i], target)) {
+      from[nmap] = c.members[i];
+      to[nmap++] = target;
+      osi_run_event(run, "rename", "", "%s -> %s", osi_expr_str(s, c.members[i]), osi_expr_str(s, target));
+    }
+  }
+  for (int pass = 0; nmap && pass < MAX_RENAME_PASSES; pass++) {
+    int changed = 0;
+    for (int i = 0; i < scope->n_order; i++) {
+      OsiValueEntry *e = scope->order[i];
+      const OsiType *t = rewrite_type(run, e->type, from, to, nmap, 0);
+      if (t != e->type) {
+        if (OSI_EVENTS_ON(run)) {
+          char before[512], after[512];
+          osi_run_event(run, "replace", e->name, "%s -> %s", osi_type_text(s, e->type, before, sizeof before),
+                        osi_type_text(s, t, after, sizeof after));
+        }
+        e->type = t;
+        changed = 1;
+      }
+    }
+    if (!changed) break;
+  }
+done:
+  free(c.members);
+  free(c.parent);
+  free(c.slots);
+  free(from);
+  free(to);
+  free(best);
+  free(rep);
+  free(unknown);
+  free(filled.items);
+  free(filled.index);
+  free(defs.from);
+  free(defs.to);
+  free(rejected.items);
+  free(rejected.index);
+  names_free(&inputs);
+  names_free(&preferred);
+  return st;
+}

@@ -1,0 +1,240 @@
+#include "infer/context.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int osi_context_init(OsiContext *ctx, OsiRun *run, OsiContext *parent, const char *path,
+                     int n_opsets, const OsiOpsetImport *opsets, size_t expected_values) {
+  memset(ctx, 0, sizeof *ctx);
+  ctx->run = run;
+  ctx->parent = parent;
+  ctx->path = path ? path : "";
+  ctx->depth = parent ? parent->depth + 1 : 0;
+  ctx->n_opsets = n_opsets;
+  ctx->opsets = opsets;
+  return osi_value_table_init(&ctx->values, expected_values);
+}
+
+void osi_context_free(OsiContext *ctx) {
+  osi_value_table_free(&ctx->values);
+  free(ctx->order);
+  ctx->order = NULL;
+}
+
+OsiValueEntry *osi_context_lookup(const OsiContext *ctx, const char *name) {
+  for (; ctx; ctx = ctx->parent) {
+    OsiValueEntry *e = osi_value_table_get(&ctx->values, name);
+    if (e) return e;
+  }
+  return NULL;
+}
+
+OsiValueEntry *osi_context_define(OsiContext *ctx, const char *name, const OsiType *type,
+                                  int producer) {
+  int created;
+  OsiValueEntry *e = osi_value_table_upsert(&ctx->values, name, ctx->run->arena, &created);
+  if (!e) return NULL;
+  if (created) {
+    if (ctx->n_order == ctx->cap_order) {
+      int cap = ctx->cap_order ? ctx->cap_order * 2 : 64;
+      OsiValueEntry **o = realloc(ctx->order, (size_t)cap * sizeof *o);
+      if (!o) return NULL;
+      ctx->order = o;
+      ctx->cap_order = cap;
+    }
+    ctx->order[ctx->n_order++] = e;
+  }
+  e->type = type;
+  e->producer = producer;
+  return e;
+}
+
+int64_t osi_context_opset(const OsiContext *ctx, const char *domain) {
+  for (; ctx; ctx = ctx->parent)
+    for (int i = 0; i < ctx->n_opsets; i++)
+      if (strcmp(ctx->opsets[i].domain, domain) == 0) return ctx->opsets[i].version;
+  return 0;
+}
+
+OsiStatus osi_run_fail(OsiRun *run, OsiStatus status, const char *node, const char *fmt, ...) {
+  if (run->status != OSI_OK) return run->status;
+  run->status = status;
+  run->error_node = node ? node : "";
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(run->message, sizeof run->message, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+/* Diagnostics beyond this many are counted into one final entry instead of
+ * growing without bound on pathological models. */
+#define MAX_DIAGNOSTICS 10000
+
+void osi_run_vdiag(OsiRun *run, const char *code, const char *node, const char *op_type,
+                   int node_index, const char *fmt, va_list ap) {
+  if (run->n_diags >= MAX_DIAGNOSTICS) return;
+  if (run->n_diags == run->cap_diags) {
+    int cap = run->cap_diags ? run->cap_diags * 2 : 16;
+    OsiDiagnostic *d = realloc(run->diags, (size_t)cap * sizeof *d);
+    if (!d) return;
+    run->diags = d;
+    run->cap_diags = cap;
+  }
+  char buf[512];
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  OsiDiagnostic *d = &run->diags[run->n_diags++];
+  d->code = code;
+  d->message = osi_arena_strdup(run->arena, buf);
+  d->node = node ? node : "";
+  d->op_type = op_type ? op_type : "";
+  d->node_index = node_index;
+}
+
+void osi_run_diag(OsiRun *run, const char *code, const char *node, const char *op_type,
+                  int node_index, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  osi_run_vdiag(run, code, node, op_type, node_index, fmt, ap);
+  va_end(ap);
+}
+
+void osi_run_event(OsiRun *run, const char *kind, const char *value, const char *fmt, ...) {
+  if (!OSI_EVENTS_ON(run)) return;
+  if (run->n_events == run->cap_events) {
+    int cap = run->cap_events ? run->cap_events * 2 : 256;
+    OsiEvent *e = realloc(run->events, (size_t)cap * sizeof *e);
+    if (!e) return;
+    run->events = e;
+    run->cap_events = cap;
+  }
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  OsiEvent *e = &run->events[run->n_events++];
+  e->kind = kind;
+  e->node_index = run->cur_node;
+  e->node = run->cur_node_name ? run->cur_node_name : "";
+  e->op_type = run->cur_op_type ? run->cur_op_type : "";
+  e->path = run->cur_path ? run->cur_path : "";
+  e->value = value ? value : "";
+  e->detail = osi_arena_strdup(run->arena, buf);
+}
+
+static size_t append(char *buf, size_t cap, size_t at, const char *s) {
+  size_t n = strlen(s);
+  if (at + n >= cap) n = at + 1 < cap ? cap - at - 1 : 0;
+  memcpy(buf + at, s, n);
+  buf[at + n] = 0;
+  return at + n;
+}
+
+static size_t type_text(OsiExprStore *s, const OsiType *t, char *buf, size_t cap, size_t at,
+                        int depth) {
+  if (!t || depth > 8) return append(buf, cap, at, "?");
+  switch (t->kind) {
+  case OSI_KIND_SEQUENCE:
+  case OSI_KIND_OPTIONAL:
+    at = append(buf, cap, at, t->kind == OSI_KIND_SEQUENCE ? "seq(" : "optional(");
+    at = type_text(s, t->elem, buf, cap, at, depth + 1);
+    return append(buf, cap, at, ")");
+  case OSI_KIND_MAP:
+    at = append(buf, cap, at, "map(");
+    at = append(buf, cap, at, osi_dtype_name(t->elem_type) ? osi_dtype_name(t->elem_type) : "?");
+    at = append(buf, cap, at, ",");
+    at = type_text(s, t->elem, buf, cap, at, depth + 1);
+    return append(buf, cap, at, ")");
+  case OSI_KIND_TENSOR:
+  case OSI_KIND_SPARSE_TENSOR:
+    at = append(buf, cap, at, osi_dtype_name(t->elem_type) ? osi_dtype_name(t->elem_type) : "?");
+    if (t->rank < 0) return append(buf, cap, at, "[*]");
+    at = append(buf, cap, at, "[");
+    for (int i = 0; i < t->rank; i++) {
+      if (i) at = append(buf, cap, at, ",");
+      at = append(buf, cap, at, osi_expr_str(s, t->dims[i]));
+    }
+    return append(buf, cap, at, "]");
+  default:
+    return append(buf, cap, at, "?");
+  }
+}
+
+const char *osi_type_text(OsiExprStore *s, const OsiType *t, char *buf, size_t cap) {
+  if (cap) buf[0] = 0;
+  type_text(s, t, buf, cap, 0, 0);
+  return buf;
+}
+
+void osi_run_keep_sub_value(OsiRun *run, const char *path, const char *name, const OsiType *type) {
+  size_t lp = strlen(path), ln = strlen(name);
+  char *key = osi_arena_alloc(run->arena, lp + ln + 1);
+  if (!key) return;
+  memcpy(key, path, lp);
+  memcpy(key + lp, name, ln + 1);
+  if (!run->sub_index.cap && !osi_value_table_init(&run->sub_index, 64)) return;
+  OsiValueEntry *e = osi_value_table_get(&run->sub_index, key);
+  if (e) {
+    run->subs[e->producer].type = type;
+    return;
+  }
+  if (run->n_subs == run->cap_subs) {
+    int cap = run->cap_subs ? run->cap_subs * 2 : 64;
+    OsiSubValue *subs = realloc(run->subs, (size_t)cap * sizeof *subs);
+    if (!subs) return;
+    run->subs = subs;
+    run->cap_subs = cap;
+  }
+  e = osi_arena_alloc(run->arena, sizeof *e);
+  if (!e) return;
+  e->name = key;
+  e->producer = run->n_subs; /* index into run->subs */
+  if (!osi_value_table_put(&run->sub_index, e)) return;
+  OsiSubValue *sv = &run->subs[run->n_subs++];
+  sv->key = key;
+  sv->path = path;
+  sv->name = name;
+  sv->type = type;
+}
+
+void osi_run_free(OsiRun *run) {
+  free(run->diags);
+  free(run->events);
+  free(run->subs);
+  free(run->equal.items);
+  free(run->less_equal.items);
+  free(run->equal.index);
+  free(run->less_equal.index);
+  run->equal.index = run->less_equal.index = NULL;
+  osi_value_table_free(&run->sub_index);
+  run->diags = NULL;
+  run->events = NULL;
+  run->subs = NULL;
+  run->equal.items = run->less_equal.items = NULL;
+}
+
+const OsiType *osi_tensor_type(OsiRun *run, const OsiTensor *t) {
+  OsiType *type = osi_type_tensor(run->arena, t->elem_type, t->rank);
+  if (!type) return NULL;
+  OsiExpr *dims = osi_type_dims_mut(type);
+  for (int i = 0; i < t->rank; i++)
+    dims[i] = t->dims[i] >= 0 ? osi_expr_const(run->exprs, t->dims[i]) : OSI_EXPR_UNKNOWN;
+  if (t->ints) {
+    OsiExpr *elems;
+    OsiValue *v = osi_value_ints(run->arena, t->count, &elems);
+    if (v) {
+      for (int64_t i = 0; i < t->count; i++) elems[i] = osi_expr_const(run->exprs, t->ints[i]);
+      type->value = v;
+    }
+  } else if (t->floats) {
+    double *elems;
+    OsiValue *v = osi_value_floats(run->arena, t->count, &elems);
+    if (v) {
+      memcpy(elems, t->floats, (size_t)t->count * sizeof(double));
+      type->value = v;
+    }
+  }
+  return type;
+}

@@ -1,0 +1,143 @@
+/*
+ * The inference context: the state of one graph scope while its nodes are
+ * walked (values by name, opsets), plus a link to the run state shared by
+ * every scope (arena, expressions, diagnostics, the first error).
+ */
+#ifndef OSI_CONTEXT_H
+#define OSI_CONTEXT_H
+
+#include <stdarg.h>
+
+#include "model/graph.h"
+#include "onnx_shapes.h"
+#include "infer/value_table.h"
+
+typedef struct OsiDiagnostic {
+  const char *code;    /* "UNSUPPORTED_OP", "DATA_DEPENDENT", ... */
+  const char *message;
+  const char *node;    /* node name, "" when none */
+  const char *op_type; /* "" when none */
+  int node_index;      /* -1 when none */
+} OsiDiagnostic;
+
+/* A recorded relation between two dims: lhs == rhs or lhs <= rhs. */
+typedef struct OsiConstraint {
+  OsiExpr lhs, rhs;
+} OsiConstraint;
+
+typedef struct OsiConstraintList {
+  OsiConstraint *items;
+  int count, cap;
+  /* Duplicate check (constraints.c): open addressing, slot = 1 + item index,
+   * 0 empty. Slots past `count` (after a rollback) are ignored. */
+  int *index;
+  int index_cap, index_used;
+} OsiConstraintList;
+
+/* One entry of the event log (OSI_OPT_EVENTS). */
+typedef struct OsiEvent {
+  const char *kind;    /* "seed", "node", "set", "anchor", "constraint", "rename", "replace" */
+  int node_index;      /* -1 when no node is involved */
+  const char *node;    /* node name, "" when none */
+  const char *op_type; /* "" when none */
+  const char *path;    /* subgraph path ("" at top level) */
+  const char *value;   /* value name, "" when none */
+  const char *detail;  /* human-readable: the type set, the constraint, the rename */
+} OsiEvent;
+
+/* A subgraph value, kept after its scope is gone so results can report it. */
+typedef struct OsiSubValue {
+  const char *key;     /* scope path + name, e.g. "loop/body/acc_out" */
+  const char *path, *name;
+  const OsiType *type;
+} OsiSubValue;
+
+/* State shared by every scope of one run. */
+typedef struct OsiRun {
+  OsiArena *arena;
+  OsiExprStore *exprs;
+  const OsiModel *model;
+  uint32_t flags;
+  OsiDiagnostic *diags;
+  int n_diags, cap_diags;
+  OsiConstraintList equal, less_equal;
+  /* Event log, only filled with OSI_OPT_EVENTS. */
+  OsiEvent *events;
+  int n_events, cap_events;
+  /* The node being inferred (for events and constraints). */
+  int cur_node;
+  const char *cur_node_name, *cur_op_type, *cur_path;
+  /* Values of subgraphs and function bodies, by key. */
+  OsiValueTable sub_index;
+  OsiSubValue *subs;
+  int n_subs, cap_subs;
+  /* Function call nesting (cycle and depth checks). */
+  int call_depth;
+  const char *call_stack[32];
+  const OsiRegistry *registry;
+  OsiStatus status;
+  char message[512];
+  const char *error_node;
+} OsiRun;
+
+typedef struct OsiContext {
+  OsiRun *run;
+  struct OsiContext *parent; /* enclosing scope (subgraphs), NULL at top level */
+  const char *path;          /* "" at top level; prefix of nested value names */
+  int depth;
+  int n_opsets;
+  const OsiOpsetImport *opsets;
+  OsiValueTable values;
+  /* Every entry in definition order (for JSON output). */
+  OsiValueEntry **order;
+  int n_order, cap_order;
+} OsiContext;
+
+int osi_context_init(OsiContext *ctx, OsiRun *run, OsiContext *parent, const char *path,
+                     int n_opsets, const OsiOpsetImport *opsets, size_t expected_values);
+void osi_context_free(OsiContext *ctx);
+
+/* Looks a name up in this scope, then the enclosing ones. */
+OsiValueEntry *osi_context_lookup(const OsiContext *ctx, const char *name);
+/* Defines a value in this scope (replacing an existing definition). */
+OsiValueEntry *osi_context_define(OsiContext *ctx, const char *name, const OsiType *type,
+                                  int producer);
+/* Opset version imported for a domain, 0 if not imported. */
+int64_t osi_context_opset(const OsiContext *ctx, const char *domain);
+
+/* Records the first error of the run (later ones are ignored); returns it. */
+OsiStatus osi_run_fail(OsiRun *run, OsiStatus status, const char *node, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+void osi_run_diag(OsiRun *run, const char *code, const char *node, const char *op_type,
+                  int node_index, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+void osi_run_vdiag(OsiRun *run, const char *code, const char *node, const char *op_type,
+                   int node_index, const char *fmt, va_list ap);
+
+/* Appends an event about the current node (no-op unless OSI_OPT_EVENTS). */
+void osi_run_event(OsiRun *run, const char *kind, const char *value, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+#define OSI_EVENTS_ON(run) (((run)->flags & OSI_OPT_EVENTS) != 0)
+/* "float[N,3]" / "seq(float[*])" / "?" into buf. */
+const char *osi_type_text(OsiExprStore *s, const OsiType *t, char *buf, size_t cap);
+
+/* Remembers a subgraph value under its scope path (replacing an earlier
+ * inference of the same scope, e.g. a previous fixed-point round). */
+void osi_run_keep_sub_value(OsiRun *run, const char *path, const char *name, const OsiType *type);
+/* Frees what the run allocated outside the arena. */
+void osi_run_free(OsiRun *run);
+
+/* Type of a constant tensor (initializer or Constant attribute), with its
+ * content when inference keeps it. */
+const OsiType *osi_tensor_type(OsiRun *run, const OsiTensor *t);
+
+#endif

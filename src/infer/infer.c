@@ -1,0 +1,295 @@
+/*
+ * The driver: seed a scope from initializers and inputs, then dispatch each
+ * node, in topological order: to a model-local function (its body inferred
+ * in a child scope), to a registered custom shape function, or to the
+ * built-in operator table. A node whose op is unknown or whose rule cannot
+ * apply gets unknown outputs and a diagnostic; inference goes on past it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "infer/custom_ops.h"
+#include "infer/functions.h"
+#include "infer/infer.h"
+#include "infer/op_context.h"
+#include "ops/op_registry.h"
+
+static void event_set(OsiRun *run, const char *kind, const char *name, const OsiType *t) {
+  if (!OSI_EVENTS_ON(run)) return;
+  char buf[512];
+  osi_run_event(run, kind, name, "%s", osi_type_text(run->exprs, t, buf, sizeof buf));
+}
+
+static OsiStatus seed(OsiContext *scope, const OsiGraph *g, int n_in,
+                      const OsiType *const *in_types) {
+  OsiRun *run = scope->run;
+  for (int i = 0; i < g->n_initializers; i++) {
+    const OsiTensor *t = &g->initializers[i];
+    if (!t->name[0]) continue;
+    if (osi_value_table_get(&scope->values, t->name))
+      return osi_run_fail(run, OSI_ERR_DUPLICATE_DEFINITION, "",
+                          "initializer '%s' is defined twice", t->name);
+    OsiValueEntry *e = osi_context_define(scope, t->name, osi_tensor_type(run, t), -1);
+    if (!e) return osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
+    e->is_initializer = 1;
+  }
+  for (int i = 0; i < g->n_inputs; i++) {
+    const OsiValueInfo *vi = &g->inputs[i];
+    if (!vi->name[0]) continue;
+    OsiValueEntry *prev = osi_value_table_get(&scope->values, vi->name);
+    if (prev && prev->is_initializer) continue; /* initializers shadow inputs */
+    if (prev)
+      return osi_run_fail(run, OSI_ERR_DUPLICATE_DEFINITION, "",
+                          "graph input '%s' is declared twice", vi->name);
+    const OsiType *t = i < n_in && in_types && in_types[i] ? in_types[i] : vi->type;
+    if (!osi_context_define(scope, vi->name, t, -1))
+      return osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
+    event_set(run, "seed", vi->name, t);
+  }
+  return OSI_OK;
+}
+
+/* "INT", "FLOATS", ... (AttributeProto.AttributeType names). */
+static const char *attr_type_name(OsiAttrType t) {
+  static const char *const names[] = {"UNDEFINED", "FLOAT",  "INT",     "STRING",  "TENSOR",
+                                      "GRAPH",     "FLOATS", "INTS",    "STRINGS", "TENSORS",
+                                      "GRAPHS",    "SPARSE_TENSOR", "SPARSE_TENSORS",
+                                      "TYPE_PROTO", "TYPE_PROTOS"};
+  return (int)t >= 0 && (size_t)t < sizeof names / sizeof names[0] ? names[t] : "an unknown type";
+}
+
+static const char *op_label(const OsiNode *n) {
+  return n->domain[0] ? n->domain : "ai.onnx";
+}
+
+/* Finds the built-in shape function for a node; NULL with a diagnostic if none. */
+static OsiOpFn resolve_op(OsiContext *scope, const OsiNode *n, int index, int64_t *opset) {
+  OsiRun *run = scope->run;
+  const OsiOpDomain *dom = osi_op_domain(n->domain);
+  const OsiOpEntry *entry = osi_op_lookup(dom, n->op_type);
+  if (!entry) {
+    osi_run_diag(run, "UNSUPPORTED_OP", n->name, n->op_type, index,
+                 "no shape rule for %s:%s; its outputs are unknown", op_label(n), n->op_type);
+    return NULL;
+  }
+  *opset = osi_context_opset(scope, n->domain);
+  if (*opset == 0) {
+    *opset = dom->max_opset;
+    osi_run_diag(run, "MISSING_OPSET", n->name, n->op_type, index,
+                 "the model imports no opset for domain '%s'; assuming version %d", op_label(n),
+                 dom->max_opset);
+  }
+  if (*opset < entry->since) {
+    osi_run_diag(run, "OPSET_MISMATCH", n->name, n->op_type, index,
+                 "%s is not defined before opset %d of '%s' (the model imports %lld)", n->op_type,
+                 entry->since, op_label(n), (long long)*opset);
+    return NULL;
+  }
+  return entry->fn;
+}
+
+/* Runs whichever rule applies to the node; outputs land in op->out. */
+static OsiStatus dispatch(OsiContext *scope, OsiOpCtx *op) {
+  OsiRun *run = scope->run;
+  const OsiNode *n = op->node;
+  const OsiFunction *fn = osi_function_find(run->model, n);
+  if (fn) {
+    OsiFunctionCall call;
+    OsiStatus st = osi_function_enter(op, fn, &call);
+    if (st != OSI_OK) return st;
+    st = osi_infer_child(op, &call.body, fn->name, NULL, call.n_opsets, call.opsets, call.n_in,
+                         call.in_types, call.n_out, op->out);
+    osi_function_leave(run);
+    return st;
+  }
+  OsiCustomOp custom = osi_registry_find(run->registry, n->domain, n->op_type);
+  if (custom.fn) {
+    op->opset = osi_context_opset(scope, n->domain);
+    return osi_custom_op_call(op, &custom);
+  }
+  OsiOpFn rule = resolve_op(scope, n, op->node_index, &op->opset);
+  return rule ? rule(op) : OSI_OK;
+}
+
+static int fully_known(const OsiType *t, int depth) {
+  if (!t || depth > 8) return 0;
+  if (t->kind == OSI_KIND_SEQUENCE || t->kind == OSI_KIND_OPTIONAL) return fully_known(t->elem, depth + 1);
+  if (t->kind != OSI_KIND_TENSOR && t->kind != OSI_KIND_SPARSE_TENSOR) return 1;
+  if (t->rank < 0) return 0;
+  for (int i = 0; i < t->rank; i++)
+    if (t->dims[i] == OSI_EXPR_UNKNOWN) return 0;
+  return 1;
+}
+
+/*
+ * A node whose inputs are all fully known but which left an output
+ * (partly) unknown without saying why gets a diagnostic naming the likely
+ * cause: inputs whose content decides the shape but is not known before
+ * the model runs. Unknowns inherited from unknown inputs are not repeated.
+ */
+static void explain_unknown_outputs(OsiRun *run, const OsiOpCtx *op) {
+  const OsiNode *n = op->node;
+  int first_unknown = -1;
+  /* Only tensors: a sequence's element type is by design a merge of its
+   * elements' types, which may differ. */
+  for (int o = 0; o < n->n_outputs && first_unknown < 0; o++)
+    if (n->outputs[o][0] && op->out[o] && op->out[o]->kind == OSI_KIND_TENSOR &&
+        !fully_known(op->out[o], 0))
+      first_unknown = o;
+  if (first_unknown < 0) return;
+  for (int i = 0; i < n->n_inputs; i++)
+    if (n->inputs[i][0] && !fully_known(op->in[i], 0)) return;
+  char names[256] = "";
+  size_t at = 0;
+  for (int i = 0; i < n->n_inputs; i++) {
+    const OsiType *t = op->in[i];
+    if (!n->inputs[i][0] || !t || t->kind != OSI_KIND_TENSOR || t->value) continue;
+    int is_int = osi_dtype_is_integer(t->elem_type);
+    if (!is_int && !osi_dtype_is_float(t->elem_type)) continue;
+    int64_t count = 1, d;
+    for (int k = 0; k < t->rank && count <= OSI_MAX_VALUE_ELEMS; k++)
+      count = osi_expr_is_const(run->exprs, t->dims[k], &d) ? count * d : OSI_MAX_VALUE_ELEMS + 1;
+    /* Shape, axes, sizes (integer vectors) and scales (a few floats)
+     * decide shapes; larger or float data tensors do not. */
+    if (t->rank > 1 || count > (is_int ? 64 : 8)) continue;
+    at += (size_t)snprintf(names + at, at < sizeof names ? sizeof names - at : 0, "%s'%s'",
+                           at ? ", " : "", n->inputs[i]);
+    if (at >= sizeof names) break;
+  }
+  if (names[0])
+    osi_run_diag(run, "DATA_DEPENDENT", n->name, n->op_type, op->node_index,
+                 "output '%s' is not fully known: it depends on the content of %s, which is not "
+                 "known before the model runs", n->outputs[first_unknown], names);
+  else
+    osi_run_diag(run, "UNKNOWN_SHAPE", n->name, n->op_type, op->node_index,
+                 "output '%s' is not fully known although every input shape is", n->outputs[first_unknown]);
+}
+
+static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index) {
+  OsiRun *run = scope->run;
+  OsiOpCtx op = {0};
+  op.scope = scope;
+  op.node = n;
+  op.node_index = index;
+  op.in = osi_arena_array(run->arena, (size_t)n->n_inputs + 1, sizeof(OsiType *));
+  op.out = osi_arena_array(run->arena, (size_t)n->n_outputs + 1, sizeof(OsiType *));
+  if (!op.in || !op.out) return osi_run_fail(run, OSI_ERR_NOMEM, n->name, "out of memory");
+  for (int i = 0; i < n->n_inputs; i++) {
+    if (!n->inputs[i][0]) continue;
+    OsiValueEntry *e = osi_context_lookup(scope, n->inputs[i]);
+    op.in[i] = e ? e->type : NULL;
+  }
+  run->cur_node = index;
+  run->cur_node_name = n->name;
+  run->cur_op_type = n->op_type;
+  run->cur_path = scope->path;
+  int diags_before = run->n_diags;
+  OsiStatus st = dispatch(scope, &op);
+  if (run->status != OSI_OK) return run->status; /* a subgraph failed the run */
+  /* An attribute of the wrong type (read by the rule as its default) is the
+   * node's real problem, whatever the rule concluded from the default. */
+  if (op.bad_attr && st != OSI_ERR_NOMEM && st != OSI_ERR_LIMIT_EXCEEDED) {
+    st = OSI_ERR_INVALID_MODEL;
+    snprintf(op.message, sizeof op.message, "attribute '%s' has type %s; expected %s",
+             op.bad_attr->name, attr_type_name(op.bad_attr->type),
+             attr_type_name((OsiAttrType)op.bad_attr_want));
+  }
+  /* A subgraph walk moved the current node; restore it for this node's events. */
+  run->cur_node = index;
+  run->cur_node_name = n->name;
+  run->cur_op_type = n->op_type;
+  run->cur_path = scope->path;
+  if (st != OSI_OK) {
+    memset(op.out, 0, (size_t)n->n_outputs * sizeof(OsiType *));
+    if (st == OSI_ERR_NOMEM || st == OSI_ERR_LIMIT_EXCEEDED || (run->flags & OSI_OPT_STRICT))
+      return osi_run_fail(run, st, n->name, "node %d '%s' (%s): %s", index, n->name, n->op_type,
+                          op.message);
+    osi_run_diag(run, st == OSI_ERR_UNSUPPORTED ? "UNSUPPORTED_CASE" : osi_status_name(st), n->name,
+                 n->op_type, index, "%s", op.message);
+  }
+  if (st == OSI_OK && run->n_diags == diags_before) explain_unknown_outputs(run, &op);
+  osi_run_event(run, "node", "", "%s:%s opset %lld%s%s", op_label(n), n->op_type,
+                (long long)op.opset, st == OSI_OK ? "" : ": ", st == OSI_OK ? "" : op.message);
+  for (int o = 0; o < n->n_outputs; o++) {
+    if (!n->outputs[o][0]) continue;
+    if (!osi_context_define(scope, n->outputs[o], op.out[o], index))
+      return osi_run_fail(run, OSI_ERR_NOMEM, n->name, "out of memory");
+    event_set(run, "set", n->outputs[o], op.out[o]);
+  }
+  return osi_arena_exhausted(run->arena)
+             ? osi_run_fail(run, OSI_ERR_LIMIT_EXCEEDED, n->name,
+                            "the run needs more than %zu bytes", (size_t)OSI_ARENA_MAX_BYTES)
+             : OSI_OK;
+}
+
+OsiStatus osi_infer_graph(OsiContext *scope, const OsiGraph *g, int n_in,
+                          const OsiType *const *in_types) {
+  OsiStatus st = seed(scope, g, n_in, in_types);
+  if (st != OSI_OK) return st;
+  int *order = malloc(((size_t)g->n_nodes + 1) * sizeof(int));
+  if (!order) return osi_run_fail(scope->run, OSI_ERR_NOMEM, "", "out of memory");
+  st = osi_topo_order(scope, g, order);
+  for (int k = 0; st == OSI_OK && k < g->n_nodes; k++)
+    st = infer_node(scope, &g->nodes[order[k]], order[k]);
+  free(order);
+  return st;
+}
+
+/* Section - Child scopes (subgraphs and function bodies) */
+
+OsiStatus osi_infer_child(OsiOpCtx *ctx, const OsiGraph *graph, const char *tag,
+                          OsiContext *parent, int n_opsets, const OsiOpsetImport *opsets, int n_in,
+                          const OsiType *const *in_types, int n_out, const OsiType **out_types) {
+  OsiContext *caller = ctx->scope;
+  OsiRun *run = caller->run;
+  for (int i = 0; i < n_out; i++) out_types[i] = NULL;
+  if (caller->depth + 1 > OSI_MAX_SCOPE_DEPTH)
+    return osi_run_fail(run, OSI_ERR_LIMIT_EXCEEDED, ctx->node->name,
+                        "subgraphs and function calls nest deeper than %d", OSI_MAX_SCOPE_DEPTH);
+  char path[512];
+  if (ctx->node->name[0])
+    snprintf(path, sizeof path, "%s%s/%s/", caller->path, ctx->node->name, tag);
+  else
+    snprintf(path, sizeof path, "%s%s#%d/%s/", caller->path, ctx->node->op_type, ctx->node_index, tag);
+  OsiContext child;
+  if (!osi_context_init(&child, run, parent, osi_arena_strdup(run->arena, path), n_opsets, opsets,
+                        (size_t)graph->n_nodes * 2))
+    return osi_run_fail(run, OSI_ERR_NOMEM, ctx->node->name, "out of memory");
+  child.depth = caller->depth + 1;
+  OsiStatus st = osi_infer_graph(&child, graph, n_in, in_types);
+  if (st == OSI_OK) {
+    for (int i = 0; i < n_out && i < graph->n_outputs; i++) {
+      OsiValueEntry *e = osi_context_lookup(&child, graph->outputs[i].name);
+      out_types[i] = e ? e->type : NULL;
+    }
+    for (int i = 0; i < child.n_order; i++)
+      if (child.order[i]->type && !child.order[i]->is_initializer)
+        osi_run_keep_sub_value(run, child.path, child.order[i]->name, child.order[i]->type);
+  }
+  osi_context_free(&child);
+  return st;
+}
+
+OsiStatus osi_op_infer_subgraph(OsiOpCtx *ctx, const OsiGraph *graph, const char *tag, int n_in,
+                                const OsiType *const *in_types, int n_out,
+                                const OsiType **out_types) {
+  /* Subgraphs see the enclosing scopes and use their opsets. */
+  return osi_infer_child(ctx, graph, tag, ctx->scope, 0, NULL, n_in, in_types, n_out, out_types);
+}
+
+/* Section - Speculative runs (fixed-point rounds) */
+
+OsiMark osi_op_mark(const OsiOpCtx *ctx) {
+  const OsiRun *run = ctx->scope->run;
+  OsiMark m = {run->n_diags, run->equal.count, run->less_equal.count, run->n_events};
+  return m;
+}
+
+void osi_op_rollback(OsiOpCtx *ctx, OsiMark mark) {
+  OsiRun *run = ctx->scope->run;
+  if (mark.diags <= run->n_diags) run->n_diags = mark.diags;
+  if (mark.equal <= run->equal.count) run->equal.count = mark.equal;
+  if (mark.less_equal <= run->less_equal.count) run->less_equal.count = mark.less_equal;
+  if (mark.events <= run->n_events) run->n_events = mark.events;
+}

@@ -1,0 +1,31 @@
+/* The driver: seeds a scope and walks a graph's nodes in topological order. */
+#ifndef OSI_INFER_H
+#define OSI_INFER_H
+
+#include "infer/context.h"
+
+/*
+ * Infers every node of `graph` in `scope`. Formal inputs take in_types[i]
+ * when given (subgraph calls) and their declared types otherwise.
+ * Initializers shadow same-named inputs.
+ */
+OsiStatus osi_infer_graph(OsiContext *scope, const OsiGraph *graph, int n_in,
+                          const OsiType *const *in_types);
+
+/* Node indices of `graph` in a topological order (computed, never trusted
+ * from the file), written to order[0..n_nodes). Reports CYCLE,
+ * MISSING_INPUT and DUPLICATE_DEFINITION through the run. */
+OsiStatus osi_topo_order(OsiContext *scope, const OsiGraph *graph, int *order);
+
+/* Deepest nesting of subgraph scopes and function bodies. */
+#define OSI_MAX_SCOPE_DEPTH 32
+
+/* Infers `graph` in a child scope of `parent` (NULL: no outer scope, as
+ * for function bodies), named `tag` under the calling node. Every value of
+ * the child is kept for the result under the child's path. */
+struct OsiOpCtx;
+OsiStatus osi_infer_child(struct OsiOpCtx *ctx, const OsiGraph *graph, const char *tag,
+                          OsiContext *parent, int n_opsets, const OsiOpsetImport *opsets, int n_in,
+                          const OsiType *const *in_types, int n_out, const OsiType **out_types);
+
+#endif

@@ -1,0 +1,237 @@
+/*
+ * Topological order of a graph's nodes (Kahn's algorithm with a min-heap on
+ * the file index, so a file that is already sorted keeps its order exactly).
+ * A node's dependencies are its inputs plus the outer-scope names its
+ * subgraphs read, so If/Loop bodies see values produced before them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "infer/infer.h"
+
+typedef struct NameSet {
+  OsiValueTable table;
+  OsiArena *arena;
+} NameSet;
+
+static int set_add(NameSet *s, const char *name, int producer) {
+  OsiValueEntry *e = osi_arena_alloc(s->arena, sizeof *e);
+  if (!e) return 0;
+  e->name = name;
+  e->producer = producer;
+  return osi_value_table_put(&s->table, e);
+}
+
+/* Calls fn for each name `g` reads from outside itself. */
+typedef int (*NameFn)(void *user, const char *name);
+
+static int graph_free_names(OsiArena *arena, const OsiGraph *g, NameFn fn, void *user, int depth);
+
+static int node_reads(OsiArena *arena, const OsiNode *n, NameFn fn, void *user, int depth) {
+  for (int i = 0; i < n->n_inputs; i++)
+    if (n->inputs[i][0] && !fn(user, n->inputs[i])) return 0;
+  for (int a = 0; a < n->n_attrs; a++) {
+    const OsiAttr *at = &n->attrs[a];
+    if (at->type == OSI_ATTR_GRAPH && at->g && !graph_free_names(arena, at->g, fn, user, depth + 1))
+      return 0;
+    if (at->type == OSI_ATTR_GRAPHS)
+      for (size_t k = 0; k < at->n; k++)
+        if (!graph_free_names(arena, at->graphs[k], fn, user, depth + 1)) return 0;
+  }
+  return 1;
+}
+
+typedef struct FreeCtx {
+  NameSet *defined;
+  NameFn fn;
+  void *user;
+} FreeCtx;
+
+static int forward_if_free(void *user, const char *name) {
+  FreeCtx *fc = user;
+  if (osi_value_table_get(&fc->defined->table, name)) return 1;
+  return fc->fn(fc->user, name);
+}
+
+static int graph_free_names(OsiArena *arena, const OsiGraph *g, NameFn fn, void *user, int depth) {
+  if (depth > 64) return 0;
+  NameSet defined = {{0}, arena};
+  if (!osi_value_table_init(&defined.table, (size_t)(g->n_inputs + g->n_initializers + g->n_nodes)))
+    return 0;
+  int ok = 1;
+  for (int i = 0; ok && i < g->n_inputs; i++) ok = set_add(&defined, g->inputs[i].name, -1);
+  for (int i = 0; ok && i < g->n_initializers; i++)
+    ok = set_add(&defined, g->initializers[i].name, -1);
+  for (int i = 0; ok && i < g->n_nodes; i++)
+    for (int o = 0; ok && o < g->nodes[i].n_outputs; o++)
+      if (g->nodes[i].outputs[o][0]) ok = set_add(&defined, g->nodes[i].outputs[o], i);
+  FreeCtx fc = {&defined, fn, user};
+  for (int i = 0; ok && i < g->n_nodes; i++)
+    ok = node_reads(arena, &g->nodes[i], forward_if_free, &fc, depth);
+  osi_value_table_free(&defined.table);
+  return ok;
+}
+
+/* Every dependency edge (producer -> node) is found with one lookup per
+ * name read and kept in a flat array: deps[dep_start[i] .. dep_start[i+1])
+ * are the producers node i waits for (once per read). */
+typedef struct EdgeCtx {
+  OsiContext *scope;
+  NameSet *producers;
+  const OsiGraph *g;
+  int node;
+  int *deps;
+  size_t n_deps, cap_deps;
+} EdgeCtx;
+
+static int add_dependency(void *user, const char *name) {
+  EdgeCtx *ec = user;
+  OsiValueEntry *p = osi_value_table_get(&ec->producers->table, name);
+  if (p) {
+    if (ec->n_deps == ec->cap_deps) {
+      size_t cap = ec->cap_deps ? ec->cap_deps * 2 : 64;
+      int *deps = cap <= SIZE_MAX / sizeof *deps ? realloc(ec->deps, cap * sizeof *deps) : NULL;
+      if (!deps) {
+        osi_run_fail(ec->scope->run, OSI_ERR_NOMEM, "", "out of memory");
+        return 0;
+      }
+      ec->deps = deps;
+      ec->cap_deps = cap;
+    }
+    ec->deps[ec->n_deps++] = p->producer;
+    return 1;
+  }
+  if (osi_context_lookup(ec->scope, name)) return 1;
+  const OsiNode *n = &ec->g->nodes[ec->node];
+  osi_run_fail(ec->scope->run, OSI_ERR_MISSING_INPUT, n->name,
+               "node %d '%s' (%s) reads '%s', which no node, input or initializer defines",
+               ec->node, n->name, n->op_type, name);
+  return 0;
+}
+
+static void heap_push(int *heap, int *len, int v) {
+  int i = (*len)++;
+  heap[i] = v;
+  while (i > 0 && heap[(i - 1) / 2] > heap[i]) {
+    int p = (i - 1) / 2, t = heap[p];
+    heap[p] = heap[i];
+    heap[i] = t;
+    i = p;
+  }
+}
+
+static int heap_pop(int *heap, int *len) {
+  int top = heap[0];
+  heap[0] = heap[--(*len)];
+  for (int i = 0;;) {
+    int l = 2 * i + 1, r = l + 1, m = i;
+    if (l < *len && heap[l] < heap[m]) m = l;
+    if (r < *len && heap[r] < heap[m]) m = r;
+    if (m == i) break;
+    int t = heap[m];
+    heap[m] = heap[i];
+    heap[i] = t;
+    i = m;
+  }
+  return top;
+}
+
+static OsiStatus collect_producers(OsiContext *scope, const OsiGraph *g, NameSet *producers) {
+  for (int i = 0; i < g->n_nodes; i++) {
+    const OsiNode *n = &g->nodes[i];
+    for (int o = 0; o < n->n_outputs; o++) {
+      const char *name = n->outputs[o];
+      if (!name[0]) continue;
+      int created;
+      OsiValueEntry *e = osi_value_table_upsert(&producers->table, name, producers->arena, &created);
+      if (!e) return osi_run_fail(scope->run, OSI_ERR_NOMEM, "", "out of memory");
+      if (!created || osi_value_table_get(&scope->values, name))
+        return osi_run_fail(scope->run, OSI_ERR_DUPLICATE_DEFINITION, n->name,
+                            "node %d '%s' (%s) defines '%s', which %s already defines", i,
+                            n->name, n->op_type, name,
+                            !created ? "another node" : "a graph input or initializer");
+      e->producer = i;
+    }
+  }
+  return OSI_OK;
+}
+
+OsiStatus osi_topo_order(OsiContext *scope, const OsiGraph *g, int *order) {
+  OsiRun *run = scope->run;
+  int n = g->n_nodes;
+  NameSet producers = {{0}, run->arena};
+  size_t reads = 0, writes = 0;
+  for (int i = 0; i < n; i++) {
+    reads += (size_t)g->nodes[i].n_inputs;
+    writes += (size_t)g->nodes[i].n_outputs;
+  }
+  EdgeCtx ec = {scope, &producers, g, 0, NULL, 0, 0};
+  ec.cap_deps = reads + 1;
+  ec.deps = malloc(ec.cap_deps * sizeof *ec.deps);
+  size_t *dep_start = malloc(((size_t)n + 1) * sizeof *dep_start);
+  int *indeg = calloc((size_t)n + 1, sizeof(int));
+  /* Adjacency in CSR form: the nodes waiting for v are adj[adj_start[v] .. adj_start[v+1]). */
+  size_t *adj_start = calloc((size_t)n + 2, sizeof *adj_start);
+  int *adj = NULL;
+  int *heap = malloc(((size_t)n + 1) * sizeof(int));
+  OsiStatus st = OSI_OK;
+  if (!ec.deps || !dep_start || !indeg || !adj_start || !heap ||
+      !osi_value_table_init(&producers.table, writes)) {
+    st = osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
+    goto done;
+  }
+  if ((st = collect_producers(scope, g, &producers)) != OSI_OK) goto done;
+
+  for (int i = 0; i < n; i++) {
+    ec.node = i;
+    dep_start[i] = ec.n_deps;
+    if (!node_reads(run->arena, &g->nodes[i], add_dependency, &ec, 0)) {
+      st = run->status != OSI_OK ? run->status
+                                 : osi_run_fail(run, OSI_ERR_LIMIT_EXCEEDED, g->nodes[i].name,
+                                                "subgraph nesting exceeds the limit");
+      goto done;
+    }
+  }
+  dep_start[n] = ec.n_deps;
+  /* Count edges per producer, turn the counts into start offsets, fill. */
+  for (size_t k = 0; k < ec.n_deps; k++) adj_start[ec.deps[k] + 2]++;
+  for (int v = 0; v < n; v++) adj_start[v + 2] += adj_start[v + 1];
+  adj = malloc((ec.n_deps + 1) * sizeof *adj);
+  if (!adj) {
+    st = osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
+    goto done;
+  }
+  for (int i = 0; i < n; i++)
+    for (size_t k = dep_start[i]; k < dep_start[i + 1]; k++) {
+      adj[adj_start[ec.deps[k] + 1]++] = i;
+      indeg[i]++;
+    }
+
+  int heap_len = 0, done_count = 0;
+  for (int i = 0; i < n; i++)
+    if (indeg[i] == 0) heap_push(heap, &heap_len, i);
+  while (heap_len) {
+    int v = heap_pop(heap, &heap_len);
+    order[done_count++] = v;
+    for (size_t k = adj_start[v]; k < adj_start[v + 1]; k++)
+      if (--indeg[adj[k]] == 0) heap_push(heap, &heap_len, adj[k]);
+  }
+  if (done_count < n) {
+    int stuck = 0;
+    while (stuck < n && indeg[stuck] == 0) stuck++;
+    const OsiNode *sn = &g->nodes[stuck];
+    st = osi_run_fail(run, OSI_ERR_CYCLE, sn->name,
+                      "the graph has a cycle through node %d '%s' (%s); %d of %d nodes are on or "
+                      "after a cycle",
+                      stuck, sn->name, sn->op_type, n - done_count, n);
+  }
+done:
+  free(ec.deps);
+  free(dep_start);
+  free(adj_start);
+  free(adj);
+  free(indeg);
+  free(heap);
+  osi_value_table_free(&producers.table);
+  return st;
+}

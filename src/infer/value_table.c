@@ -1,0 +1,84 @@
+#include "infer/value_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t osi_hash_string(const char *s) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+int osi_value_table_init(OsiValueTable *t, size_t expected) {
+  size_t cap = 16;
+  while (cap < expected * 2) cap *= 2;
+  t->slots = calloc(cap, sizeof *t->slots);
+  t->cap = t->slots ? cap : 0;
+  t->count = 0;
+  return t->slots != NULL;
+}
+
+void osi_value_table_free(OsiValueTable *t) {
+  free(t->slots);
+  t->slots = NULL;
+  t->cap = t->count = 0;
+}
+
+/* The slot holding `name`, or the empty slot where it would go. */
+static size_t find_slot(const OsiValueSlot *slots, size_t cap, const char *name, uint64_t h) {
+  uint32_t tag = (uint32_t)(h >> 32);
+  size_t i = (size_t)h & (cap - 1);
+  while (slots[i].entry && (slots[i].hash != tag || strcmp(slots[i].entry->name, name) != 0))
+    i = (i + 1) & (cap - 1);
+  return i;
+}
+
+OsiValueEntry *osi_value_table_get(const OsiValueTable *t, const char *name) {
+  if (!t->cap) return NULL;
+  return t->slots[find_slot(t->slots, t->cap, name, osi_hash_string(name))].entry;
+}
+
+static int grow(OsiValueTable *t) {
+  size_t cap = t->cap * 2;
+  OsiValueSlot *slots = calloc(cap, sizeof *slots);
+  if (!slots) return 0;
+  for (size_t i = 0; i < t->cap; i++) {
+    if (!t->slots[i].entry) continue;
+    /* Names are distinct: the first empty slot of the probe sequence. The
+     * low bits of the full hash are gone, so rehash the name. */
+    size_t j = (size_t)osi_hash_string(t->slots[i].entry->name) & (cap - 1);
+    while (slots[j].entry) j = (j + 1) & (cap - 1);
+    slots[j] = t->slots[i];
+  }
+  free(t->slots);
+  t->slots = slots;
+  t->cap = cap;
+  return 1;
+}
+
+int osi_value_table_put(OsiValueTable *t, OsiValueEntry *entry) {
+  if ((t->count + 1) * 2 > t->cap && !grow(t)) return 0;
+  uint64_t h = osi_hash_string(entry->name);
+  size_t i = find_slot(t->slots, t->cap, entry->name, h);
+  if (!t->slots[i].entry) t->count++;
+  t->slots[i].entry = entry;
+  t->slots[i].hash = (uint32_t)(h >> 32);
+  return 1;
+}
+
+OsiValueEntry *osi_value_table_upsert(OsiValueTable *t, const char *name, OsiArena *arena,
+                                      int *created) {
+  *created = 0;
+  if ((t->count + 1) * 2 > t->cap && !grow(t)) return NULL;
+  uint64_t h = osi_hash_string(name);
+  size_t i = find_slot(t->slots, t->cap, name, h);
+  if (t->slots[i].entry) return t->slots[i].entry;
+  OsiValueEntry *e = osi_arena_alloc(arena, sizeof *e);
+  if (!e) return NULL;
+  e->name = name;
+  t->slots[i].entry = e;
+  t->slots[i].hash = (uint32_t)(h >> 32);
+  t->count++;
+  *created = 1;
+  return e;
+}

@@ -1,0 +1,45 @@
+/*
+ * name -> value map of one graph scope: open addressing over string hashes,
+ * so lookups stay O(1) on 100k-value graphs. Keys and entries live in the
+ * run's arena; the slot array is malloc'ed and grows by doubling.
+ */
+#ifndef OSI_VALUE_TABLE_H
+#define OSI_VALUE_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/arena.h"
+#include "model/types.h"
+
+typedef struct OsiValueEntry {
+  const char *name;
+  const OsiType *type;   /* NULL: defined, type unknown */
+  int producer;          /* node index in its graph, -1 for inputs/initializers */
+  int is_initializer;
+} OsiValueEntry;
+
+/* A slot keeps 32 bits of its name's hash, so probes skip other names
+ * without touching their entries or comparing strings. */
+typedef struct OsiValueSlot {
+  OsiValueEntry *entry; /* NULL: empty */
+  uint32_t hash;
+} OsiValueSlot;
+
+typedef struct OsiValueTable {
+  OsiValueSlot *slots;
+  size_t cap, count;
+} OsiValueTable;
+
+int osi_value_table_init(OsiValueTable *t, size_t expected);
+void osi_value_table_free(OsiValueTable *t);
+OsiValueEntry *osi_value_table_get(const OsiValueTable *t, const char *name);
+/* Inserts (entry is not copied; it must outlive the table). 0 on OOM. */
+int osi_value_table_put(OsiValueTable *t, OsiValueEntry *entry);
+/* The entry named `name`, or a new zeroed one from `arena` with that name
+ * (*created = 1), found or placed with one probe sequence. NULL on OOM. */
+OsiValueEntry *osi_value_table_upsert(OsiValueTable *t, const char *name, OsiArena *arena,
+                                      int *created);
+uint64_t osi_hash_string(const char *s);
+
+#endif

@@ -1,0 +1,116 @@
+/*
+ * The engine's own model of an ONNX model: what a decoder (protobuf-c or
+ * nanopb) produces and everything after it reads. Nothing outside the
+ * decoders sees protobuf structs. All memory belongs to the run's arena.
+ *
+ * Tensors keep only what inference uses: name, element type, dims, and the
+ * content of small tensors (integer tensors up to OSI_MAX_VALUE_ELEMS
+ * elements, floating-point tensors up to OSI_MAX_FLOAT_DATA elements).
+ */
+#ifndef OSI_GRAPH_H
+#define OSI_GRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/types.h"
+
+/* Largest floating-point tensor whose numbers are kept (Resize scales,
+ * Constant scalars, ...). */
+#define OSI_MAX_FLOAT_DATA 64
+
+typedef struct OsiGraph OsiGraph;
+
+typedef struct OsiTensor {
+  const char *name;
+  int32_t elem_type;
+  int32_t rank;
+  const int64_t *dims;
+  int external;              /* data_location == EXTERNAL */
+  /* Content, when kept: exactly one of ints/floats is set, count elements. */
+  int64_t count;
+  const int64_t *ints;       /* integer and bool tensors */
+  const double *floats;      /* floating-point tensors */
+} OsiTensor;
+
+/* ONNX AttributeProto.AttributeType codes. */
+typedef enum OsiAttrType {
+  OSI_ATTR_UNDEFINED = 0, OSI_ATTR_FLOAT = 1, OSI_ATTR_INT = 2, OSI_ATTR_STRING = 3,
+  OSI_ATTR_TENSOR = 4, OSI_ATTR_GRAPH = 5, OSI_ATTR_FLOATS = 6, OSI_ATTR_INTS = 7,
+  OSI_ATTR_STRINGS = 8, OSI_ATTR_TENSORS = 9, OSI_ATTR_GRAPHS = 10,
+  OSI_ATTR_SPARSE_TENSOR = 11, OSI_ATTR_SPARSE_TENSORS = 12, OSI_ATTR_TYPE_PROTO = 13,
+  OSI_ATTR_TYPE_PROTOS = 14,
+} OsiAttrType;
+
+typedef struct OsiAttr {
+  const char *name;
+  OsiAttrType type;
+  const char *ref_attr_name;  /* inside function bodies; NULL otherwise */
+  int64_t i;
+  double f;
+  const char *s;              /* NUL-terminated copy of the bytes */
+  size_t s_len;
+  size_t n;                   /* element count of the list below */
+  const int64_t *ints;
+  const double *floats;
+  const char *const *strings;
+  const OsiTensor *t;         /* TENSOR, or SPARSE_TENSOR (dims only) */
+  const OsiTensor *const *tensors;
+  const OsiGraph *g;
+  const OsiGraph *const *graphs;
+  const OsiType *tp;
+  const OsiType *const *type_protos;
+} OsiAttr;
+
+typedef struct OsiNode {
+  const char *name;           /* "" when absent */
+  const char *op_type;
+  const char *domain;         /* "" for ai.onnx ("ai.onnx" is normalised to "") */
+  const char *overload;
+  int n_inputs, n_outputs, n_attrs;
+  const char *const *inputs;  /* "" marks an omitted optional input */
+  const char *const *outputs;
+  const OsiAttr *attrs;
+} OsiNode;
+
+typedef struct OsiValueInfo {
+  const char *name;
+  const OsiType *type;        /* NULL when the entry has no type */
+} OsiValueInfo;
+
+struct OsiGraph {
+  const char *name;
+  int n_nodes, n_initializers, n_inputs, n_outputs, n_value_info;
+  const OsiNode *nodes;
+  const OsiTensor *initializers;  /* sparse initializers appended (dims only) */
+  const OsiValueInfo *inputs, *outputs, *value_info;
+};
+
+typedef struct OsiOpsetImport {
+  const char *domain;         /* normalised like OsiNode.domain */
+  int64_t version;
+} OsiOpsetImport;
+
+typedef struct OsiFunction {
+  const char *name, *domain, *overload;
+  int n_inputs, n_outputs, n_attr_names, n_attr_defaults, n_nodes, n_opsets, n_value_info;
+  const char *const *inputs, *const *outputs, *const *attr_names;
+  const OsiAttr *attr_defaults;
+  const OsiNode *nodes;
+  const OsiOpsetImport *opsets;
+  const OsiValueInfo *value_info;
+} OsiFunction;
+
+typedef struct OsiModel {
+  int64_t ir_version;
+  const char *producer_name;
+  int n_opsets, n_functions;
+  const OsiOpsetImport *opsets;
+  const OsiFunction *functions;
+  const OsiGraph *graph;
+} OsiModel;
+
+/* Finds an attribute by name; NULL if absent. */
+const OsiAttr *osi_node_attr(const OsiNode *node, const char *name);
+
+#endif

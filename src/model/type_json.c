@@ -1,0 +1,122 @@
+#include "model/type_json.h"
+
+#include <math.h>
+#include <string.h>
+
+static void write_dim(OsiJson *j, OsiExprStore *s, OsiExpr d) {
+  int64_t v;
+  /* Integers past 2^53 would lose precision as JS numbers. */
+  if (d == OSI_EXPR_UNKNOWN) osi_json_raw(j, "null");
+  else if (!osi_expr_is_const(s, d, &v)) osi_json_string(j, osi_expr_str(s, d));
+  else if (v >= -(INT64_C(1) << 53) && v <= (INT64_C(1) << 53)) osi_json_int(j, v);
+  else osi_json_raw(j, "null");
+}
+
+static void write_dtype(OsiJson *j, int32_t dt) {
+  const char *name = osi_dtype_name(dt);
+  if (name) osi_json_string(j, name);
+  else osi_json_raw(j, "null");
+}
+
+static void write_type(OsiJson *j, OsiExprStore *s, const OsiType *t, int depth) {
+  if (!t || depth > 64) {
+    osi_json_raw(j, "null");
+    return;
+  }
+  switch (t->kind) {
+  case OSI_KIND_TENSOR:
+  case OSI_KIND_SPARSE_TENSOR:
+    osi_json_raw(j, t->kind == OSI_KIND_TENSOR ? "{\"kind\":\"tensor\",\"elemType\":"
+                                               : "{\"kind\":\"sparse_tensor\",\"elemType\":");
+    write_dtype(j, t->elem_type);
+    osi_json_raw(j, ",\"dims\":");
+    if (t->rank < 0) {
+      osi_json_raw(j, "null");
+    } else {
+      osi_json_raw(j, "[");
+      for (int i = 0; i < t->rank; i++) {
+        if (i) osi_json_raw(j, ",");
+        write_dim(j, s, t->dims[i]);
+      }
+      osi_json_raw(j, "]");
+    }
+    osi_json_raw(j, "}");
+    break;
+  case OSI_KIND_SEQUENCE:
+  case OSI_KIND_OPTIONAL:
+    osi_json_raw(j, t->kind == OSI_KIND_SEQUENCE ? "{\"kind\":\"sequence\",\"elem\":"
+                                                 : "{\"kind\":\"optional\",\"elem\":");
+    write_type(j, s, t->elem, depth + 1);
+    osi_json_raw(j, "}");
+    break;
+  case OSI_KIND_MAP:
+    osi_json_raw(j, "{\"kind\":\"map\",\"keyType\":");
+    write_dtype(j, t->elem_type);
+    osi_json_raw(j, ",\"value\":");
+    write_type(j, s, t->elem, depth + 1);
+    osi_json_raw(j, "}");
+    break;
+  default:
+    osi_json_raw(j, "null");
+  }
+}
+
+void osi_json_type(OsiJson *j, OsiExprStore *s, const OsiType *t) { write_type(j, s, t, 0); }
+
+int32_t osi_dtype_from_name(const char *name) {
+  for (int32_t dt = 1; name && dt < OSI_DT_COUNT; dt++)
+    if (osi_dtype_name(dt) && !strcmp(osi_dtype_name(dt), name)) return dt;
+  return 0;
+}
+
+static int32_t dtype_of(const OsiJsonValue *v, int *bad) {
+  if (!v || v->kind == OSI_JSON_NULL) return 0;
+  int32_t dt = v->kind == OSI_JSON_STRING ? osi_dtype_from_name(v->string) : 0;
+  if (!dt) *bad = 1;
+  return dt;
+}
+
+static const OsiType *from_json(OsiArena *a, OsiExprStore *s, const OsiJsonValue *v, int *bad,
+                                int depth) {
+  if (!v || v->kind == OSI_JSON_NULL) return NULL;
+  const OsiJsonValue *kind = osi_json_get(v, "kind");
+  if (depth > 16 || !kind || kind->kind != OSI_JSON_STRING) {
+    *bad = 1;
+    return NULL;
+  }
+  if (!strcmp(kind->string, "sequence") || !strcmp(kind->string, "optional")) {
+    const OsiType *e = from_json(a, s, osi_json_get(v, "elem"), bad, depth + 1);
+    return kind->string[0] == 's' ? osi_type_sequence(a, e) : osi_type_optional(a, e);
+  }
+  if (!strcmp(kind->string, "map"))
+    return osi_type_map(a, dtype_of(osi_json_get(v, "keyType"), bad),
+                        from_json(a, s, osi_json_get(v, "value"), bad, depth + 1));
+  if (strcmp(kind->string, "tensor") != 0) {
+    *bad = 1;
+    return NULL;
+  }
+  const OsiJsonValue *dims = osi_json_get(v, "dims");
+  int rank = dims && dims->kind == OSI_JSON_ARRAY ? (int)dims->n : -1;
+  if (rank > OSI_MAX_RANK || (dims && dims->kind != OSI_JSON_ARRAY && dims->kind != OSI_JSON_NULL)) {
+    *bad = 1;
+    return NULL;
+  }
+  OsiType *t = osi_type_tensor(a, dtype_of(osi_json_get(v, "elemType"), bad), rank);
+  if (!t) return NULL;
+  for (int i = 0; i < rank; i++) {
+    const OsiJsonValue *d = &dims->items[i];
+    OsiExpr e = OSI_EXPR_UNKNOWN;
+    if (d->kind == OSI_JSON_NUMBER && d->number >= 0 && d->number == floor(d->number) && d->number < 9e15)
+      e = osi_expr_const(s, (int64_t)d->number);
+    else if (d->kind == OSI_JSON_STRING)
+      e = osi_expr_from_dim_param(s, d->string);
+    else if (d->kind != OSI_JSON_NULL)
+      *bad = 1;
+    osi_type_dims_mut(t)[i] = e;
+  }
+  return t;
+}
+
+const OsiType *osi_type_from_json(OsiArena *a, OsiExprStore *s, const OsiJsonValue *v, int *bad) {
+  return from_json(a, s, v, bad, 0);
+}
