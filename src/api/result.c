@@ -336,7 +336,14 @@ static void render_tail_to(OsiResult *r, OsiJson *j) {
   write_constraints(j, r->exprs, &run->equal);
   osi_json_raw(j, ",\"lessEqual\":");
   write_constraints(j, r->exprs, &run->less_equal);
-  osi_json_raw(j, "}");
+  osi_json_raw(j, ",\"labels\":{");
+  for (int i = 0; i < run->labels.count; i++) {
+    if (i) osi_json_raw(j, ",");
+    osi_json_string(j, osi_expr_str(r->exprs, run->labels.items[i].lhs));
+    osi_json_raw(j, ":");
+    osi_json_string(j, osi_expr_str(r->exprs, run->labels.items[i].rhs));
+  }
+  osi_json_raw(j, "}}");
   if (OSI_EVENTS_ON(run)) write_events(j, run);
   osi_json_raw(j, "}");
 }

@@ -93,6 +93,9 @@ void osi_constraints_free(OsiRun *run) {
   free(run->less_equal.items);
   free(run->equal.index);
   free(run->less_equal.index);
+  free(run->labels.items);
+  free(run->labels.index);
+  memset(&run->labels, 0, sizeof run->labels);
   memset(&run->equal, 0, sizeof run->equal);
   memset(&run->less_equal, 0, sizeof run->less_equal);
 }
@@ -186,16 +189,22 @@ typedef struct Ranking {
   const Names *inputs, *preferred;
 } Ranking;
 
-/* Lower is a better canonical name. */
+static int from_inputs(const Ranking *r, OsiExpr e);
+
+/* Lower is a better canonical name: a graph-input symbol, then a size
+ * computed from graph-input symbols alone (past_seq+seq, batch*(h//4)),
+ * then a declared label (a symbol declared on outputs or value_info only),
+ * then anything holding an internal symbol (NonZero_nnz_1, 2*L). A label
+ * thus names a size only where inference has none of its own. */
 static int rank_of(const Ranking *r, OsiExpr e) {
   const char *name;
   int64_t c;
   if (osi_expr_is_const(r->s, e, &c)) return 0;
-  if (osi_expr_is_symbol(r->s, e, &name)) {
-    if (names_has(r->inputs, name)) return 1;
-    if (names_has(r->preferred, name)) return 2;
-  }
-  return 3;
+  int symbol = osi_expr_is_symbol(r->s, e, &name);
+  if (symbol && names_has(r->inputs, name)) return 1;
+  if (from_inputs(r, e)) return 2;
+  if (symbol && names_has(r->preferred, name)) return 3;
+  return 4;
 }
 
 static int better(const Ranking *r, OsiExpr a, OsiExpr b) {
@@ -217,15 +226,24 @@ static void check_preferred(const char *name, void *user) {
   if (!names_has(ap->preferred, name)) ap->all = 0;
 }
 
-/* Whether key -> target may be applied (the design's keep rules). */
+/* Whether key -> target may be applied (the design's keep rules): a
+ * graph-input symbol is never renamed; a label gives way to a computed size
+ * (Relufeatures_dim_0 -> batch, d -> b+c) but not to another label; a
+ * compound of input symbols (b+c) gives way to an input symbol only
+ * (past_seq+seq -> total_seq), one of declared names to a computed size. */
 static int may_rename(const Ranking *r, OsiExpr key, OsiExpr target) {
   const char *name;
   int64_t c;
+  int target_rank = rank_of(r, target);
   if (osi_expr_is_const(r->s, key, &c)) return 0;
-  if (osi_expr_is_symbol(r->s, key, &name)) return !names_has(r->preferred, name);
+  if (osi_expr_is_symbol(r->s, key, &name)) {
+    if (names_has(r->inputs, name)) return 0;
+    return !names_has(r->preferred, name) || target_rank <= 2;
+  }
+  if (from_inputs(r, key)) return target_rank == 1;
   AllPreferred ap = {r->preferred, 1};
   osi_expr_for_each_symbol(r->s, key, check_preferred, &ap);
-  return !ap.all || rank_of(r, target) == 1;
+  return !ap.all || target_rank <= 2;
 }
 
 /* Section - Consistency of joined classes */
@@ -481,6 +499,29 @@ static const OsiType *rewrite_type(OsiRun *run, const OsiType *t, const OsiExpr 
   return nt;
 }
 
+typedef struct NamedPair {
+  const char *name;
+  OsiConstraint pair;
+} NamedPair;
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(((const NamedPair *)a)->name, ((const NamedPair *)b)->name);
+}
+
+/* Labels in name order, so that results do not depend on which output
+ * declared one first. */
+static void sort_labels(OsiRun *run) {
+  OsiConstraintList *l = &run->labels;
+  if (l->count < 2) return;
+  NamedPair *tmp = malloc((size_t)l->count * sizeof *tmp);
+  if (!tmp) return;
+  for (int i = 0; i < l->count; i++) tmp[i] = (NamedPair){osi_expr_str(run->exprs, l->items[i].lhs), l->items[i]};
+  qsort(tmp, (size_t)l->count, sizeof *tmp, by_name);
+  for (int i = 0; i < l->count; i++) l->items[i] = tmp[i].pair;
+  free(tmp);
+  index_rebuild(l);
+}
+
 /* Most passes needed in practice is 2 (a rename exposing another); the cap
  * guards against mappings that keep rewriting each other. */
 #define MAX_RENAME_PASSES 4
@@ -544,11 +585,15 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
   for (int i = 0; i < c.count; i++) {
     OsiExpr target = best[find_root(&c, i)];
     if (c.members[i] != target && may_rename(&r, c.members[i], target)) {
+      const char *name;
+      if (osi_expr_is_symbol(s, c.members[i], &name) && names_has(&preferred, name))
+        list_add(&run->labels, c.members[i], target);
       from[nmap] = c.members[i];
       to[nmap++] = target;
       osi_run_event(run, "rename", "", "%s -> %s", osi_expr_str(s, c.members[i]), osi_expr_str(s, target));
     }
   }
+  sort_labels(run);
   for (int pass = 0; nmap && pass < MAX_RENAME_PASSES; pass++) {
     int changed = 0;
     for (int i = 0; i < scope->n_order; i++) {

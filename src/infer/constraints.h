@@ -37,13 +37,15 @@ void osi_anchor_log_free(OsiAnchorLog *log);
 /*
  * Turns the equalities into a renaming of the inferred symbols and rewrites
  * every value's dims and content in `scope` (to a fixed point):
- * - names declared on the graph's inputs, outputs and value_info
- *   ("preferred") are never renamed away;
  * - each equivalence class (over all equality chains) maps to one
- *   canonical member: a graph-input symbol first, then another preferred
- *   symbol, then the simplest member;
- * - a compound key made only of preferred symbols (b+c) is kept, unless
- *   the target is a graph-input symbol (past_seq+seq -> total_seq).
+ *   canonical member: a graph-input symbol first, then a size computed
+ *   from graph-input symbols alone, then a label (a symbol declared on
+ *   outputs or value_info only), then the simplest member;
+ * - a graph-input symbol is never renamed; a label gives way to a computed
+ *   size only (Relufeatures_dim_0 -> batch: the pair goes to run->labels)
+ *   and replaces internal symbols (NonZero_nnz_1 -> N);
+ * - a compound key of input symbols (b+c) is kept, unless the target is a
+ *   graph-input symbol (past_seq+seq -> total_seq).
  * Equalities join classes in declaration order. One that would equate two
  * sizes computed from the graph inputs alone which differ at ordinary
  * sizes (seq and Min(seq,1), past+seq and 2*seq) restricts the inputs

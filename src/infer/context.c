@@ -208,6 +208,9 @@ void osi_run_free(OsiRun *run) {
   free(run->equal.index);
   free(run->less_equal.index);
   run->equal.index = run->less_equal.index = NULL;
+  free(run->labels.items);
+  free(run->labels.index);
+  memset(&run->labels, 0, sizeof run->labels);
   osi_value_table_free(&run->sub_index);
   run->diags = NULL;
   run->events = NULL;

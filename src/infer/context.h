@@ -61,6 +61,9 @@ typedef struct OsiRun {
   OsiDiagnostic *diags;
   int n_diags, cap_diags;
   OsiConstraintList equal, less_equal;
+  /* Declared labels that name a size inference computed (label -> that
+   * size), filled by osi_constraints_propagate; the values keep the size. */
+  OsiConstraintList labels;
   /* Event log, only filled with OSI_OPT_EVENTS. */
   OsiEvent *events;
   int n_events, cap_events;

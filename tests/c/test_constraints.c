@@ -73,8 +73,8 @@ static void test_compound_renamed_to_input_symbol(void) {
   osi_result_delete(r);
 }
 
-/* b+c made of graph-input symbols is authoritative: it stays, while the
- * output itself shows its declared name. */
+/* b+c made of graph-input symbols is authoritative: d, declared on the
+ * output only, is a label for it; the output shows b+c too. */
 static void test_compound_of_inputs_preserved(void) {
   Builder *b = builder_new(17);
   builder_input(b, "A", "float[b]");
@@ -84,12 +84,15 @@ static void test_compound_of_inputs_preserved(void) {
   builder_node(b, "Relu", "relu", "Y", "", "Z", "");
   builder_output(b, "Y", "float[d]");
   OsiResult *r = builder_infer(b, 0, NULL);
-  CHECK_STR(result_dims(r, "Y"), "[d]");
+  CHECK_STR(result_dims(r, "Y"), "[b+c]");
   CHECK_STR(result_dims(r, "Z"), "[b+c]");
+  CHECK(json_has(r, "\"equal\":[[\"b+c\",\"d\"]]"));
+  CHECK(json_has(r, "\"labels\":{\"d\":\"b+c\"}"));
   osi_result_delete(r);
 }
 
-/* A user's symbol is never renamed to another name: X: [N, 4] stays. */
+/* An input symbol is never renamed: X: [N, 4] stays, and M, declared on
+ * an output only, is a label for N. */
 static void test_user_symbol_never_renamed(void) {
   Builder *b = builder_new(17);
   builder_input(b, "X", "float[N,4]");
@@ -99,8 +102,9 @@ static void test_user_symbol_never_renamed(void) {
   OsiResult *r = builder_infer(b, 0, NULL);
   CHECK_STR(result_dims(r, "X"), "[N,4]");
   CHECK_STR(result_dims(r, "Z"), "[N,4]");
-  CHECK_STR(result_dims(r, "Y"), "[M,4]");
+  CHECK_STR(result_dims(r, "Y"), "[N,4]");
   CHECK(json_has(r, "\"equal\":[[\"M\",\"N\"]]"));
+  CHECK(json_has(r, "\"labels\":{\"M\":\"N\"}"));
   osi_result_delete(r);
 }
 
@@ -147,9 +151,8 @@ static void test_anchor_conflicts(void) {
 
 /* torch 1.13 gives unrelated outputs one dim_param: g = X[:1] is
  * [Min(S,1), B] and sel is [S, B], both declared [L, B]. Both equalities
- * would claim S == Min(S,1) (S <= 1) and rename Min(S,1) to S everywhere:
- * wrong for every S > 1. The first declaration names its size, the one
- * that contradicts it is ignored. */
+ * would claim S == Min(S,1) (S <= 1): wrong for every S > 1. The first
+ * declaration labels its size, the one that contradicts it is ignored. */
 static void test_contradictory_labels_ignored(void) {
   Builder *b = builder_new(17);
   builder_input(b, "X", "float[S,B]");
@@ -164,13 +167,14 @@ static void test_contradictory_labels_ignored(void) {
   builder_output(b, "h", "float[M,B]");
   OsiResult *r = builder_infer(b, 0, NULL);
   CHECK_INT(osi_result_status(r), OSI_OK);
-  CHECK_STR(result_dims(r, "g"), "[L,B]");
+  CHECK_STR(result_dims(r, "g"), "[Min(S,1),B]");
   CHECK_STR(result_dims(r, "sel"), "[S,B]");
   CHECK_STR(result_dims(r, "k"), "[S,B]");
-  CHECK_STR(result_dims(r, "h"), "[M,B]");
+  CHECK_STR(result_dims(r, "h"), "[Min(S,1),B]");
   CHECK(json_has(r, "\"ANCHOR_CONFLICT\""));
   CHECK(json_has(r, "[\"L\",\"Min(S,1)\"]"));
   CHECK(!json_has(r, "[\"L\",\"S\"]"));
+  CHECK(json_has(r, "\"labels\":{\"L\":\"Min(S,1)\",\"M\":\"Min(S,1)\"}"));
   osi_result_delete(r);
 
   /* Two sizes computed from different inputs (p+q and 2*p) under one name
@@ -185,7 +189,7 @@ static void test_contradictory_labels_ignored(void) {
   builder_output(b, "Y1", "float[L]");
   builder_output(b, "Y2", "float[L]");
   r = builder_infer(b, 0, NULL);
-  CHECK_STR(result_dims(r, "Y1"), "[L]");
+  CHECK_STR(result_dims(r, "Y1"), "[p+q]");
   CHECK_STR(result_dims(r, "Y2"), "[2*p]");
   CHECK(json_has(r, "\"equal\":[[\"L\",\"p+q\"]]"));
   CHECK(json_has(r, "\"ANCHOR_CONFLICT\""));
@@ -217,7 +221,7 @@ static void test_contradictory_labels_ignored(void) {
   builder_output(b, "Y", "float[L,K]");
   builder_output(b, "Z", "float[L,K]");
   r = builder_infer(b, 0, NULL);
-  CHECK_STR(result_dims(r, "Y"), "[L,K]");
+  CHECK_STR(result_dims(r, "Y"), "[B,S]");
   CHECK_STR(result_dims(r, "Z"), "[S,B]");
   CHECK(json_has(r, "\"ANCHOR_CONFLICT\""));
   osi_result_delete(r);
@@ -232,9 +236,105 @@ static void test_contradictory_labels_ignored(void) {
   builder_output(b, "Y1", "float[L]");
   builder_output(b, "Y2", "float[K]");
   r = builder_infer(b, 0, NULL);
-  CHECK_STR(result_dims(r, "Y1"), "[L]");
-  CHECK_STR(result_dims(r, "Y2"), "[K]");
+  CHECK_STR(result_dims(r, "Y1"), "[p+q]");
+  CHECK_STR(result_dims(r, "Y2"), "[p+q]");
   CHECK(!json_has(r, "\"ANCHOR_CONFLICT\""));
+  CHECK(json_has(r, "\"labels\":{\"K\":\"p+q\",\"L\":\"p+q\"}"));
+  osi_result_delete(r);
+}
+
+/* Labels torch writes for dims it was given no name for: <Op><output>_dim_<k>
+ * (reused on another output: AveragePoolpooled_dim_0 on logits too) and,
+ * for a list in dynamic_axes, <output>_dynamic_axes_<k>. Each names a size
+ * inference computed from the input symbols, which every value keeps. */
+static void test_torch_output_labels(void) {
+  Builder *b = builder_new(17);
+  builder_input(b, "x", "float[batch,3,height,width]");
+  builder_initializer_ints(b, "flat", 2, (int64_t[]){0, -1});
+  builder_node(b, "Relu", "relu", "x", "", "features", "");
+  builder_node(b, "AveragePool", "pool", "features", "", "pooled", "");
+  builder_attr_ints(b, "kernel_shape", 2, (int64_t[]){2, 2});
+  builder_attr_ints(b, "strides", 2, (int64_t[]){2, 2});
+  builder_node(b, "GlobalAveragePool", "gap", "pooled", "", "gap_out", "");
+  builder_node(b, "Reshape", "r", "gap_out", "flat", "", "logits", "");
+  builder_output(b, "features", "float[Relufeatures_dim_0,3,Relufeatures_dim_2,Relufeatures_dim_3]");
+  builder_output(b, "pooled", "float[AveragePoolpooled_dim_0,3,pooled_dynamic_axes_1,pooled_dynamic_axes_2]");
+  builder_output(b, "logits", "float[AveragePoolpooled_dim_0,logits_dynamic_axes_1]");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  CHECK_INT(osi_result_status(r), OSI_OK);
+  CHECK_STR(result_dims(r, "features"), "[batch,3,height,width]");
+  CHECK_STR(result_dims(r, "pooled"), "[batch,3,height//2,width//2]");
+  CHECK_STR(result_dims(r, "gap_out"), "[batch,3,1,1]");
+  CHECK_STR(result_dims(r, "logits"), "[batch,3]");
+  CHECK(!json_has(r, "ANCHOR_CONFLICT"));
+  /* The equalities stay; the labels name their sizes. */
+  CHECK(json_has(r, "[\"Relufeatures_dim_0\",\"batch\"]"));
+  CHECK(json_has(r, "[\"height//2\",\"pooled_dynamic_axes_1\"]"));
+  CHECK(json_has(r, "\"labels\":{\"AveragePoolpooled_dim_0\":\"batch\",\"Relufeatures_dim_0\":\"batch\","
+                    "\"Relufeatures_dim_2\":\"height\",\"Relufeatures_dim_3\":\"width\","
+                    "\"pooled_dynamic_axes_1\":\"height//2\",\"pooled_dynamic_axes_2\":\"width//2\"}"));
+  osi_result_delete(r);
+}
+
+/* paddle2onnx names every dynamic dim of every value p2o.DynamicDimension.N
+ * (not an identifier: one quoted symbol). The inputs' are symbols of the
+ * inputs, the outputs' own are labels. */
+static void test_paddle_labels(void) {
+  Builder *b = builder_new(17);
+  builder_input(b, "x", "float[p2o.DynamicDimension.0,p2o.DynamicDimension.1]");
+  builder_node(b, "Concat", "cat", "x", "x", "", "y", "");
+  builder_attr_int(b, "axis", 1);
+  builder_node(b, "Relu", "relu", "y", "", "z", "");
+  builder_output(b, "y", "float[p2o.DynamicDimension.2,p2o.DynamicDimension.3]");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  CHECK_STR(result_dims(r, "y"), "['p2o.DynamicDimension.0',2*'p2o.DynamicDimension.1']");
+  CHECK_STR(result_dims(r, "z"), "['p2o.DynamicDimension.0',2*'p2o.DynamicDimension.1']");
+  CHECK(json_has(r, "\"labels\":{\"'p2o.DynamicDimension.2'\":\"'p2o.DynamicDimension.0'\","
+                    "\"'p2o.DynamicDimension.3'\":\"2*'p2o.DynamicDimension.1'\"}"));
+  osi_result_delete(r);
+}
+
+/* A declared compound of labels (2*L over 2*S): the leaf equality L == S
+ * makes L a label of S, and the value keeps 2*S. */
+static void test_compound_label(void) {
+  Builder *b = builder_new(17);
+  builder_input(b, "X", "float[S]");
+  builder_node(b, "Concat", "cat", "X", "X", "", "Y", "");
+  builder_attr_int(b, "axis", 0);
+  builder_node(b, "Relu", "relu", "X", "", "Z", "");
+  builder_output(b, "Y", "float[2*L]");
+  builder_output(b, "Z", "float[L]");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  CHECK_STR(result_dims(r, "Y"), "[2*S]");
+  CHECK_STR(result_dims(r, "Z"), "[S]");
+  CHECK(json_has(r, "\"labels\":{\"L\":\"S\"}"));
+  CHECK(!json_has(r, "ANCHOR_CONFLICT"));
+  osi_result_delete(r);
+}
+
+/* A label names a fresh symbol's size (N over NonZero_nnz): nothing was
+ * computed, so the label is the value's dim and no alias is needed. A
+ * label on a value_info entry (prefillValueInfo) is a label too. */
+static void test_label_kinds_fresh_and_value_info(void) {
+  Builder *b = builder_new(17);
+  builder_input(b, "X", "float[2,3]");
+  builder_node(b, "NonZero", "nz", "X", "", "idx", "");
+  builder_output(b, "idx", "int64[2,N]");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  CHECK_STR(result_dims(r, "idx"), "[2,N]");
+  CHECK(json_has(r, "\"labels\":{}"));
+  osi_result_delete(r);
+
+  b = builder_new(17);
+  builder_input(b, "X", "float[N,4]");
+  builder_node(b, "Relu", "relu", "X", "", "H", "");
+  builder_node(b, "Relu", "relu2", "H", "", "Y", "");
+  builder_value_info(b, "H", "float[Hdim,4]");
+  r = builder_infer(b, OSI_OPT_PREFILL_VALUE_INFO, NULL);
+  CHECK_INT(osi_result_status(r), OSI_OK);
+  CHECK_STR(result_dims(r, "H"), "[N,4]");
+  CHECK_STR(result_dims(r, "Y"), "[N,4]");
+  CHECK(json_has(r, "\"labels\":{\"Hdim\":\"N\"}"));
   osi_result_delete(r);
 }
 
@@ -246,5 +346,9 @@ int main(void) {
   test_user_symbol_never_renamed();
   test_anchor_conflicts();
   test_contradictory_labels_ignored();
+  test_torch_output_labels();
+  test_paddle_labels();
+  test_compound_label();
+  test_label_kinds_fresh_and_value_info();
   TEST_MAIN_END();
 }
