@@ -11,15 +11,18 @@
 // random inputs; every inferred dim, evaluated at the binding, must equal the runtime's.
 // Per value (over all bindings): exact (every dim resolved and equal), unresolved (an unknown dim,
 // unknown rank, or a symbol the binding cannot give, such as a fresh one), wrong (a resolved dim,
-// the rank or the element type differs). It also checks the model-level expectations: declared
-// graph output dims reproduced, no unknown dim and no fresh symbol in any value.
+// the rank or the element type differs). An exact value whose dims need a declared output label
+// (bound through the engine's equality constraints) rather than the graph inputs' symbols alone is
+// also counted as `labelOnly`: the engine showed the label where it had computed the size. It also
+// checks the model-level expectations: declared graph output dims reproduced (a label by value,
+// named in result.constraints.labels), no unknown dim and no fresh symbol in any value.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { evalDim, symbolsOf } from '../../js/expr.js';
+import { evalDim, parse, printSymbol, symbolsOf } from '../../js/expr.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const REPO = resolve(HERE, '../..');
@@ -63,6 +66,18 @@ const FRESH = /^[A-Z][A-Za-z0-9]*_[A-Za-z0-9_]*_[0-9]+$/;
 // A dim name the TorchScript exporter makes up for a dim it could not infer: <OpType><output>_dim_<i>.
 const EXPORTER_PLACEHOLDER = /^[A-Z][A-Za-z0-9]*.*_dim_[0-9]+$/;
 
+/** A declared dim_param as the engine reads it: one that does not parse is a single symbol
+ * (paddle2onnx's p2o.DynamicDimension.0), printed quoted. */
+function asExpr(d) {
+  if (typeof d !== 'string') return d;
+  try {
+    parse(d);
+    return d;
+  } catch {
+    return printSymbol(d);
+  }
+}
+
 function rng(seed) {
   let s = seed >>> 0;
   return () => {
@@ -74,7 +89,7 @@ function rng(seed) {
 function makeFeeds(ort, inputs, env, rand) {
   const feeds = {};
   for (const inp of inputs) {
-    const dims = inp.dims.map((d) => evalDim(d, env));
+    const dims = inp.dims.map((d) => evalDim(asExpr(d), env));
     const n = dims.reduce((a, b) => a * b, 1);
     let data;
     if (inp.fill === 'positions') {
@@ -123,10 +138,24 @@ function extendEnv(binding, constraints) {
   return env;
 }
 
-/** Checks one value's inferred type against the runtime tensor at one binding. */
-function compareValue(inferred, tensor, env) {
+/** The binding restricted to the symbols of the graph inputs' dims. */
+function inputEnv(binding, inputs) {
+  const env = {};
+  for (const inp of inputs) {
+    for (const d of inp.dims) {
+      if (typeof d !== 'string') continue;
+      for (const s of symbolsOf(asExpr(d))) if (Object.hasOwn(binding, s)) env[s] = binding[s];
+    }
+  }
+  return env;
+}
+
+/** Checks one value's inferred type against the runtime tensor at one binding; `fromInputs`: its
+ * dims evaluate with `inputsOnly` (the graph inputs' symbols) too. */
+function compareValue(inferred, tensor, env, inputsOnly) {
   const problems = [];
   let resolved = true;
+  let fromInputs = true;
   const want = ORT_TO_ONNX[tensor.type] ?? tensor.type;
   if (!inferred || inferred.kind !== 'tensor') return { resolved: false, problems };
   if (inferred.elemType !== null && inferred.elemType !== want) {
@@ -137,6 +166,9 @@ function compareValue(inferred, tensor, env) {
   if (inferred.dims.length !== tensor.dims.length) {
     problems.push(`rank ${inferred.dims.length} [${inferred.dims}], runtime [${tensor.dims}]`);
     return { resolved, problems };
+  }
+  for (const d of inferred.dims) {
+    if (typeof d === 'string' && symbolsOf(d).some((s) => !Object.hasOwn(inputsOnly, s))) fromInputs = false;
   }
   inferred.dims.forEach((d, i) => {
     if (d === null) {
@@ -156,19 +188,22 @@ function compareValue(inferred, tensor, env) {
     }
     if (v !== tensor.dims[i]) problems.push(`dim ${i} ${JSON.stringify(d)} = ${v}, runtime ${tensor.dims[i]}`);
   });
-  return { resolved, problems };
+  return { resolved, problems, fromInputs };
 }
 
 /** Model-level expectations: declared outputs reproduced, no unknown dim, no fresh symbol. */
 function expectationProblems(entry, result, bindings) {
   const problems = [];
+  const inputSymbols = new Set(entry.inputs.flatMap((i) => i.dims.filter((d) => typeof d === 'string')
+    .flatMap((d) => symbolsOf(asExpr(d)))));
+  const labels = result.constraints?.labels ?? {};
   for (const [name, declared] of Object.entries(entry.outputs)) {
     const t = result.getShape(name);
     if (!t || !t.dims) {
       problems.push(`output ${name}: inferred ${JSON.stringify(t?.dims ?? null)}, declared ${JSON.stringify(declared)}`);
       continue;
     }
-    const same = t.dims.length === declared.length && declared.every((d, i) => {
+    const same = t.dims.length === declared.length && declared.map(asExpr).every((d, i) => {
       const got = t.dims[i];
       // The TorchScript exporter names a dim its own inference lost `<OpType><output>_dim_<i>`; the
       // engine may know better (a constant): any resolved dim will do.
@@ -179,7 +214,12 @@ function expectationProblems(entry, result, bindings) {
           return false;
         }
       }
-      if (typeof d === 'number' || /^[A-Za-z_][A-Za-z0-9_]*$/.test(d)) return got === d;
+      if (typeof d === 'number') return got === d;
+      if (parse(d).k === 'sym') {
+        if (inputSymbols.has(parse(d).v)) return got === d;
+        // A label (declared on outputs only): the computed size is kept, the label names it.
+        return got === d || labels[d] === got;
+      }
       // A declared expression: the canonical form differs in spelling; compare by value.
       try {
         return got !== null && bindings.every((env) => evalDim(got, env) === evalDim(d, env));
@@ -224,8 +264,11 @@ export async function runDifferential(dir, { engine, ort, only } = {}) {
     const perValue = new Map(); // name -> { resolved, problems[] }
     const constraintViolations = [];
     const envs = [];
+    const labels = result.constraints?.labels ?? {};
+    const labelFits = new Map(); // label -> Map(output dim -> its runtime size at every binding)
     for (const binding of entry.bindings) {
       const env = extendEnv(binding, result.constraints);
+      const inputsOnly = inputEnv(binding, entry.inputs);
       envs.push(env);
       for (const [a, b] of result.constraints?.equal ?? []) {
         try {
@@ -237,21 +280,40 @@ export async function runDifferential(dir, { engine, ort, only } = {}) {
       }
       const feeds = makeFeeds(ort, entry.inputs, env, rand);
       const out = await session.run(feeds);
+      // Output dims whose declared label names, by the engine's labels, their runtime size here.
+      for (const [name, declared] of Object.entries(entry.outputs)) {
+        declared.map(asExpr).forEach((d, i) => {
+          const expr = typeof d === 'string' ? labels[d] : undefined;
+          if (expr === undefined || !out[name]) return;
+          const key = `${name}[${i}]`;
+          const ok = evalDim(expr, env) === out[name].dims[i];
+          labelFits.set(d, labelFits.get(d) ?? new Map());
+          labelFits.get(d).set(key, (labelFits.get(d).get(key) ?? true) && ok);
+        });
+      }
       for (const name of session.outputNames) {
         const tensor = out[name];
-        const r = compareValue(result.getShape(name), tensor, env);
-        const acc = perValue.get(name) ?? { resolved: true, problems: [] };
+        const r = compareValue(result.getShape(name), tensor, env, inputsOnly);
+        const acc = perValue.get(name) ?? { resolved: true, fromInputs: true, problems: [] };
         acc.resolved &&= r.resolved;
+        acc.fromInputs &&= r.fromInputs;
         acc.problems.push(...r.problems.map((p) => `${p} at ${JSON.stringify(binding)}`));
         perValue.set(name, acc);
       }
       for (const t of Object.values(out)) t.dispose?.();
     }
     await session.release?.();
+    // A label names the size of an output dim declaring it (torch may have declared it on others too).
+    for (const [label, expr] of Object.entries(labels)) {
+      if (![...(labelFits.get(label)?.values() ?? [])].some(Boolean)) {
+        constraintViolations.push(`label ${label} = ${expr}: no output dim declared ${label} has that size`);
+      }
+    }
     let exact = 0;
     let unresolved = 0;
     let wrong = 0;
-    const details = { unresolved: [], wrong: [] };
+    let labelOnly = 0;
+    const details = { unresolved: [], wrong: [], labelOnly: [] };
     for (const [name, v] of perValue) {
       if (v.problems.length) {
         wrong++;
@@ -261,6 +323,10 @@ export async function runDifferential(dir, { engine, ort, only } = {}) {
         details.unresolved.push(`${name}: ${JSON.stringify(result.getShape(name)?.dims ?? null)}`);
       } else {
         exact++;
+        if (!v.fromInputs) {
+          labelOnly++;
+          details.labelOnly.push(`${name}: ${JSON.stringify(result.getShape(name).dims)}`);
+        }
       }
     }
     models.push({
@@ -270,6 +336,8 @@ export async function runDifferential(dir, { engine, ort, only } = {}) {
       exact,
       unresolved,
       wrong,
+      labelOnly,
+      labels,
       details,
       constraintViolations,
       expectations: expectationProblems(entry, result, envs),
@@ -280,7 +348,10 @@ export async function runDifferential(dir, { engine, ort, only } = {}) {
   // the symbols describes) count for `wrong` but not for the resolved figures.
   const counted = models.filter((m) => !m.knownUnresolved);
   const sum = (k, ms = counted) => ms.reduce((a, m) => a + m[k], 0);
-  const totals = { values: sum('values'), exact: sum('exact'), unresolved: sum('unresolved'), wrong: sum('wrong', models) };
+  const totals = {
+    values: sum('values'), exact: sum('exact'), unresolved: sum('unresolved'), wrong: sum('wrong', models),
+    labelOnly: sum('labelOnly', models),
+  };
   totals.resolvedPercent = totals.values ? (100 * totals.exact) / totals.values : 100;
   totals.excluded = models.filter((m) => m.knownUnresolved).map((m) => m.name);
   return { models, totals };
@@ -295,12 +366,14 @@ export function formatReport({ models, totals }, { verbose = false } = {}) {
       (m.knownUnresolved ? `  (not counted: ${m.knownUnresolved})` : ''));
     if (verbose || m.wrong) for (const w of m.details.wrong) lines.push(`  WRONG ${w}`);
     if (verbose) for (const u of m.details.unresolved) lines.push(`  unresolved ${u}`);
+    for (const l of m.details.labelOnly) lines.push(`  LABEL ONLY ${l}`);
     if (verbose) for (const e of m.expectations) lines.push(`  expectation: ${e}`);
     for (const c of m.constraintViolations) lines.push(`  CONSTRAINT VIOLATED ${c}`);
     if (verbose) for (const d of m.diagnostics) lines.push(`  diagnostic: ${d}`);
   }
   lines.push(`total: ${totals.values} values compared, ${totals.exact} exact ` +
-    `(${totals.resolvedPercent.toFixed(2)}% resolved), ${totals.unresolved} unresolved, ${totals.wrong} wrong` +
+    `(${totals.resolvedPercent.toFixed(2)}% resolved), ${totals.unresolved} unresolved, ${totals.wrong} wrong, ` +
+    `${totals.labelOnly} shown by a declared label only` +
     (totals.excluded.length ? ` (values and resolved % leave out ${totals.excluded.join(', ')}; wrong counts every model)` : ''));
   return lines.join('\n');
 }

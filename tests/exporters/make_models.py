@@ -755,6 +755,37 @@ def bags(outdir, opset):
            opset)
 
 
+# Section - output labels: list-form dynamic_axes and undeclared output dims
+#
+# dynamic_axes given as a list makes torch name each dim "<name>_dynamic_axes_<k>" (k from 1, on
+# inputs too); an output left out gets torch's own "<OpType><name>_dim_<i>" labels, which it may
+# reuse on another output. An output-only label names a size; the computed size is kept.
+
+
+class Labelled(nn.Module):
+    """Conv/ReLU features, an average pool whose labels torch reuses on the logits, a flatten."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.fc = nn.Linear(8, 5)
+
+    def forward(self, x):
+        features = F.relu(self.conv(x))
+        pooled = F.avg_pool2d(features, 2)
+        logits = self.fc(pooled.mean(dim=(2, 3)))
+        return features, pooled, logits, features.flatten(2)
+
+
+def labelled(outdir, opset):
+    outs = ["features", "pooled", "logits", "flat"]
+    dyn = {"x": [0, 2, 3], "features": [0, 2, 3], "logits": [0], "flat": [0, 2]}
+    bindings = [{"x_dynamic_axes_1": b["batch_size"], "x_dynamic_axes_2": b["height"] + 1,
+                 "x_dynamic_axes_3": b["width"] - 1} for b in BINDINGS]
+    export(outdir, f"labelled_op{opset}", Labelled(), (torch.randn(2, 3, 32, 24),), ["x"], outs, dyn,
+           {"x": {"dtype": "float32"}}, opset, {"bindings": bindings})
+
+
 # Section - onnx.helper decoder: patterns torch 1.13 does not emit
 
 
@@ -848,6 +879,44 @@ def helper_decoder(outdir):
     record(outdir, "helper_decoder_op17", model, 17, inputs)
 
 
+def paddle_labels(outdir):
+    """paddle2onnx's naming: every dynamic dim of every value gets its own p2o.DynamicDimension.N
+    (not an identifier: a single symbol), inputs included. Output-only ones are labels."""
+    f = TensorProto.FLOAT
+    d = [f"p2o.DynamicDimension.{i}" for i in range(12)]
+    w = numpy_helper.from_array(np.random.RandomState(0).randn(16, 8).astype(np.float32), "w")
+    axes = numpy_helper.from_array(np.array([1], dtype=np.int64), "axes")
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["proj"]),
+        helper.make_node("Relu", ["proj"], ["act"]),
+        helper.make_node("Transpose", ["act"], ["act_t"], perm=[0, 2, 1]),
+        helper.make_node("ReduceMean", ["act"], ["mean"], axes=[1], keepdims=0),
+        helper.make_node("Concat", ["act", "act"], ["twice"], axis=1),
+        helper.make_node("Unsqueeze", ["mean", "axes"], ["mean1"]),
+        helper.make_node("Add", ["act", "mean1"], ["centered"]),
+        helper.make_node("Shape", ["act"], ["shape"]),
+        helper.make_node("Slice", ["shape", "zero", "two"], ["lead"]),
+        helper.make_node("Concat", ["lead", "split"], ["target"], axis=0),
+        helper.make_node("Reshape", ["act", "target"], ["heads"]),
+        helper.make_node("Softmax", ["heads"], ["probs"], axis=-1),
+        helper.make_node("Flatten", ["probs"], ["flat"], axis=1),
+    ]
+    graph = helper.make_graph(
+        nodes, "paddle_labels",
+        [helper.make_tensor_value_info("x", f, [d[0], d[1], 16])],
+        [helper.make_tensor_value_info("act_t", f, [d[2], 8, d[3]]),
+         helper.make_tensor_value_info("mean", f, [d[4], 8]),
+         helper.make_tensor_value_info("twice", f, [d[5], d[6], 8]),
+         helper.make_tensor_value_info("centered", f, [d[7], d[8], 8]),
+         helper.make_tensor_value_info("flat", f, [d[9], d[10]])],
+        [w, axes] + [numpy_helper.from_array(np.array(v, dtype=np.int64), n)
+                     for n, v in (("zero", [0]), ("two", [2]), ("split", [2, 4]))])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="onnx-shapes-tests")
+    model.ir_version = 7
+    bindings = [{d[0]: b["batch_size"], d[1]: b["sequence_length"]} for b in BINDINGS]
+    record(outdir, "paddle_labels_op13", model, 13, {"x": {"dtype": "float32"}}, {"bindings": bindings})
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: make_models.py OUTDIR")
@@ -867,7 +936,9 @@ def main():
         audio(outdir, opset)
         windows(outdir, opset)
         bags(outdir, opset)
+        labelled(outdir, opset)
     helper_decoder(outdir)
+    paddle_labels(outdir)
     t5(outdir, 17, legacy=True)
     with open(os.path.join(outdir, "manifest.json"), "w") as fh:
         json.dump(MODELS, fh, indent=1)

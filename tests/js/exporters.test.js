@@ -12,7 +12,7 @@ import { REPO } from './helpers.js';
 const NAMED = [
   'gpt2_op13', 'llama_op13', 'bert_op13', 'vit_op13', 'whisper_op13', 't5_op13', 'beams_op13',
   'gpt2_op17', 'llama_op17', 'bert_op17', 'vit_op17', 'whisper_op17', 't5_op17', 'beams_op17',
-  'helper_decoder_op17', 't5_legacy_op17',
+  'helper_decoder_op17', 't5_legacy_op17', 'paddle_labels_op13',
 ];
 // Output dims left for torch to label (make_models.py, "Other torch modules"): its labels are not
 // symbols of the inputs, and it sometimes gives unrelated outputs one label, so the declared-output
@@ -20,6 +20,7 @@ const NAMED = [
 const TORCH_LABELLED = [
   'convnet_op13', 'recurrent_op13', 'misc_op13', 'audio_op13', 'windows_op13', 'bags_op13',
   'convnet_op17', 'recurrent_op17', 'misc_op17', 'audio_op17', 'windows_op17', 'bags_op17',
+  'labelled_op13', 'labelled_op17',
 ];
 const MODELS = [...NAMED, ...TORCH_LABELLED];
 
@@ -56,6 +57,8 @@ describeIfAvailable('exporter patterns against onnxruntime', () => {
     expect(m.values).toBeGreaterThan(10);
     expect(m.details.wrong).toEqual([]);
     expect(m.constraintViolations).toEqual([]);
+    // A declared output label never stands where the engine computed the size.
+    expect(m.details.labelOnly).toEqual([]);
     if (m.knownUnresolved) return; // a value no single expression describes (see make_models.py)
     expect(m.details.unresolved).toEqual([]);
     expect(m.exact).toBe(m.values);
@@ -72,6 +75,21 @@ describeIfAvailable('exporter patterns against onnxruntime', () => {
     const m = byName(name);
     expect(m.diagnostics.some((d) => d.startsWith('ANCHOR_CONFLICT') && d.includes('GatherElementsgathered_dim_0'))).toBe(true);
     expect(m.details.wrong).toEqual([]);
+  });
+
+  test.each(['labelled_op13', 'labelled_op17'])('%s: list-form dynamic_axes and torch\'s own dim labels name the computed sizes', (name) => {
+    const m = byName(name);
+    // Checked against the runtime sizes by the differential (constraintViolations): here, that they are there.
+    expect(Object.keys(m.labels)).toEqual(expect.arrayContaining([
+      'features_dynamic_axes_1', 'features_dynamic_axes_2', 'features_dynamic_axes_3', 'AveragePoolpooled_dim_0',
+      'logits_dynamic_axes_1', 'flat_dynamic_axes_1', 'flat_dynamic_axes_2']));
+    // torch labels pooled's height and width with features' labels: that contradiction is reported, not used.
+    expect(m.diagnostics.some((d) => d.startsWith('ANCHOR_CONFLICT') && d.includes('features_dynamic_axes_2'))).toBe(true);
+  });
+
+  test('paddle_labels_op13: every p2o.DynamicDimension.N of the outputs names a computed size', () => {
+    const m = byName('paddle_labels_op13');
+    expect(Object.keys(m.labels).sort()).toEqual([10, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => `'p2o.DynamicDimension.${i}'`));
   });
 
   test('totals: >= 99% of the values resolved, none wrong', () => {
