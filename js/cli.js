@@ -102,6 +102,10 @@ function printTable(result, bind) {
   const line = (r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]))).join('  ');
   console.log(line(head));
   for (const r of rows) console.log(line(r));
+  // Names declared on outputs for sizes inference computed: the table shows the sizes.
+  for (const [label, expr] of Object.entries(result.constraints?.labels ?? {})) {
+    console.log(`label: ${label} = ${expr}`);
+  }
   for (const d of result.diagnostics) {
     console.log(`note: ${d.code}${d.node ? ` (node '${d.node}', ${d.opType})` : ''}: ${d.message}`);
   }

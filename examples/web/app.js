@@ -882,7 +882,10 @@ function renderConstraints() {
   }
   const env = state.effective;
   const list = [...eq.slice(0, 200).map(([a, b]) => constraintHTML(a, b, '=', env)), ...le.slice(0, 200).map(([a, b]) => constraintHTML(a, b, '<=', env))];
-  $('constraints').innerHTML = `<ul class="constraint-list">${list.join('')}</ul>
+  const labels = Object.entries(c.labels || {});
+  const labelsHTML = labels.length
+    ? `<p class="hint">Declared output labels, shown as the size they name: ${labels.slice(0, 200).map(([l, e]) => `<code>${exprHTML(l)} = ${exprHTML(e)}</code>`).join(', ')}</p>` : '';
+  $('constraints').innerHTML = `<ul class="constraint-list">${list.join('')}</ul>${labelsHTML}
     <p class="hint">Equalities come from ops that need two dims to match (Add, Concat, MatMul…) and from declared output names; “≤” bounds come from data-dependent sizes.</p>`;
 }
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { init } from '../../js/index.js';
 import { REPO } from './helpers.js';
+import { model } from './onnx_builder.js';
 
 const CLI = join(REPO, 'js', 'cli.js');
 const DECODER = join(REPO, 'examples', 'models', 'tiny_decoder.onnx');
@@ -74,4 +75,22 @@ test('--write writes the model with value_info filled in', async () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('an output label shows the computed size in the table and names it below', () => {
+  // torch labels dims it was given no name for: <Op><output>_dim_<k>, <output>_dynamic_axes_<k>.
+  const bytes = model({
+    opset: 17,
+    inputs: [{ name: 'x', elemType: 'float', dims: ['batch', 4, 'seq'] }],
+    outputs: [{ name: 'y', elemType: 'float', dims: ['Reluy_dim_0', 4, 'y_dynamic_axes_2'] }],
+    nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'] }],
+  });
+  const r = cli(['-'], Buffer.from(bytes));
+  expect(r.status).toBe(0);
+  expect(r.stdout).toMatch(/^y\s+Relu\s+float \[batch, 4, seq\]$/m);
+  expect(r.stdout).toMatch(/^label: Reluy_dim_0 = batch$/m);
+  expect(r.stdout).toMatch(/^label: y_dynamic_axes_2 = seq$/m);
+  const j = JSON.parse(cli(['-', '--json'], Buffer.from(bytes)).stdout);
+  expect(j.constraints.labels).toEqual({ Reluy_dim_0: 'batch', y_dynamic_axes_2: 'seq' });
+  expect(j.constraints.equal).toEqual(expect.arrayContaining([['Reluy_dim_0', 'batch'], ['seq', 'y_dynamic_axes_2']]));
 });
