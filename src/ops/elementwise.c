@@ -13,10 +13,22 @@
 /* Unary ops whose output has the input's type and shape: Relu, Exp, ... */
 OsiStatus osi_op_unary(OsiOpCtx *ctx) { return osi_out_same_as_input(ctx, 0, 0); }
 
-/* Unary predicates (IsNaN, IsInf, Not): input shape, bool output. */
+/* Unary predicates (IsNaN, IsInf, Not): input shape, bool output; Not
+ * negates known elements of a bool content (if x.dim() != 2, exported as
+ * Equal -> Not -> If). */
 OsiStatus osi_op_unary_bool(OsiOpCtx *ctx) {
   const OsiType *x = osi_in(ctx, 0);
-  if (x) osi_out_like(ctx, 0, OSI_DT_BOOL, x);
+  OsiType *y = x ? osi_out_like(ctx, 0, OSI_DT_BOOL, x) : NULL;
+  if (!y || !x->value || !x->value->ints || strcmp(osi_op_type(ctx), "Not") != 0) return OSI_OK;
+  OsiExprStore *s = osi_op_exprs(ctx);
+  OsiExpr *e;
+  OsiValue *v = osi_value_ints(osi_op_arena(ctx), x->value->count, &e);
+  if (!v) return OSI_OK;
+  for (int64_t i = 0; i < x->value->count; i++) {
+    int64_t c;
+    e[i] = osi_expr_is_const(s, x->value->ints[i], &c) ? osi_expr_const(s, c == 0) : OSI_EXPR_UNKNOWN;
+  }
+  y->value = v;
   return OSI_OK;
 }
 
@@ -139,6 +151,27 @@ static OsiExpr value_less_eq(OsiExprStore *s, OsiExpr a, OsiExpr b) { return com
 static OsiExpr value_greater(OsiExprStore *s, OsiExpr a, OsiExpr b) { return compare(s, a, b, 0, 0); }
 static OsiExpr value_greater_eq(OsiExprStore *s, OsiExpr a, OsiExpr b) { return compare(s, a, b, 0, 1); }
 
+/* And, Or, Xor of bool elements: known where the known operands decide,
+ * so that false And x is false and true Or x is true whatever x is. */
+static int bool_of(OsiExprStore *s, OsiExpr a) {
+  int64_t c;
+  return osi_expr_is_const(s, a, &c) ? c != 0 : -1;
+}
+static OsiExpr value_and(OsiExprStore *s, OsiExpr a, OsiExpr b) {
+  int x = bool_of(s, a), y = bool_of(s, b);
+  if (x == 0 || y == 0) return osi_expr_const(s, 0);
+  return x == 1 && y == 1 ? osi_expr_const(s, 1) : OSI_EXPR_UNKNOWN;
+}
+static OsiExpr value_or(OsiExprStore *s, OsiExpr a, OsiExpr b) {
+  int x = bool_of(s, a), y = bool_of(s, b);
+  if (x == 1 || y == 1) return osi_expr_const(s, 1);
+  return x == 0 && y == 0 ? osi_expr_const(s, 0) : OSI_EXPR_UNKNOWN;
+}
+static OsiExpr value_xor(OsiExprStore *s, OsiExpr a, OsiExpr b) {
+  int x = bool_of(s, a), y = bool_of(s, b);
+  return x >= 0 && y >= 0 ? osi_expr_const(s, x != y) : OSI_EXPR_UNKNOWN;
+}
+
 static double f_add(double a, double b) { return a + b; }
 static double f_sub(double a, double b) { return a - b; }
 static double f_mul(double a, double b) { return a * b; }
@@ -160,6 +193,8 @@ static const BinaryRule BINARY_RULES[] = {
     {"Min", value_min, 0, f_min},      {"Equal", value_equal, 1, NULL},
     {"Less", value_less, 1, NULL},     {"LessOrEqual", value_less_eq, 1, NULL},
     {"Greater", value_greater, 1, NULL}, {"GreaterOrEqual", value_greater_eq, 1, NULL},
+    {"And", value_and, 1, NULL},       {"Or", value_or, 1, NULL},
+    {"Xor", value_xor, 1, NULL},
 };
 
 static const BinaryRule *find_rule(const char *op) {
@@ -226,13 +261,33 @@ OsiStatus osi_op_ceil_floor(OsiOpCtx *ctx) {
   return OSI_OK;
 }
 
+/* An operand of a logical op with no content (a runtime value such as a
+ * sample rate) as content with every element unknown, so that the other
+ * operand can still decide. */
+static const OsiType *unknown_elements(OsiOpCtx *ctx, const OsiType *t) {
+  int64_t n = t && !t->value ? osi_static_count(ctx, t) : -1;
+  if (n < 0) return t;
+  OsiExpr *e;
+  OsiValue *v = osi_value_ints(osi_op_arena(ctx), n, &e);
+  OsiType *u = v ? osi_type_copy(osi_op_arena(ctx), t) : NULL;
+  if (!u) return t;
+  for (int64_t i = 0; i < n; i++) e[i] = OSI_EXPR_UNKNOWN;
+  u->value = v;
+  return u;
+}
+
 /* Comparisons and logical ops (Equal, Less, And, Or, Xor, ...): bool output. */
 OsiStatus osi_op_compare(OsiOpCtx *ctx) {
   OsiStatus st;
   const BinaryRule *rule = find_rule(osi_op_type(ctx));
   OsiType *y = broadcast_out(ctx, OSI_DT_BOOL, &st);
   if (st != OSI_OK) return st;
-  if (rule) osi_value_binary(ctx, y, osi_in(ctx, 0), osi_in(ctx, 1), rule->value);
+  const OsiType *a = osi_in(ctx, 0), *b = osi_in(ctx, 1);
+  if (rule && (rule->value == value_and || rule->value == value_or) && a && b && (a->value || b->value)) {
+    a = unknown_elements(ctx, a);
+    b = unknown_elements(ctx, b);
+  }
+  if (rule) osi_value_binary(ctx, y, a, b, rule->value);
   return OSI_OK;
 }
 

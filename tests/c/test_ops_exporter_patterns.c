@@ -35,10 +35,32 @@ static void test_compare_signs(OpTest *t) {
   CHECK_STR(op_run(t, "", "Equal", 13, "int64[2]{3,5}", "int64[2]{5,5}", NULL), "bool[2]{0,1}");
 }
 
+/* Conditions TorchScript builds from shape tests: `x.dim() != 2` is Equal -> Not, `a and b` And,
+ * `a or b` Or. Known where the known elements decide, whatever the others are: a shape test
+ * decides `x.dim() == 2 and sr == 16000` (sr fed at run time, no content) when it is false. */
+static void test_logical_contents(OpTest *t) {
+  CHECK_STR(op_run(t, "", "Not", 13, "bool[3]{0,1,?}", NULL), "bool[3]{1,0,?}");
+  CHECK_STR(op_run(t, "", "And", 13, "bool[4]{0,1,1,?}", "bool[4]{?,1,0,1}", NULL), "bool[4]{0,1,0,?}");
+  CHECK_STR(op_run(t, "", "Or", 13, "bool[4]{1,0,0,?}", "bool[4]{?,0,1,0}", NULL), "bool[4]{1,0,1,?}");
+  CHECK_STR(op_run(t, "", "Xor", 13, "bool[4]{1,0,1,?}", "bool[4]{1,1,0,0}", NULL), "bool[4]{0,1,1,?}");
+  /* Broadcast, and an operand without content. */
+  CHECK_STR(op_run(t, "", "And", 13, "bool[]{0}", "bool[2]", NULL), "bool[2]{0,0}");
+  CHECK_STR(op_run(t, "", "And", 13, "bool[]", "bool[]{1}", NULL), "bool[]{?}");
+  CHECK_STR(op_run(t, "", "Or", 13, "bool[]", "bool[1]{1}", NULL), "bool[1]{1}");
+  CHECK_STR(op_run(t, "", "Xor", 13, "bool[]", "bool[]{1}", NULL), "bool[]");
+  CHECK_STR(op_run(t, "", "And", 13, "bool[]", "bool[]", NULL), "bool[]");
+  /* Decided comparisons of sizes feed them: Not(Equal(rank, 2)) with rank 2. */
+  CHECK_STR(op_run(t, "", "Not", 13, "bool[]{1}", NULL), "bool[]{0}");
+  CHECK_STR(op_run(t, "", "Greater", 13, "int64[]{N+1}", "int64[]{0}", NULL), "bool[]{1}");
+  /* IsNaN keeps no content. */
+  CHECK_STR(op_run(t, "", "IsNaN", 13, "float[2]", NULL), "bool[2]");
+}
+
 int main(void) {
   OpTest *t = op_test_new();
   test_expand_minus_one(t);
   test_compare_signs(t);
+  test_logical_contents(t);
   op_test_free(t);
   TEST_MAIN_END();
 }
