@@ -199,6 +199,7 @@ function expectationProblems(entry, result, bindings) {
   const labels = result.constraints?.labels ?? {};
   for (const [name, declared] of Object.entries(entry.outputs)) {
     const t = result.getShape(name);
+    if (declared === null) continue; // no declared shape: the value checks stand
     if (!t || !t.dims) {
       problems.push(`output ${name}: inferred ${JSON.stringify(t?.dims ?? null)}, declared ${JSON.stringify(declared)}`);
       continue;
@@ -282,7 +283,7 @@ export async function runDifferential(dir, { engine, ort, only } = {}) {
       const out = await session.run(feeds);
       // Output dims whose declared label names, by the engine's labels, their runtime size here.
       for (const [name, declared] of Object.entries(entry.outputs)) {
-        declared.map(asExpr).forEach((d, i) => {
+        (declared ?? []).map(asExpr).forEach((d, i) => {
           const expr = typeof d === 'string' ? labels[d] : undefined;
           if (expr === undefined || !out[name]) return;
           const key = `${name}[${i}]`;

@@ -48,6 +48,8 @@ MODELS = []
 
 def dims_of(value_info):
     t = value_info.type.tensor_type
+    if not t.HasField("shape"):
+        return None
     return [d.dim_param if d.HasField("dim_param") else d.dim_value for d in t.shape.dim]
 
 
@@ -71,9 +73,16 @@ def expose_all(model):
     return m
 
 
-def record(outdir, name, model, opset, inputs, extra=None):
-    """Writes NAME.onnx, NAME.all.onnx and a manifest entry. `inputs`: {name: {dtype, high?}}."""
+def record(outdir, name, model, opset, inputs, extra=None, unshaped_outputs=False):
+    """Writes NAME.onnx, NAME.all.onnx and a manifest entry. `inputs`: {name: {dtype, high?}}.
+    unshaped_outputs: the graph outputs are checked with a scalar shape, written with none."""
+    if unshaped_outputs:
+        for o in model.graph.output:
+            o.type.tensor_type.shape.SetInParent()
     onnx.checker.check_model(model)
+    if unshaped_outputs:
+        for o in model.graph.output:
+            o.type.tensor_type.ClearField("shape")
     path = os.path.join(outdir, name + ".onnx")
     onnx.save(model, path)
     onnx.save(expose_all(model), os.path.join(outdir, name + ".all.onnx"))
@@ -786,6 +795,112 @@ def labelled(outdir, opset):
            {"x": {"dtype": "float32"}}, opset, {"bindings": bindings})
 
 
+# Section - branches on ranks and sizes
+#
+# TorchScript turns `if x.dim() == 3` into Shape -> Size -> Equal -> If, `!=` into Equal -> Not,
+# `a or b` into nested Ifs. torch folds them when it knows the rank; here it does not (the first
+# If, on a dynamic size torch cannot decide, leaves y's rank open), so the Ifs stay. The shapes
+# decide every condition: only the branch taken may be inferred.
+
+
+@torch.jit.script
+def as_frames(x):
+    if x.size(0) >= 0:
+        y = x.unsqueeze(1)
+    else:
+        y = x
+    if y.dim() == 3:
+        y = y.squeeze(1)
+    elif y.dim() == 1:
+        y = y.unsqueeze(0)
+    if y.dim() != 2:
+        y = y.reshape(-1, 8)
+    if y.size(1) != 16 or y.dim() > 2:
+        y = y.reshape(-1, 8)
+    return y
+
+
+class Branches(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 4)
+
+    def forward(self, x):
+        y = as_frames(x)
+        return self.fc(y), y * 2
+
+
+def branches(outdir, opset):
+    dyn = {"x": {0: "batch_size"}, "logits": {0: "batch_size"}, "frames": {0: "batch_size"}}
+    export(outdir, f"branches_op{opset}", Branches(), (torch.randn(2, 16),), ["x"], ["logits", "frames"], dyn,
+           {"x": {"dtype": "float32"}}, opset)
+
+
+def silero_like(outdir):
+    """The shape of Silero VAD v5's graph: the top-level If on the sample rate (fed at run time)
+    holds one pipeline per rate, each starting with `if x.dim() == 1: x = x.unsqueeze(0)`
+    (Shape -> Size -> Equal -> If) and a check `x.dim() == 3 and sr == 16000` (And of a shape test
+    and a runtime value). Merging those inner branches would lose the rank of both outputs."""
+    f = TensorProto.FLOAT
+    N = helper.make_node
+    rng = np.random.default_rng(5)
+
+    def c(name, values, dtype=np.int64):
+        return numpy_helper.from_array(np.array(values, dtype=dtype), name)
+
+    def branch(name, nodes, outs, inits=()):
+        return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(o, f, None) for o in outs],
+                                 list(inits))
+
+    def pipeline(rate, stride):
+        p = f"r{rate}_"
+        rank_fix = N("If", [p + "is1d"], [p + "x"],
+                     then_branch=branch(p + "unsq", [N("Unsqueeze", ["input", "axis0"], [p + "u"])], [p + "u"]),
+                     else_branch=branch(p + "keep", [N("Identity", ["input"], [p + "i"])], [p + "i"]))
+        check = N("If", [p + "bad"], [p + "xc"],
+                  then_branch=branch(p + "flat", [N("Flatten", [p + "x"], [p + "fl"], axis=2)], [p + "fl"]),
+                  else_branch=branch(p + "ok", [N("Identity", [p + "x"], [p + "ok"])], [p + "ok"]))
+        nodes = [
+            N("Shape", ["input"], [p + "shape"]), N("Size", [p + "shape"], [p + "rank"]),
+            N("Equal", [p + "rank", "one"], [p + "is1d"]), rank_fix,
+            N("Shape", [p + "x"], [p + "shape2"]), N("Size", [p + "shape2"], [p + "rank2"]),
+            N("Equal", [p + "rank2", "three"], [p + "is3d"]), N("Equal", ["sr", "k16000"], [p + "is16k"]),
+            N("And", [p + "is3d", p + "is16k"], [p + "bad"]), check,
+            N("Unsqueeze", [p + "xc", "axis1"], [p + "wav"]),
+            N("Conv", [p + "wav", p + "w"], [p + "feat"], strides=[stride], pads=[2, 2]),
+            N("Relu", [p + "feat"], [p + "act"]),
+            N("ReduceMean", [p + "act"], [p + "pooled"], axes=[2], keepdims=0),
+            N("MatMul", [p + "pooled", "head"], [p + "logit"]), N("Sigmoid", [p + "logit"], [p + "out"]),
+            N("Add", ["state", "state"], [p + "stateN"]),
+        ]
+        w = numpy_helper.from_array((rng.standard_normal([4, 1, 5]) * 0.1).astype(np.float32), p + "w")
+        return branch(f"sr{rate}", nodes, [p + "out", p + "stateN"], [w])
+
+    top = [N("Equal", ["sr", "k16000"], ["is16k"]),
+           N("If", ["is16k"], ["output", "stateN"], then_branch=pipeline(16000, 4), else_branch=pipeline(8000, 2)),
+           # what a caller does with them: speech flags per item, the state of the last layer
+           N("Squeeze", ["output", "axis1"], ["prob"]), N("Greater", ["prob", "threshold"], ["speech"]),
+           N("Cast", ["speech"], ["speech_i"], to=TensorProto.INT64), N("ReduceSum", ["speech_i"], ["n_speech"]),
+           N("Gather", ["stateN", "one"], ["last"], axis=0), N("Shape", ["last"], ["last_shape"]),
+           N("ConstantOfShape", ["last_shape"], ["zeros"]), N("Unsqueeze", ["prob", "axis1"], ["prob2"]),
+           N("Mul", ["last", "prob2"], ["gated"]), N("Concat", ["gated", "zeros"], ["both"], axis=1)]
+    head = numpy_helper.from_array((rng.standard_normal([4, 1]) * 0.1).astype(np.float32), "head")
+    graph = helper.make_graph(
+        top, "silero_like",
+        [helper.make_tensor_value_info("input", f, ["batch_size", "num_frames"]),
+         helper.make_tensor_value_info("state", f, [2, "batch_size", 128]),
+         helper.make_tensor_value_info("sr", TensorProto.INT64, [])],
+        # No declared shapes: the outputs' ranks come from inference alone.
+        [helper.make_tensor_value_info("output", f, None), helper.make_tensor_value_info("stateN", f, None)],
+        [c("one", 1), c("three", 3), c("k16000", 16000), c("axis0", [0]), c("axis1", [1]), head,
+         c("threshold", 0.5, np.float32)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="onnx-shapes-tests")
+    model.ir_version = 7
+    inputs = {"input": {"dtype": "float32"}, "state": {"dtype": "float32"},
+              "sr": {"dtype": "int64", "low": 16000, "high": 16001}}
+    record(outdir, "silero_like_op13", model, 13, inputs, unshaped_outputs=True)
+
+
 # Section - onnx.helper decoder: patterns torch 1.13 does not emit
 
 
@@ -937,8 +1052,10 @@ def main():
         windows(outdir, opset)
         bags(outdir, opset)
         labelled(outdir, opset)
+        branches(outdir, opset)
     helper_decoder(outdir)
     paddle_labels(outdir)
+    silero_like(outdir)
     t5(outdir, 17, legacy=True)
     with open(os.path.join(outdir, "manifest.json"), "w") as fh:
         json.dump(MODELS, fh, indent=1)

@@ -13,6 +13,8 @@ const NAMED = [
   'gpt2_op13', 'llama_op13', 'bert_op13', 'vit_op13', 'whisper_op13', 't5_op13', 'beams_op13',
   'gpt2_op17', 'llama_op17', 'bert_op17', 'vit_op17', 'whisper_op17', 't5_op17', 'beams_op17',
   'helper_decoder_op17', 't5_legacy_op17', 'paddle_labels_op13',
+  // Ifs on ranks and sizes that the shapes decide (torch.jit.script; a Silero-VAD-like graph)
+  'branches_op13', 'branches_op17', 'silero_like_op13',
 ];
 // Output dims left for torch to label (make_models.py, "Other torch modules"): its labels are not
 // symbols of the inputs, and it sometimes gives unrelated outputs one label, so the declared-output
