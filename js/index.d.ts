@@ -44,12 +44,15 @@ export interface OptionalType {
 export interface Diagnostic {
   readonly code: string;
   readonly message: string;
-  /** Name of the node concerned, or null. */
+  /**
+   * Name of the node concerned ('' for an unnamed node); null when the problem is about the model
+   * rather than one node (a declared output shape, a constraint between dims).
+   */
   readonly node: string | null;
-  /** Its op_type, or null. */
+  /** Its op_type; null when `node` is. */
   readonly opType: string | null;
-  /** Its index in `result.nodes`, when the problem is about a node. */
-  readonly nodeIndex?: number;
+  /** Its index in its graph (`result.nodes` for the top-level graph); null when `node` is. */
+  readonly nodeIndex: number | null;
 }
 
 export interface NodeInfo {
@@ -203,15 +206,38 @@ export interface ShapeFunctionRequest {
   readonly opset: number;
   /** The node's name. */
   readonly node: string;
-  /** The node's inputs in getShape format (null: omitted or unknown); integer inputs whose content
-   *  is known carry it as `value` (numbers, expression strings or null). */
-  readonly inputs: readonly ((ValueType & { readonly value?: readonly Dim[] }) | null)[];
+  /** The node's inputs in getShape format (null: omitted or unknown); narrow on `kind` before
+   *  reading `elemType`/`dims`. Integer inputs whose content is known carry it as `value`. */
+  readonly inputs: readonly (ShapeFunctionInput | null)[];
   /** Attribute name → value: numbers, strings, arrays, or { elemType, dims } for tensors. */
   readonly attributes: Readonly<Record<string, unknown>>;
 }
 
-/** Returns one type per output (null: unknown). Throwing makes a diagnostic, not a crash. */
-export type ShapeFunction = (request: ShapeFunctionRequest) => readonly (ValueType | null)[];
+/** An input of a custom op: a ValueType, where a tensor may carry its known content. */
+export type ShapeFunctionInput = TensorInput | SequenceType | MapType | OptionalType;
+
+export interface TensorInput extends TensorType {
+  /** The content of an integer tensor when inference knows it (numbers, expression strings or
+   *  null per element), e.g. the output of `Shape`. */
+  readonly value?: readonly Dim[];
+}
+
+/** An output type as a shape function returns it: a ValueType, where a tensor's `kind` may be
+ *  left out (`{ elemType: 'float', dims: ['N', 4] }`) and a missing `elemType`/`dims` is unknown. */
+export type ShapeFunctionOutput = ShapeFunctionTensor | SequenceType | MapType | OptionalType;
+
+export interface ShapeFunctionTensor {
+  readonly kind?: 'tensor';
+  readonly elemType?: ElemType | null;
+  readonly dims?: readonly Dim[] | null;
+}
+
+/**
+ * Returns one type per output (null: unknown). Throwing, or returning anything else, makes a
+ * diagnostic on the node, not a crash. The function must not call back into the engine that
+ * called it (see Engine.registerShapeFunction).
+ */
+export type ShapeFunction = (request: ShapeFunctionRequest) => readonly (ShapeFunctionOutput | null)[];
 
 export interface Engine {
   /**

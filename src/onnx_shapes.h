@@ -175,8 +175,8 @@ OSI_API const char *osi_version(void);
  *    "inputs": [Type + optional "value": [...], or null], "attributes": {name: value}}
  * where Type is the getShape format. The callback returns a malloc'ed
  * UTF-8 JSON string (the engine frees it): an array with one Type (or
- * null) per output, dims as numbers, expression strings or null; or
- * {"error": "message"}. NULL or malformed JSON becomes a diagnostic.
+ * null) per output, dims as numbers, expression strings or null ("kind"
+ * may be left out for a tensor); or {"error": "message"}. NULL or malformed JSON becomes a diagnostic.
  */
 typedef char *(*OsiShapeCallback)(void *user, const char *request_json);
 

@@ -324,6 +324,11 @@ static void render_tail_to(OsiResult *r, OsiJson *j) {
     osi_json_string(j, d->code);
     osi_json_raw(j, ",\"message\":");
     osi_json_string(j, d->message);
+    if (d->node_index < 0) {
+      /* About the model, not one node (a declared output shape, a constraint). */
+      osi_json_raw(j, ",\"node\":null,\"opType\":null,\"nodeIndex\":null}");
+      continue;
+    }
     osi_json_raw(j, ",\"node\":");
     osi_json_string(j, d->node);
     osi_json_raw(j, ",\"opType\":");

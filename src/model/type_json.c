@@ -80,18 +80,20 @@ static const OsiType *from_json(OsiArena *a, OsiExprStore *s, const OsiJsonValue
                                 int depth) {
   if (!v || v->kind == OSI_JSON_NULL) return NULL;
   const OsiJsonValue *kind = osi_json_get(v, "kind");
-  if (depth > 16 || !kind || kind->kind != OSI_JSON_STRING) {
+  if (depth > 16 || v->kind != OSI_JSON_OBJECT || (kind && kind->kind != OSI_JSON_STRING)) {
     *bad = 1;
     return NULL;
   }
-  if (!strcmp(kind->string, "sequence") || !strcmp(kind->string, "optional")) {
+  /* { elemType, dims } without a kind is a tensor: what a shape function writes most. */
+  const char *k = kind ? kind->string : "tensor";
+  if (!strcmp(k, "sequence") || !strcmp(k, "optional")) {
     const OsiType *e = from_json(a, s, osi_json_get(v, "elem"), bad, depth + 1);
-    return kind->string[0] == 's' ? osi_type_sequence(a, e) : osi_type_optional(a, e);
+    return k[0] == 's' ? osi_type_sequence(a, e) : osi_type_optional(a, e);
   }
-  if (!strcmp(kind->string, "map"))
+  if (!strcmp(k, "map"))
     return osi_type_map(a, dtype_of(osi_json_get(v, "keyType"), bad),
                         from_json(a, s, osi_json_get(v, "value"), bad, depth + 1));
-  if (strcmp(kind->string, "tensor") != 0) {
+  if (strcmp(k, "tensor") != 0) {
     *bad = 1;
     return NULL;
   }

@@ -8,8 +8,9 @@
 
 /* {"kind":"tensor","elemType":"float","dims":[4,"N",null]} or null. */
 void osi_json_type(OsiJson *j, OsiExprStore *s, const OsiType *t);
-/* The inverse; dims may be numbers, expression strings or null. NULL for
- * JSON null; sets *bad on malformed input. */
+/* The inverse; dims may be numbers, expression strings or null, and a type
+ * without "kind" is a tensor. NULL for JSON null; sets *bad on malformed
+ * input. */
 const OsiType *osi_type_from_json(OsiArena *a, OsiExprStore *s, const OsiJsonValue *v, int *bad);
 /* ONNX element type code from its lower-case name, 0 if unknown. */
 int32_t osi_dtype_from_name(const char *name);

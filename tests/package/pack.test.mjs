@@ -258,6 +258,7 @@ void [n, s, f, m, bad];`;
     'esm.mts': `${importLine}\n${expr}\n${body}\nexport {};\n`,
     'bundler.ts': `${importLine}\n${expr}\n${body}\nexport {};\n`,
     'cjs.cts': `${importLine}\nasync function main(): Promise<void> {${body}\n}\nvoid main;\n`,
+    'readme.mts': readmeExample(),
     'cjs_require.cts': `import onnx = require('onnx-shapes');
 async function main(): Promise<void> {
   const engine: onnx.Engine = await onnx.init();
@@ -272,9 +273,31 @@ void main;
   };
 }
 
+/**
+ * The README's registerShapeFunction example (its ```js block under "Custom operators"), with the
+ * diagnostics' documented types, as a strict TypeScript module: what a new user pastes first.
+ */
+function readmeExample() {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+  const example = blocks.find((b) => b.includes('engine.registerShapeFunction('));
+  assert(example, 'README.md has no ```js block with engine.registerShapeFunction(');
+  return `import { init } from 'onnx-shapes';
+const engine = await init();
+${example}
+const d = engine.inferShapes(new Uint8Array(0)).diagnostics[0];
+const where: string | null = d.node;
+const index: number | null = d.nodeIndex;
+// @ts-expect-error nodeIndex may be null (a diagnostic about the model, not a node)
+const notNull: number = d.nodeIndex;
+void [where, index, notNull];
+export {};
+`;
+}
+
 const TS_CONFIGS = {
-  node16: { module: 'node16', moduleResolution: 'node16', files: ['esm.mts', 'cjs.cts', 'cjs_require.cts'] },
-  nodenext: { module: 'nodenext', moduleResolution: 'nodenext', files: ['esm.mts', 'cjs.cts', 'cjs_require.cts'] },
+  node16: { module: 'node16', moduleResolution: 'node16', files: ['esm.mts', 'cjs.cts', 'cjs_require.cts', 'readme.mts'] },
+  nodenext: { module: 'nodenext', moduleResolution: 'nodenext', files: ['esm.mts', 'cjs.cts', 'cjs_require.cts', 'readme.mts'] },
   bundler: { module: 'esnext', moduleResolution: 'bundler', files: ['bundler.ts'] },
 };
 
