@@ -93,4 +93,41 @@ int expr_mono_cmp(const OsiExprStore *s, OsiExpr a, OsiExpr b);
 int expr_floordiv64(int64_t a, int64_t b, int64_t *out);
 int expr_mod64(int64_t a, int64_t b, int64_t *out);
 
+/* Section - Scratch polynomials and bounds (expr_simplify.c), shared with
+ * expr_bounds.c (the order prover) */
+
+#define POLY_INLINE 8
+
+/* Sum of k[i]*m[i] plus c; m[i] are monomials. Never copied by value. */
+typedef struct {
+  int64_t c;
+  uint32_t n, cap;
+  int64_t *k;
+  OsiExpr *m;
+  int64_t kb[POLY_INLINE];
+  OsiExpr mb[POLY_INLINE];
+} Poly;
+
+void poly_init(Poly *p);
+void poly_free(Poly *p);
+int poly_reserve(Poly *p, uint32_t n);
+/* p must be initialised; its previous content is dropped. */
+int poly_load(const OsiExprStore *s, OsiExpr e, Poly *p);
+/* out = a + kb*b (out initialised, distinct from a and b; a and b sorted). */
+int poly_addmul(const OsiExprStore *s, const Poly *a, const Poly *b, int64_t kb, Poly *out);
+
+/* Sound bounds; INT64_MIN / INT64_MAX as lo / hi mean unbounded. */
+typedef struct {
+  int64_t lo, hi;
+} Ival;
+
+Ival ival_expr(const OsiExprStore *s, OsiExpr e);
+Ival ival_poly(const OsiExprStore *s, const Poly *p);
+
+/* Section - Order prover (expr_bounds.c) */
+
+/* 1 when p <= 0 is proven for every binding of the symbols (>= 0 ones when
+ * assume_nonneg is on) at which the expressions in p are defined. */
+int expr_prove_nonpositive(const OsiExprStore *s, const Poly *p);
+
 #endif

@@ -10,8 +10,9 @@
  *              a // or % factor is parenthesised: 2*(x//3), a*(b%2),
  *              and so is a negated one: -(x//2)
  *   // and %   numerator parenthesised only when it is a sum of two or more
- *              parts ((a+b)//2, 2*x//3, -x//3), divisor unless it is a
- *              symbol, a constant or a function call (x//(2*y))
+ *              parts or starts with a minus sign ((a+b)//2, 2*x//3,
+ *              (-x)%3), divisor unless it is a symbol, a constant or a
+ *              function call (x//(2*y)); so no printed text has "+-"
  *   functions  Max(a,b,c), Min(...), CeilDiv(a,b), Broadcast(a,b)
  *   symbols    bare when an identifier, otherwise quoted (see expr_parse.c)
  *   INT64_MIN  (-9223372036854775807-1), so that every text parses back
@@ -173,8 +174,8 @@ static void put_div_operand(OsiExprStore *s, Buf *b, OsiExpr e, int divisor) {
   if (divisor)
     paren = !(nd->kind == EK_SYM || (nd->kind == EK_CONST && nd->val >= 0) ||
               nd->kind == EK_CEILDIV || nd->kind >= EK_MAX);
-  else
-    paren = nd->kind == EK_ADD && nd->n + (nd->val != 0) >= 2;
+  else /* a sum, or a leading minus sign: (-a)%3, never a+-a%3 in a sum */
+    paren = (nd->kind == EK_ADD && nd->n + (nd->val != 0) >= 2) || osi_expr_str(s, e)[0] == '-';
   if (paren) put(b, "(", 1);
   puts_(b, osi_expr_str(s, e));
   if (paren) put(b, ")", 1);

@@ -36,32 +36,21 @@
 
 #include "expr/expr_internal.h"
 
-#define PINLINE 8
 #define PRODUCT_MAX_TERMS 4096
 #define NEG_INF INT64_MIN
 #define POS_INF INT64_MAX
 
 /* Section - Scratch polynomials */
 
-/* Sum of k[i]*m[i] plus c; m[i] are monomials. Never copied by value. */
-typedef struct {
-  int64_t c;
-  uint32_t n, cap;
-  int64_t *k;
-  OsiExpr *m;
-  int64_t kb[PINLINE];
-  OsiExpr mb[PINLINE];
-} Poly;
-
-static void poly_init(Poly *p) {
+void poly_init(Poly *p) {
   p->c = 0;
   p->n = 0;
-  p->cap = PINLINE;
+  p->cap = POLY_INLINE;
   p->k = p->kb;
   p->m = p->mb;
 }
 
-static void poly_free(Poly *p) {
+void poly_free(Poly *p) {
   if (p->k != p->kb) {
     free(p->k);
     free(p->m);
@@ -69,7 +58,7 @@ static void poly_free(Poly *p) {
   poly_init(p);
 }
 
-static int poly_reserve(Poly *p, uint32_t n) {
+int poly_reserve(Poly *p, uint32_t n) {
   if (n <= p->cap) return 1;
   if (n > PRODUCT_MAX_TERMS * 2) return 0;
   int64_t *k = malloc(n * sizeof *k);
@@ -98,8 +87,7 @@ static int poly_push(Poly *p, int64_t k, OsiExpr m) {
   return 1;
 }
 
-/* p must be initialised; its previous content is dropped. */
-static int poly_load(const OsiExprStore *s, OsiExpr e, Poly *p) {
+int poly_load(const OsiExprStore *s, OsiExpr e, Poly *p) {
   const ExprNode *nd = expr_node(s, e);
   p->n = 0;
   p->c = 0;
@@ -123,8 +111,7 @@ static OsiExpr poly_expr(OsiExprStore *s, const Poly *p) {
   return expr_intern(s, EK_ADD, p->m, p->n, p->k, p->c, NULL, 0);
 }
 
-/* out = a + kb*b (out initialised, distinct from a and b). */
-static int poly_addmul(const OsiExprStore *s, const Poly *a, const Poly *b, int64_t kb, Poly *out) {
+int poly_addmul(const OsiExprStore *s, const Poly *a, const Poly *b, int64_t kb, Poly *out) {
   int64_t t;
   if (__builtin_mul_overflow(b->c, kb, &t) || __builtin_add_overflow(a->c, t, &out->c)) return 0;
   if (!poly_reserve(out, a->n + b->n)) return 0;
@@ -240,10 +227,6 @@ static OsiExpr mono_div(OsiExprStore *s, OsiExpr u, OsiExpr m) {
 
 /* Section - Intervals (sound bounds; NEG_INF / POS_INF as lo / hi mean unbounded) */
 
-typedef struct {
-  int64_t lo, hi;
-} Ival;
-
 static const Ival IV_ALL = {NEG_INF, POS_INF};
 
 static Ival iv_add(Ival a, Ival b) {
@@ -289,9 +272,7 @@ static Ival iv_mul(Ival a, Ival b) {
   return r;
 }
 
-static Ival ival_expr(const OsiExprStore *s, OsiExpr e);
-
-static Ival ival_poly(const OsiExprStore *s, const Poly *p) {
+Ival ival_poly(const OsiExprStore *s, const Poly *p) {
   Ival r = {p->c, p->c};
   for (uint32_t i = 0; i < p->n; i++) {
     Ival k = {p->k[i], p->k[i]};
@@ -300,7 +281,7 @@ static Ival ival_poly(const OsiExprStore *s, const Poly *p) {
   return r;
 }
 
-static Ival ival_expr(const OsiExprStore *s, OsiExpr e) {
+Ival ival_expr(const OsiExprStore *s, OsiExpr e) {
   const ExprNode *nd = expr_node(s, e);
   const OsiExpr *args = expr_args(s, e);
   Ival r = IV_ALL;
@@ -474,6 +455,15 @@ static OsiExpr poly_exact_div(OsiExprStore *s, Poly *p, int64_t g) {
   return poly_expr(s, p);
 }
 
+/* 1 when p has terms and all of them have negative coefficients (or p is a
+ * negative constant). */
+static int poly_all_negative(const Poly *p) {
+  if (p->n == 0) return p->c < 0;
+  for (uint32_t i = 0; i < p->n; i++)
+    if (p->k[i] > 0) return 0;
+  return 1;
+}
+
 /* If a == k*b as polynomials (b non-constant), sets *k. */
 static int poly_multiple(const Poly *a, const Poly *b, int64_t *k) {
   if (a->n != b->n || b->n == 0) return 0;
@@ -544,6 +534,12 @@ static OsiExpr div_by_const(OsiExprStore *s, int op, OsiExpr a, OsiExpr b, int64
     res = op == OP_MOD ? scale(s, inner, g) : inner;
     goto done;
   }
+  if (op == OP_FLOORDIV && poly_all_negative(pa)) {
+    /* a // d = -CeilDiv(-a, d): numerators never start with a minus sign. */
+    OsiExpr na = osi_expr_add(s, osi_expr_neg(s, a), osi_expr_const(s, d - 1));
+    res = osi_expr_neg(s, div_op(s, op, na, b));
+    goto done;
+  }
   Ival iv = ival_expr(s, a);
   int64_t lo, hi;
   if (iv.lo != NEG_INF && iv.hi != POS_INF) {
@@ -557,16 +553,24 @@ static OsiExpr div_by_const(OsiExprStore *s, int op, OsiExpr a, OsiExpr b, int64
       goto done;
     }
   }
-  if (pa->n == 1 && pa->k[0] == 1 && pa->c == 0) {
-    const ExprNode *in = expr_node(s, pa->m[0]);
+  for (uint32_t i = 0; op == OP_FLOORDIV && i < pa->n; i++) {
+    /* (x//d1 + e) // d = (x + d1*e) // (d1*d) for d1, d > 0 (nested pooling
+     * strides: ((h+1)//2+1)//2 is (h+3)//4) */
+    OsiExpr m = pa->m[i];
     int64_t d1, dd;
-    if (in->kind == EK_FLOORDIV && op == OP_FLOORDIV &&
-        osi_expr_is_const(s, expr_args(s, pa->m[0])[1], &d1) && d1 > 0 &&
-        !__builtin_mul_overflow(d1, d, &dd)) {
-      res = div_op(s, op, expr_args(s, pa->m[0])[0], osi_expr_const(s, dd));
-      goto done;
-    }
-    if (in->kind == EK_MOD && op == OP_MOD &&
+    if (pa->k[i] != 1 || expr_kind(s, m) != EK_FLOORDIV ||
+        !osi_expr_is_const(s, expr_args(s, m)[1], &d1) || d1 <= 0 ||
+        __builtin_mul_overflow(d1, d, &dd))
+      continue;
+    OsiExpr x = expr_args(s, m)[0];
+    OsiExpr num = osi_expr_add(s, x, osi_expr_mul(s, osi_expr_const(s, d1), osi_expr_sub(s, a, m)));
+    if (num == OSI_EXPR_UNKNOWN) break;
+    res = div_op(s, op, num, osi_expr_const(s, dd));
+    goto done;
+  }
+  if (op == OP_MOD && pa->n == 1 && pa->k[0] == 1 && pa->c == 0) {
+    int64_t d1;
+    if (expr_kind(s, pa->m[0]) == EK_MOD &&
         osi_expr_is_const(s, expr_args(s, pa->m[0])[1], &d1) && d1 % d == 0) {
       res = div_op(s, op, expr_args(s, pa->m[0])[0], b);
       goto done;
@@ -656,6 +660,11 @@ static OsiExpr div_op(OsiExprStore *s, int op, OsiExpr a, OsiExpr b) {
     res = osi_expr_const(s, op == OP_MOD ? 0 : k);
     goto done;
   }
+  if (op != OP_MOD && poly_all_negative(&pa)) {
+    /* a // b = -CeilDiv(-a, b), CeilDiv(a, b) = -((-a) // b) */
+    res = osi_expr_neg(s, div_op(s, op == OP_FLOORDIV ? OP_CEILDIV : OP_FLOORDIV, osi_expr_neg(s, a), b));
+    goto done;
+  }
   if (pb.n == 1 && pb.c == 0) {
     res = div_by_mono(s, op, a, b, &pa, pb.k[0], pb.m[0]);
     goto done;
@@ -705,17 +714,17 @@ static uint32_t sort_dedupe(const OsiExprStore *s, OsiExpr *v, uint32_t n) {
   return o;
 }
 
-/* 1 when x >= y (Max) / x <= y (Min) is proven, so y never wins over x. */
+/* 1 when x >= y (Max) / x <= y (Min) is proven (expr_bounds.c), so y never
+ * wins over x. */
 static int dominates(const OsiExprStore *s, int kind, OsiExpr x, OsiExpr y) {
   Poly px, py, d;
   poly_init(&px);
   poly_init(&py);
   poly_init(&d);
   int r = 0;
-  if (poly_load(s, x, &px) && poly_load(s, y, &py) && poly_addmul(s, &px, &py, -1, &d)) {
-    Ival iv = ival_poly(s, &d);
-    r = kind == EK_MAX ? iv.lo != NEG_INF && iv.lo >= 0 : iv.hi != POS_INF && iv.hi <= 0;
-  }
+  if (kind == EK_MAX ? poly_load(s, y, &py) && poly_load(s, x, &px) && poly_addmul(s, &py, &px, -1, &d)
+                     : poly_load(s, x, &px) && poly_load(s, y, &py) && poly_addmul(s, &px, &py, -1, &d))
+    r = expr_prove_nonpositive(s, &d);
   poly_free(&px);
   poly_free(&py);
   poly_free(&d);

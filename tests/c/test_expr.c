@@ -95,7 +95,7 @@ static void test_required_rewrites(void) {
   EXPECT("(2*x)//4", "x//2");
   EXPECT("(2*x+2)%4", "2*((x+1)%2)");
   EXPECT("(H-W)%2", "(H+W)%2");
-  EXPECT("x//-3", "-x//3");
+  EXPECT("x//-3", "-((x+2)//3)"); /* a // d = -CeilDiv(-a, d): no leading minus inside */
   EXPECT("CeilDiv(x*y+1,y)", "x+CeilDiv(1,y)");
   EXPECT("(a-b)*(a+b)", "a*a-b*b");
   EXPECT("(x+y)//(x+y)", "1");
@@ -149,6 +149,40 @@ static void test_nonneg(void) {
   osi_expr_store_delete(s);
 }
 
+/* The arithmetic exporters emit for window sizes, in its readable canonical
+ * form (values: the idioms of test_expr_property.c). */
+static void test_exporter_idioms(void) {
+  /* nested pooling strides: (x//b + e)//d = (x + b*e)//(b*d) */
+  EXPECT("((h+1)//2+1)//2", "(h+3)//4");
+  EXPECT("(((h+1)//2+1)//2+1)//2", "(h+7)//8");
+  SAME("CeilDiv(CeilDiv(h,2),2)", "CeilDiv(h,4)");
+  EXPECT("(h//4+1)//2", "(h+4)//8");
+  EXPECT("(x//2+y)//3", "(x+2*y)//6");
+  /* Min/Max of comparable forms (expr_bounds.c) */
+  EXPECT("Min((h+1)//4, ((h+1)//2+1)//2)", "(h+1)//4");
+  EXPECT("Min(x, 2*CeilDiv(x,2))", "x");
+  EXPECT("Max(x, 2*CeilDiv(x,2))", "2*((x+1)//2)");
+  EXPECT("Max(x, 4*(x//4))", "x");
+  EXPECT("Min(x//2, CeilDiv(x,2))", "x//2");
+  EXPECT("Min((x+1)//2, x)", "(x+1)//2");
+  EXPECT("Min(CeilDiv(h-3,2)+1, CeilDiv(h,2))", "h//2"); /* ceil-mode 3x3/2 pooling */
+  EXPECT("Min(Min(x,y)//2, x//2)", "Min(x,y)//2");
+  EXPECT("Max(Max(x,y)//2, x//2)", "Max(x,y)//2");
+  /* no leading minus inside // and %, so no "+-" in a sum */
+  EXPECT("h+(-h)%4", "h+(-h)%4");
+  EXPECT("y+(-x)//3", "y-(x+2)//3");
+  EXPECT("y+(-x)//z", "y-CeilDiv(x,z)");
+  EXPECT("y+CeilDiv(-x,z)", "y-x//z");
+
+  OsiExprStore *s = osi_expr_store_new();
+  osi_expr_store_set_assume_nonneg(s, 0);
+  /* (x+1)//2 <= x needs x >= 0 (x = -1: 0 > -1) */
+  CHECK_STR(osi_expr_str(s, osi_expr_parse(s, "Min((x+1)//2, x)")), "Min(x,(x+1)//2)");
+  CHECK_STR(osi_expr_str(s, osi_expr_parse(s, "Min(x, 2*CeilDiv(x,2))")), "x"); /* every int */
+  CHECK_STR(osi_expr_str(s, osi_expr_parse(s, "((h+1)//2+1)//2")), "(h+3)//4");
+  osi_expr_store_delete(s);
+}
+
 static void test_printing_and_precedence(void) {
   EXPECT("b + a", "a+b");
   SAME("a+b", " b  +\ta ");
@@ -170,10 +204,10 @@ static void test_printing_and_precedence(void) {
   EXPECT("a//(b*c)", "a//(b*c)");
   EXPECT("a//b*c", "c*(a//b)");
   EXPECT("a%b%c", "a%b%c");
-  EXPECT("-a//2", "-a//2");
+  EXPECT("-a//2", "-((a+1)//2)");
   SAME("-a//2", "(-a)//2");
   EXPECT("-(a//2)", "-(a//2)");
-  EXPECT("-a%3", "-a%3");
+  EXPECT("-a%3", "(-a)%3");
   CHECK(eval_xy("-x//2", 3, 0) == -2);
   CHECK(eval_xy("-(x//2)", 3, 0) == -1);
   EXPECT("- - a", "a");
@@ -495,6 +529,7 @@ int main(void) {
   test_required_rewrites();
   test_soundness();
   test_nonneg();
+  test_exporter_idioms();
   test_printing_and_precedence();
   test_quoting();
   test_parse_errors();

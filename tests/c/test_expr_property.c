@@ -7,9 +7,13 @@
  * Each case is a random expression text over the symbols a b c d and
  * 'e f' (quoted), small constants (with 0 and negatives), + - * // %,
  * unary minus, Max, Min, CeilDiv and Broadcast (function names in random
- * case, random whitespace). It is checked in two stores:
+ * case, random whitespace), and the idioms exporters emit (`idioms`: pad to
+ * a multiple, pooling strides, Min/Max of comparable forms) around random
+ * subexpressions. It is checked in two stores:
  *   - assume_nonneg off, bindings in [-9, 9] or [-2, 2];
- *   - assume_nonneg on, bindings in [0, 9] or [0, 2] (0 often).
+ *   - assume_nonneg on, bindings in [0, 9] or [0, 2] (0 often);
+ *   in both, one binding in eight has some symbols far from 0 (up to 10^6,
+ *   or near 2^31).
  * Each case is also printed a second time with parentheses dropped at
  * random (checked for properties 1-3), which tests the parser's precedence.
  * Properties:
@@ -51,7 +55,30 @@ static int rint_(int lo, int hi) { return lo + (int)(rnd() % (uint64_t)(hi - lo 
 
 /* Section - Random expression trees */
 
-enum { T_NUM, T_SYM, T_ADD, T_SUB, T_MUL, T_DIV, T_MOD, T_NEG, T_MAX, T_MIN, T_CEIL, T_BC };
+enum { T_NUM, T_SYM, T_ADD, T_SUB, T_MUL, T_DIV, T_MOD, T_NEG, T_MAX, T_MIN, T_CEIL, T_BC, T_IDIOM };
+
+/* Exporter idioms over one subexpression X and a constant k (see emit):
+ * pad to a multiple, the padding amount, pooling and window arithmetic,
+ * and Min/Max of comparable forms. */
+static const char *idioms[] = {
+    "(X + (-(X)) % K)",            /* pad to a multiple of K */
+    "((K - (X) % K) % K)",         /* the padding amount */
+    "(K*CeilDiv(X, K))",           /* padded size */
+    "(K*((X) // K))",              /* cropped size */
+    "(((X) + (X) % 2 + 1) // 2)",  /* pad to even, then stride 2 (Swin patch merging) */
+    "((X) + (X) % 2)",             /* pad to even */
+    "((((X) + 1) // 2 + 1) // K)", /* nested pooling strides */
+    "(((X) - K) // 2 + 1)",        /* conv/pool output */
+    "Min(X, K*CeilDiv(X, K))",
+    "Max(X, K*((X) // K))",
+    "Min(((X) + 1) // 2, CeilDiv(X, 2))",
+    "Min((X) // K, ((X) + 1) // K)",
+    "Min(CeilDiv((X) - K, 2) + 1, CeilDiv(X, 2))", /* ceil-mode pooling */
+    "(((X) + (-(X)) % K) // K)",   /* windows per side */
+    "((X) - (X) // K)",
+    "((X) - (X) % K)",
+};
+#define NIDIOMS ((int)(sizeof idioms / sizeof idioms[0]))
 
 typedef struct Node {
   int op;
@@ -84,10 +111,15 @@ static Node *gen(int depth) {
     }
     return nd;
   }
-  static const int ops[] = {T_ADD, T_ADD, T_SUB, T_SUB, T_MUL, T_MUL, T_DIV, T_DIV,
-                            T_MOD, T_NEG, T_MAX, T_MIN, T_CEIL, T_BC, T_BC};
+  static const int ops[] = {T_ADD, T_ADD, T_SUB, T_SUB, T_MUL, T_MUL, T_DIV, T_DIV, T_MOD,
+                            T_NEG, T_MAX, T_MIN, T_CEIL, T_BC, T_BC, T_IDIOM, T_IDIOM};
   nd->op = ops[rint_(0, (int)(sizeof ops / sizeof ops[0]) - 1)];
-  nd->n = nd->op == T_NEG ? 1 : (nd->op == T_MAX || nd->op == T_MIN || nd->op == T_BC) ? rint_(2, 3) : 2;
+  nd->n = nd->op == T_NEG || nd->op == T_IDIOM ? 1
+          : (nd->op == T_MAX || nd->op == T_MIN || nd->op == T_BC) ? rint_(2, 3) : 2;
+  if (nd->op == T_IDIOM) {
+    nd->sym = rint_(0, NIDIOMS - 1);
+    nd->num = rint_(0, 3) == 0 ? 7 : rint_(1, 8);
+  }
   for (int i = 0; i < nd->n; i++) {
     nd->kid[i] = gen(depth - 1);
     if (!nd->kid[i]) return NULL;
@@ -146,6 +178,19 @@ static void emit(Str *s, const Node *nd, int perm, int loose) {
     sput(s, tmp);
     return;
   case T_SYM: sput(s, sym_names[nd->sym]); return;
+  case T_IDIOM:
+    for (const char *t = idioms[nd->sym]; *t; t++) {
+      if (*t == 'X') {
+        emit(s, nd->kid[0], perm, loose);
+      } else if (*t == 'K') {
+        snprintf(tmp, sizeof tmp, "%" PRId64, nd->num);
+        sput(s, tmp);
+      } else if (*t != ' ' || rint_(0, 1)) {
+        char c[2] = {*t, 0};
+        sput(s, c);
+      }
+    }
+    return;
   case T_NEG:
     if (loose && rint_(0, 1)) { /* unary minus binds tighter than * // % */
       sput(s, "-");
@@ -392,9 +437,13 @@ static OsiExpr check_text(OsiExprStore *s, int nonneg, const char *text) {
   for (int k = 0; k < 6; k++) {
     int64_t vals[NSYMS];
     int small = rint_(0, 1);
+    int large = rint_(0, 7) == 0;
     for (int i = 0; i < NSYMS; i++) {
       int lo = nonneg ? 0 : small ? -2 : -9, hi = small ? 2 : 9;
       vals[i] = rint_(0, 4) == 0 ? (nonneg ? 0 : rint_(-1, 1)) : rint_(lo, hi);
+      if (large && rint_(0, 1)) /* sizes far from 0, and near 2^31 */
+        vals[i] = (rint_(0, 3) ? rint_(0, 1000000) : (int64_t)rint_(0, 1000) + 2147483000) *
+                  (nonneg || rint_(0, 1) ? 1 : -1);
     }
     Ref r = {text, vals, 0, 0};
     int64_t want = ref_expr(&r);

@@ -98,7 +98,7 @@ static void test_indexing(OpTest *t) {
             "float[Min(S,T)]");
   /* An end equal to the dim (of unknown sign as an expression) is the dim. */
   CHECK_STR(op_run(t, "", "Slice", 13, "float[L+K-1]", "int64[1]{L}", "int64[1]{L+K-1}", NULL),
-            "float[Max(K+L-Min(L,K+L-1)-1,0)]");
+            "float[K+L-Min(L,K+L-1)-1]");
   CHECK_STR(op_run(t, "", "Slice", 13, "float[4]", "int64[1]{-1}", "int64[1]{-9223372036854775807}",
                    "int64[1]{0}", "int64[1]{-1}", NULL), "float[4]");
   CHECK(!strncmp(op_run(t, "", "Slice", 13, "float[4]", "int64[1]{0}", "int64[1]{2}", "int64[1]{0}",
@@ -108,7 +108,7 @@ static void test_indexing(OpTest *t) {
    * k = 3 keeps 2*2-3 = 1 element). */
   CHECK_STR(op_run(t, "", "Slice", 13, "float[S,4]", "int64[1]{0}", "int64[1]{S-1}", "int64[1]{0}", NULL),
             "float[Max(S-1,0),4]");
-  CHECK_STR(op_run(t, "", "Slice", 13, "float[S]", "int64[1]{S-2}", "int64[1]{S}", NULL), "float[Max(S-Max(S-2,0),0)]");
+  CHECK_STR(op_run(t, "", "Slice", 13, "float[S]", "int64[1]{S-2}", "int64[1]{S}", NULL), "float[S-Max(S-2,0)]");
   CHECK_STR(op_run(t, "", "Slice", 13, "float[S]", "int64[1]{0}", "int64[1]{S-3}", NULL), "float[?]");
   /* Contents of small matrices follow Slice and Transpose (torch's F.pad
    * reverses and transposes its [rank, 2] pads). */
@@ -152,7 +152,7 @@ static void test_nn(OpTest *t) {
   op_attr_ints(t, "kernel_shape", 1, (int64_t[]){3});
   op_attr_ints(t, "strides", 1, (int64_t[]){2});
   op_attr_int(t, "ceil_mode", 1);
-  CHECK_STR(op_run(t, "", "MaxPool", 12, "float[1,3,H]", NULL), "float[1,3,Min(H//2,(H+1)//2)]");
+  CHECK_STR(op_run(t, "", "MaxPool", 12, "float[1,3,H]", NULL), "float[1,3,H//2]"); /* H//2 <= (H+1)//2 */
   op_attr_ints(t, "strides", 2, (int64_t[]){2, 2});
   CHECK_STR(op_run(t, "", "ConvTranspose", 11, "float[N,8,H,W]", "float[8,4,3,3]", NULL),
             "float[N,4,2*H+1,2*W+1]");
