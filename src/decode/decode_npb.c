@@ -21,10 +21,11 @@
  * as "too big", which is what osi_tensor_keep_data concludes from the full
  * payload too.
  *
- * Where the wire format allows something protobuf-c handles differently, we
- * follow protobuf-c: the last member of a oneof wins, a repeated ModelProto
- * graph field is merged. Other repeated singular submessages (rare and
- * outside what ONNX writers produce) keep their last occurrence.
+ * A non-repeated message field written more than once (no ONNX writer does
+ * it, the wire format allows it) is merged as protobuf specifies: each such
+ * field decodes into a builder (GraphB, NpbTensorB, NpbSparseB, NpbTypeB)
+ * that later occurrences keep filling, and becomes part of the model when
+ * the message holding it ends (npb_internal.h).
  *
  * Fields the schema does not list are skipped by nanopb itself, which reads
  * them in 16-byte pieces; the big ones of ONNX (weights) are all listed.
@@ -84,9 +85,11 @@ typedef struct AttrB {
   size_t s_len;
   int has_s;
   NpbVec ints, floats, strings, tensors, graphs, type_protos; /* int64_t, double, char*, OsiTensor*, OsiGraph*, OsiType* */
-  const OsiTensor *t, *sparse;
-  const OsiGraph *g;
-  const OsiType *tp;
+  /* the non-repeated members, merged over their occurrences (malloc'ed) */
+  NpbTensorB *t;
+  NpbSparseB *sparse;
+  GraphB *g;
+  NpbTypeB *tp;
 } AttrB;
 
 static bool cb_attr_s(pb_istream_t *stream, const pb_field_t *field, void **arg) {
@@ -129,36 +132,49 @@ static bool cb_attr_strings(pb_istream_t *stream, const pb_field_t *field, void 
   return slot && npb_read_bytes(stream, a->d, slot, NULL);
 }
 
-static bool new_tensor(NpbDecoder *d, pb_istream_t *stream, const OsiTensor **out, int sparse) {
-  OsiTensor *t = osi_arena_alloc(d->arena, sizeof *t);
-  if (!t) return npb_nomem(d);
-  *out = t;
-  return sparse ? npb_decode_sparse(d, stream, t) : npb_decode_tensor(d, stream, t);
-}
-
 static bool cb_attr_t(pb_istream_t *stream, const pb_field_t *field, void **arg) {
   (void)field;
   AttrB *a = *arg;
-  return new_tensor(a->d, stream, &a->t, 0);
+  if (!a->t) {
+    if (!(a->t = malloc(sizeof *a->t))) return npb_nomem(a->d);
+    npb_tensor_init(a->t, a->d, 1);
+  }
+  return npb_tensor_merge(stream, a->t);
 }
 
 static bool cb_attr_sparse(pb_istream_t *stream, const pb_field_t *field, void **arg) {
   (void)field;
   AttrB *a = *arg;
-  return new_tensor(a->d, stream, &a->sparse, 1);
+  if (!a->sparse) {
+    if (!(a->sparse = malloc(sizeof *a->sparse))) return npb_nomem(a->d);
+    npb_sparse_init(a->sparse, a->d);
+  }
+  return npb_sparse_merge(stream, a->sparse);
 }
 
 static bool cb_attr_tensors(pb_istream_t *stream, const pb_field_t *field, void **arg) {
   (void)field;
   AttrB *a = *arg;
   const OsiTensor **slot = npb_vec_push(a->d, &a->tensors);
-  return slot && new_tensor(a->d, stream, slot, 0);
+  if (!slot) return false;
+  OsiTensor *t = osi_arena_alloc(a->d->arena, sizeof *t);
+  if (!t) return npb_nomem(a->d);
+  *slot = t;
+  return npb_decode_tensor(a->d, stream, t);
 }
 
 static bool cb_attr_g(pb_istream_t *stream, const pb_field_t *field, void **arg) {
   (void)field;
   AttrB *a = *arg;
-  return decode_graph_msg(a->d, stream, &a->g);
+  NpbDecoder *d = a->d;
+  if (++d->depth > OSI_MAX_GRAPH_DEPTH) return npb_fail(d, OSI_ERR_LIMIT_EXCEEDED, "subgraph nesting exceeds the limit");
+  if (!a->g) {
+    if (!(a->g = malloc(sizeof *a->g))) return npb_nomem(d);
+    graph_init(a->g, d);
+  }
+  if (!decode_graph_fields(stream, a->g)) return false;
+  d->depth--;
+  return true;
 }
 
 static bool cb_attr_graphs(pb_istream_t *stream, const pb_field_t *field, void **arg) {
@@ -171,17 +187,29 @@ static bool cb_attr_graphs(pb_istream_t *stream, const pb_field_t *field, void *
 static bool cb_attr_tp(pb_istream_t *stream, const pb_field_t *field, void **arg) {
   (void)field;
   AttrB *a = *arg;
-  return npb_decode_type(a->d, stream, &a->tp);
+  return npb_merge_type(a->d, stream, &a->tp);
 }
 
 static bool cb_attr_type_protos(pb_istream_t *stream, const pb_field_t *field, void **arg) {
   (void)field;
   AttrB *a = *arg;
   const OsiType **slot = npb_vec_push(a->d, &a->type_protos);
-  return slot && npb_decode_type(a->d, stream, slot);
+  if (!slot) return false;
+  NpbTypeB *b = NULL;
+  bool ok = npb_merge_type(a->d, stream, &b);
+  if (ok) *slot = npb_type_finish(a->d, b);
+  npb_type_free(b);
+  return ok && a->d->err->status == OSI_OK;
 }
 
 static void attr_free(AttrB *a) {
+  if (a->t) npb_tensor_free(a->t);
+  free(a->t);
+  if (a->sparse) npb_sparse_free(a->sparse);
+  free(a->sparse);
+  if (a->g) graph_free(a->g);
+  free(a->g);
+  npb_type_free(a->tp);
   npb_vec_free(&a->ints);
   npb_vec_free(&a->floats);
   npb_vec_free(&a->strings);
@@ -244,10 +272,23 @@ static bool decode_attr_msg(NpbDecoder *d, pb_istream_t *stream, OsiAttr *out) {
     case OSI_ATTR_TYPE_PROTOS:
       ok = attr_list(d, &a.type_protos, (const void **)&out->type_protos, &out->n);
       break;
-    case OSI_ATTR_TENSOR: out->t = a.t; break;
-    case OSI_ATTR_SPARSE_TENSOR: out->t = a.sparse; break;
-    case OSI_ATTR_GRAPH: out->g = a.g; break;
-    case OSI_ATTR_TYPE_PROTO: out->tp = a.tp; break;
+    case OSI_ATTR_TENSOR:
+    case OSI_ATTR_SPARSE_TENSOR:
+      if (out->type == OSI_ATTR_TENSOR ? a.t != NULL : a.sparse != NULL) {
+        OsiTensor *t = osi_arena_alloc(d->arena, sizeof *t);
+        ok = t ? (out->type == OSI_ATTR_TENSOR ? npb_tensor_finish(a.t, t) : npb_sparse_finish(a.sparse, t))
+               : npb_nomem(d);
+        out->t = t;
+      }
+      break;
+    case OSI_ATTR_GRAPH:
+      if (a.g) {
+        ok = (out->g = graph_finish(a.g)) != NULL; /* frees a.g's vectors */
+        free(a.g);
+        a.g = NULL;
+      }
+      break;
+    case OSI_ATTR_TYPE_PROTO: out->tp = npb_type_finish(d, a.tp); break;
     default: break;
     }
   }
@@ -308,13 +349,17 @@ static bool cb_value_info(pb_istream_t *stream, const pb_field_t *field, void **
   if (!slot) return false;
   const char *name = NULL;
   StrArg sn = {a->d, &name};
-  TypeArg ta = {a->d, &slot->type, 0};
+  TypeArg ta = {a->d, NULL};
   onnx_ValueInfoProto m = onnx_ValueInfoProto_init_zero;
   npb_set_cb(&m.name, npb_cb_string, &sn);
   npb_set_cb(&m.type, npb_cb_type, &ta);
-  if (!npb_decode_checked(stream, onnx_ValueInfoProto_fields, &m)) return false;
-  slot->name = name ? name : "";
-  return a->d->err->status == OSI_OK;
+  bool ok = npb_decode_checked(stream, onnx_ValueInfoProto_fields, &m);
+  if (ok) {
+    slot->name = name ? name : "";
+    slot->type = npb_type_finish(a->d, ta.b);
+  }
+  npb_type_free(ta.b);
+  return ok && a->d->err->status == OSI_OK;
 }
 
 static bool cb_initializer(pb_istream_t *stream, const pb_field_t *field, void **arg) {
@@ -474,19 +519,14 @@ static const OsiModel *decode_model(NpbDecoder *d, pb_istream_t *stream, NpbSour
   ListArg lo = {d, &opsets}, lf = {d, &functions};
   onnx_ModelProto m = onnx_ModelProto_init_zero;
   npb_set_cb(&m.producer_name, npb_cb_string, &sp);
+  npb_set_cb(&m.producer_version, npb_cb_string_check, d);
+  npb_set_cb(&m.domain, npb_cb_string_check, d);
   npb_set_cb(&m.graph, cb_model_graph, &mb);
   npb_set_cb(&m.opset_import, cb_opset, &lo);
   npb_set_cb(&m.functions, cb_function, &lf);
   OsiModel *model = NULL;
   if (!npb_decode_checked(stream, onnx_ModelProto_fields, &m)) {
-    if (d->err->status == OSI_OK) {
-      char msg[200];
-      const char *why = src->io_error ? src->io_error : PB_GET_ERROR(stream);
-      snprintf(msg, sizeof msg,
-               "the bytes are not a valid ONNX ModelProto (%s) at byte %llu", why,
-               (unsigned long long)src->offset);
-      osi_mb_fail(d->err, OSI_ERR_PARSE, msg);
-    }
+    if (d->err->status == OSI_OK) npb_source_describe_error(src, PB_GET_ERROR(stream), d->err);
     goto done;
   }
   model = osi_arena_alloc(d->arena, sizeof *model);

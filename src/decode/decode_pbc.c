@@ -2,13 +2,17 @@
  * protobuf-c decoder. protobuf-c unpacks the whole message (copying every
  * bytes field) into a scratch allocator (scratch_alloc.h: no malloc per
  * message); we copy out only what inference needs into the arena and free
- * the protobuf tree right away, so weights never outlive decoding.
+ * the protobuf tree right away, so weights never outlive decoding. The
+ * bytes are scanned first, and rewritten when protobuf-c would merge them
+ * wrongly (pbc_prescan.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "decode/decode.h"
 #include "decode/model_build.h"
+#include "decode/pbc_prescan.h"
 #include "onnx_shapes.pb-c.h"
 #include "base/scratch_alloc.h"
 #include "decode/tensor_data.h"
@@ -353,111 +357,6 @@ static const OsiModel *convert(Decoder *d, const Onnx__ModelProto *mp) {
   return m;
 }
 
-/* Section - Nesting pre-scan
- *
- * protobuf-c unpacks submessages recursively with no depth limit, so a few
- * hundred KB of nested TypeProto (sequence of sequence of ...) or
- * GraphProto (If inside If ...) overflow the C stack before decode_type or
- * decode_graph can count anything. This scan walks the wire bytes the way
- * protobuf_c_message_unpack will, with the generated descriptors: it first
- * checks one message's own fields (tags and lengths), then descends into
- * its message-typed fields in order, and refuses to go deeper than
- * OSI_MAX_PROTO_DEPTH. Malformed bytes end the scan with "fine": protobuf-c
- * then rejects them at the same point, before reaching any deeper level.
- * Iteration depth is bounded by the limit, so the scan itself is safe. */
-
-static size_t scan_varint(const uint8_t *p, size_t len, uint64_t *out) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < len && i < 10; i++) {
-    v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
-    if (!(p[i] & 0x80)) {
-      *out = v;
-      return i + 1;
-    }
-  }
-  return 0;
-}
-
-/* Field keys protobuf-c reads differently from nanopb (decode_npb.c), which
- * both decoders must then refuse alike: a 5-byte key whose last byte
- * nanopb's varint32 calls an overflow (protobuf-c shifts it into an int and
- * wraps), and a key naming field 0 in a longer encoding (protobuf-c only
- * checks the first byte). 1 when p starts with such a key. */
-static int scan_bad_key(const uint8_t *p, size_t len) {
-  uint32_t key = p[0] & 0x7f;
-  for (size_t i = 1; i < len && i < 5 && (p[i - 1] & 0x80); i++) {
-    if (i == 4) {
-      if ((p[4] & 0x70) != 0 && (p[4] & 0x78) != 0x78) return 1;
-      key |= (uint32_t)(p[4] & 0x0f) << 28;
-    } else {
-      key |= (uint32_t)(p[i] & 0x7f) << (7 * i);
-    }
-  }
-  return (key >> 3) == 0;
-}
-
-/* 1: fine or malformed (protobuf-c decides); 0: nests too deep; 2: a field
- * key (scan_bad_key) or number that nanopb refuses and protobuf-c does not:
- * both decoders then fail with PARSE_ERROR. */
-static int scan_depth(const ProtobufCMessageDescriptor *desc, const uint8_t *p, size_t len,
-                      int depth) {
-  if (depth > OSI_MAX_PROTO_DEPTH) return 0;
-  /* Pass 1: this message's own fields, as protobuf-c scans them. */
-  for (size_t at = 0; at < len;) {
-    uint64_t key, n;
-    size_t used = scan_varint(p + at, len - at, &key);
-    if (used && used <= 5 && scan_bad_key(p + at, len - at)) return 2;
-    if (!used || (key >> 3) == 0) return 1;
-    at += used;
-    switch (key & 7) {
-    case 0: {
-      if (!(used = scan_varint(p + at, len - at, &n))) return 1;
-      /* A single (not repeated) number nanopb decodes itself, strictly:
-       * bits past 64 in a 10th byte fail there ("varint overflow") where
-       * protobuf-c drops them; refuse them here too. (Both truncate int32
-       * values alike; repeated numbers are read the protobuf-c way by
-       * both.) */
-      const ProtobufCFieldDescriptor *f =
-          key >> 3 <= UINT32_MAX ? protobuf_c_message_descriptor_get_field(desc, (unsigned)(key >> 3))
-                                 : NULL;
-      if (f && f->label != PROTOBUF_C_LABEL_REPEATED && used == 10 && (p[at + 9] & 0x7e)) return 2;
-      at += used;
-      break;
-    }
-    case 1: if (len - at < 8) return 1; at += 8; break;
-    case 5: if (len - at < 4) return 1; at += 4; break;
-    case 2:
-      if (!(used = scan_varint(p + at, len - at, &n)) || n > len - at - used) return 1;
-      at += used + (size_t)n;
-      break;
-    default: return 1; /* groups and invalid wire types */
-    }
-  }
-  /* Pass 2: descend into the message-typed fields. */
-  for (size_t at = 0; at < len;) {
-    uint64_t key = 0, n = 0;
-    at += scan_varint(p + at, len - at, &key);
-    switch (key & 7) {
-    case 0: at += scan_varint(p + at, len - at, &n); break;
-    case 1: at += 8; break;
-    case 5: at += 4; break;
-    default: {
-      at += scan_varint(p + at, len - at, &n);
-      const ProtobufCFieldDescriptor *f =
-          key >> 3 <= UINT32_MAX ? protobuf_c_message_descriptor_get_field(desc, (unsigned)(key >> 3))
-                                 : NULL;
-      int sub = f && f->type == PROTOBUF_C_TYPE_MESSAGE
-                    ? scan_depth(f->descriptor, p + at, (size_t)n, depth + 1)
-                    : 1;
-      if (sub != 1) return sub;
-      at += (size_t)n;
-      break;
-    }
-    }
-  }
-  return 1;
-}
-
 static void *scratch_alloc(void *user, size_t size) { return osi_scratch_alloc(user, size); }
 static void scratch_free(void *user, void *p) { osi_scratch_free(user, p); }
 
@@ -466,16 +365,20 @@ const OsiModel *osi_decode_pbc(const uint8_t *bytes, size_t len, OsiArena *arena
   Decoder d = {arena, exprs, err, 0};
   err->status = OSI_OK;
   err->message[0] = 0;
-  int scan = scan_depth(&onnx__model_proto__descriptor, bytes, len, 1);
-  if (scan == 0) {
-    char msg[128];
-    snprintf(msg, sizeof msg, "protobuf messages nest deeper than %d levels", OSI_MAX_PROTO_DEPTH);
-    fail(&d, OSI_ERR_LIMIT_EXCEEDED, msg);
-    return NULL;
+  int merge = 0;
+  if (!osi_pbc_prescan(bytes, len, err, &merge)) return NULL;
+  uint8_t *merged = NULL;
+  if (merge) { /* a non-repeated message field written twice: see pbc_prescan.h */
+    if (!(merged = osi_pbc_merge_fields(bytes, len, &len))) {
+      fail(&d, OSI_ERR_NOMEM, "out of memory while decoding the model");
+      return NULL;
+    }
+    bytes = merged;
   }
   OsiScratch scratch = {0};
   ProtobufCAllocator alloc = {scratch_alloc, scratch_free, &scratch};
-  Onnx__ModelProto *mp = scan == 2 ? NULL : onnx__model_proto__unpack(&alloc, len, bytes);
+  Onnx__ModelProto *mp = onnx__model_proto__unpack(&alloc, len, bytes);
+  free(merged);
   if (!mp) {
     osi_scratch_release(&scratch);
     fail(&d, OSI_ERR_PARSE, "the bytes are not a valid ONNX ModelProto (protobuf decoding failed)");

@@ -16,6 +16,37 @@ int osi_mb_nomem(OsiDecodeError *err, const OsiArena *arena) {
                      "out of memory while decoding the model");
 }
 
+int osi_mb_nul_in_string(OsiDecodeError *err, uint64_t at, const char *s, size_t len) {
+  char shown[64];
+  size_t k = 0, i;
+  for (i = 0; i < len && k + 5 < sizeof shown; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == 0) k += (size_t)snprintf(shown + k, sizeof shown - k, "\\0");
+    else if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) k += (size_t)snprintf(shown + k, sizeof shown - k, "\\x%02x", c);
+    else shown[k++] = (char)c;
+  }
+  shown[k] = 0;
+  char msg[256];
+  snprintf(msg, sizeof msg,
+           "the string at byte %llu (\"%s%s\") contains a NUL byte: names, op types, domains and "
+           "dim_params may not",
+           (unsigned long long)at, shown, i < len ? "..." : "");
+  return osi_mb_fail(err, OSI_ERR_PARSE, msg);
+}
+
+int osi_mb_truncated(OsiDecodeError *err, uint64_t at, int has_len, uint64_t len, uint64_t file_len) {
+  char msg[256];
+  if (has_len)
+    snprintf(msg, sizeof msg,
+             "the file ends early: the field at byte %llu declares %llu bytes of content, but the file "
+             "ends at byte %llu",
+             (unsigned long long)at, (unsigned long long)len, (unsigned long long)file_len);
+  else
+    snprintf(msg, sizeof msg, "the file ends early: the field at byte %llu is cut off at byte %llu",
+             (unsigned long long)at, (unsigned long long)file_len);
+  return osi_mb_fail(err, OSI_ERR_PARSE, msg);
+}
+
 const char *osi_mb_str(OsiArena *arena, const char *s) { return osi_arena_strdup(arena, s ? s : ""); }
 
 const char *osi_mb_domain(OsiArena *arena, const char *s) {

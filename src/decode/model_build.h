@@ -20,6 +20,16 @@ int osi_mb_fail(OsiDecodeError *err, OsiStatus status, const char *msg);
  * cap, NOMEM otherwise. Returns 0. */
 int osi_mb_nomem(OsiDecodeError *err, const OsiArena *arena);
 
+/* The error for a string field (its key at byte `at`) holding a NUL byte:
+ * names, op types, domains and dim_params are refused rather than cut at
+ * the NUL. Both decoders word it alike. Returns 0. */
+int osi_mb_nul_in_string(OsiDecodeError *err, uint64_t at, const char *s, size_t len);
+
+/* The error for a file that ends inside a field whose key starts at byte
+ * `at`: a length-delimited one (has_len) that declares `len` bytes of
+ * content, or another cut off. Both decoders word it alike. Returns 0. */
+int osi_mb_truncated(OsiDecodeError *err, uint64_t at, int has_len, uint64_t len, uint64_t file_len);
+
 /* Arena copy of a NUL-terminated string, "" for NULL. */
 const char *osi_mb_str(OsiArena *arena, const char *s);
 

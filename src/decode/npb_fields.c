@@ -46,7 +46,7 @@ void *npb_vec_finish(NpbDecoder *d, NpbVec *v) {
 
 /* Section - Field callbacks for scalars, strings and lists */
 
-/* The bytes of a string/bytes field as a NUL-terminated arena copy. */
+/* The bytes of a bytes field as a NUL-terminated arena copy. */
 bool npb_read_bytes(pb_istream_t *stream, NpbDecoder *d, const char **out, size_t *len) {
   size_t n = stream->bytes_left;
   char *s = osi_arena_alloc(d->arena, n + 1);
@@ -58,11 +58,24 @@ bool npb_read_bytes(pb_istream_t *stream, NpbDecoder *d, const char **out, size_
   return true;
 }
 
-/* string field -> *out (NUL-terminated; like protobuf-c, a C string ends at its first NUL) */
+/* Where the field being read starts (its key), for messages. */
+static uint64_t field_start(const pb_istream_t *stream) {
+  return stream->callback == npb_source_read ? ((const NpbSource *)stream->state)->field_start : 0;
+}
+
+bool npb_read_string(pb_istream_t *stream, NpbDecoder *d, const char **out) {
+  size_t n;
+  uint64_t at = field_start(stream);
+  if (!npb_read_bytes(stream, d, out, &n)) return false;
+  if (memchr(*out, 0, n)) return osi_mb_nul_in_string(d->err, at, *out, n), false;
+  return true;
+}
+
+/* string field -> *out (NUL-terminated) */
 bool npb_cb_string(pb_istream_t *stream, const pb_field_t *field, void **arg) {
   (void)field;
   StrArg *a = *arg;
-  return npb_read_bytes(stream, a->d, a->out, NULL);
+  return npb_read_string(stream, a->d, a->out);
 }
 
 /* repeated string -> NpbVec of const char * */
@@ -70,7 +83,22 @@ bool npb_cb_string_list(pb_istream_t *stream, const pb_field_t *field, void **ar
   (void)field;
   ListArg *a = *arg;
   const char **slot = npb_vec_push(a->d, a->v);
-  return slot && npb_read_bytes(stream, a->d, slot, NULL);
+  return slot && npb_read_string(stream, a->d, slot);
+}
+
+/* A string field the engine does not use, read only to apply the NUL rule
+ * to every string of the schema (decode_pbc.c's pre-scan checks them all). */
+bool npb_cb_string_check(pb_istream_t *stream, const pb_field_t *field, void **arg) {
+  (void)field;
+  NpbDecoder *d = *arg;
+  uint64_t at = field_start(stream);
+  pb_byte_t chunk[256];
+  while (stream->bytes_left) {
+    size_t k = stream->bytes_left < sizeof chunk ? stream->bytes_left : sizeof chunk;
+    if (!pb_read(stream, chunk, k)) return false;
+    if (memchr(chunk, 0, k)) return osi_mb_nul_in_string(d->err, at, (const char *)chunk, k), false;
+  }
+  return true;
 }
 
 bool npb_cb_skip(pb_istream_t *stream, const pb_field_t *field, void **arg) {
@@ -188,6 +216,7 @@ bool npb_decode_checked(pb_istream_t *stream, const pb_msgdesc_t *fields, void *
   int n = 0;
   pb_field_iter_t it;
   const NpbSource *src = stream->callback == npb_source_read ? stream->state : NULL;
+  if (src) npb_source_message_starts(stream);
   if (src && pb_field_iter_begin(&it, fields, msg)) {
     do {
       if (PB_ATYPE(it.type) != PB_ATYPE_CALLBACK || n == 32) continue;
