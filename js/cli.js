@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // onnx-shapes command line: prints the element type and symbolic shape of every value of an
 // ONNX model. Run `onnx-shapes --help` for usage. Exit codes: 0 success, 1 ShapeInferenceError
-// (one line naming the code and node), 2 usage error.
+// (one line naming the code and node) or, with --strict, a node whose inputs contradict its
+// operator (the first such node), 2 usage error.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { init, ShapeInferenceError } from './index.js';
 import { evaluateDim, symbolsOf } from './expr.js';
@@ -14,6 +15,7 @@ const USAGE = `usage: onnx-shapes [options] MODEL.onnx     (MODEL "-" reads stan
   --write OUT.onnx    write the model with value_info filled in
   --prefill           treat the model's value_info entries as declared shapes too
   --stream            decode with the streaming decoder (weights are never loaded)
+  --strict            fail (exit 1) at the first node whose inputs contradict its operator
   -h, --help          this help
   -v, --version       the version`;
 
@@ -32,6 +34,7 @@ function parseArgs(argv) {
     else if (a === '--json') o.json = true;
     else if (a === '--prefill') o.prefill = true;
     else if (a === '--stream') o.stream = true;
+    else if (a === '--strict') o.strict = true;
     else if (a === '--write') o.write = value();
     else if (a === '--events') o.events = value();
     else if (a === '--bind') o.bind = parseBindings(value());
@@ -172,6 +175,12 @@ async function main(argv) {
         return 2;
       }
       result = engine.inferShapes(bytes, options);
+    }
+    if (o.strict && result.firstError) {
+      const e = result.firstError;
+      const where = `node ${e.nodeIndex}${e.node ? ` '${e.node}'` : ''} (${e.opType})${e.path ? ` in ${e.path}` : ''}`;
+      console.error(`onnx-shapes: ${e.code} at ${where}: ${e.message}`);
+      return 1;
     }
     if (o.write) {
       if (typeof result.toModel !== 'function') throw new UsageError('this build cannot write models');

@@ -53,6 +53,28 @@ export interface Diagnostic {
   readonly opType: string | null;
   /** Its index in its graph (`result.nodes` for the top-level graph); null when `node` is. */
   readonly nodeIndex: number | null;
+  /**
+   * The subgraph the node is in ("" at the top level; "loop/body/" for a Loop body: the
+   * prefix of the `values` keys of that scope); null when `node` is.
+   */
+  readonly path: string | null;
+}
+
+/**
+ * A condition an operator needs of its inputs' dims for the model to run, recorded when a dim is
+ * symbolic (MatMul of [N, 3] and [M, 4] requires M == 3). Requirements never rename a dim.
+ */
+export interface Requirement {
+  readonly lhs: string;
+  readonly relation: '==' | '<=';
+  readonly rhs: string;
+  /** The node that requires it (name, op, index in its graph, subgraph path). */
+  readonly node: string;
+  readonly opType: string;
+  readonly nodeIndex: number;
+  readonly path: string;
+  /** In words: "MatMul inner dims: dim 0 of input 'w' == dim 1 of input 'x'". */
+  readonly message: string;
 }
 
 export interface NodeInfo {
@@ -143,12 +165,22 @@ export interface ShapeInferenceResult {
    * computed from the graph inputs' symbols, with that size, which the values show instead
    * (e.g. { Relufeatures_dim_0: 'batch', logits_dynamic_axes_1: 'batch' }); keys and sizes are
    * canonical expression strings (a name that is not an identifier is quoted), sorted by key.
+   * `requirements`: what operators need of symbolic dims for the model to run.
    */
   readonly constraints: {
     readonly equal: readonly (readonly [string, string])[];
     readonly lessEqual: readonly (readonly [string, string])[];
     readonly labels: Readonly<Record<string, string>>;
+    /** What the operators need of symbolic dims for the model to run (see Requirement). */
+    readonly requirements: readonly Requirement[];
   };
+  /**
+   * The first node (in inference order, a topological order) whose inputs contradict its
+   * operator's rule: the first diagnostic with code 'SHAPE_MISMATCH' or 'INVALID_MODEL', or null
+   * when the model is consistent. Its outputs are unknown, so later nodes are judged on what
+   * is known.
+   */
+  readonly firstError: Diagnostic | null;
   /**
    * Values inside subgraphs (If/Loop/Scan bodies) and function bodies are in `values` too, under
    * a key made of the scope path and the name ("loop/body/acc_out": node name, attribute or
@@ -184,8 +216,9 @@ export interface ShapeInferenceResult {
 /** One entry of the event log (`{ events: true }`). */
 export interface ShapeEvent {
   /** 'seed' (graph input), 'node' (a node was inferred), 'set' (a value got its type), 'anchor'
-   *  (a declared shape was merged in), 'constraint', 'rename', 'replace' (a rename changed a value). */
-  readonly kind: 'seed' | 'node' | 'set' | 'anchor' | 'constraint' | 'rename' | 'replace' | (string & {});
+   *  (a declared shape was merged in), 'constraint', 'rename', 'replace' (a rename changed a value),
+   *  'requirement' (an operator needs a relation between symbolic dims). */
+  readonly kind: 'seed' | 'node' | 'set' | 'anchor' | 'constraint' | 'rename' | 'replace' | 'requirement' | (string & {});
   /** Index of the node in its graph, -1 when no node is involved. */
   readonly nodeIndex: number;
   readonly node: string;

@@ -120,6 +120,7 @@ function expandCompact(c) {
     subgraphValues: Object.freeze(subgraphValues),
     nodes: Object.freeze(nodes),
     diagnostics: deepFreeze(c.diagnostics),
+    firstError: c.firstError ? deepFreeze(c.firstError) : null,
     constraints: deepFreeze(c.constraints),
   };
   if (c.events !== undefined) data.events = deepFreeze(c.events);

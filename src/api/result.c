@@ -312,32 +312,65 @@ static Row *collect_rows(OsiResult *r, int *count) {
   return rows;
 }
 
-/* The tail both JSON forms share: diagnostics, constraints, events and the
- * closing brace. */
+static void write_diagnostic(OsiJson *j, const OsiDiagnostic *d) {
+  osi_json_raw(j, "{\"code\":");
+  osi_json_string(j, d->code);
+  osi_json_raw(j, ",\"message\":");
+  osi_json_string(j, d->message);
+  if (d->node_index < 0) {
+    /* About the model, not one node (a declared output shape, a constraint). */
+    osi_json_raw(j, ",\"node\":null,\"opType\":null,\"nodeIndex\":null,\"path\":null}");
+    return;
+  }
+  osi_json_raw(j, ",\"node\":");
+  osi_json_string(j, d->node);
+  osi_json_raw(j, ",\"opType\":");
+  osi_json_string(j, d->op_type);
+  osi_json_raw(j, ",\"nodeIndex\":");
+  osi_json_int(j, d->node_index);
+  osi_json_raw(j, ",\"path\":");
+  osi_json_string(j, d->path ? d->path : "");
+  osi_json_raw(j, "}");
+}
+
+static void write_requirements(OsiJson *j, OsiExprStore *s, const OsiRequirements *l) {
+  osi_json_raw(j, "[");
+  for (int i = 0; i < l->count; i++) {
+    const OsiRequirement *q = &l->items[i];
+    osi_json_raw(j, i ? ",{\"lhs\":" : "{\"lhs\":");
+    osi_json_string(j, osi_expr_str(s, q->lhs));
+    osi_json_raw(j, ",\"relation\":");
+    osi_json_string(j, q->less_equal ? "<=" : "==");
+    osi_json_raw(j, ",\"rhs\":");
+    osi_json_string(j, osi_expr_str(s, q->rhs));
+    osi_json_raw(j, ",\"node\":");
+    osi_json_string(j, q->node);
+    osi_json_raw(j, ",\"opType\":");
+    osi_json_string(j, q->op_type);
+    osi_json_raw(j, ",\"nodeIndex\":");
+    osi_json_int(j, q->node_index);
+    osi_json_raw(j, ",\"path\":");
+    osi_json_string(j, q->path);
+    osi_json_raw(j, ",\"message\":");
+    osi_json_string(j, q->what);
+    osi_json_raw(j, "}");
+  }
+  osi_json_raw(j, "]");
+}
+
+/* The tail both JSON forms share: diagnostics, the first error,
+ * constraints, events and the closing brace. */
 static void render_tail_to(OsiResult *r, OsiJson *j) {
   const OsiRun *run = &r->run;
   osi_json_raw(j, ",\"diagnostics\":[");
   for (int i = 0; i < run->n_diags; i++) {
-    const OsiDiagnostic *d = &run->diags[i];
     if (i) osi_json_raw(j, ",");
-    osi_json_raw(j, "{\"code\":");
-    osi_json_string(j, d->code);
-    osi_json_raw(j, ",\"message\":");
-    osi_json_string(j, d->message);
-    if (d->node_index < 0) {
-      /* About the model, not one node (a declared output shape, a constraint). */
-      osi_json_raw(j, ",\"node\":null,\"opType\":null,\"nodeIndex\":null}");
-      continue;
-    }
-    osi_json_raw(j, ",\"node\":");
-    osi_json_string(j, d->node);
-    osi_json_raw(j, ",\"opType\":");
-    osi_json_string(j, d->op_type);
-    osi_json_raw(j, ",\"nodeIndex\":");
-    osi_json_int(j, d->node_index);
-    osi_json_raw(j, "}");
+    write_diagnostic(j, &run->diags[i]);
   }
-  osi_json_raw(j, "],\"constraints\":{\"equal\":");
+  osi_json_raw(j, "],\"firstError\":");
+  if (run->has_first_error) write_diagnostic(j, &run->first_error);
+  else osi_json_raw(j, "null");
+  osi_json_raw(j, ",\"constraints\":{\"equal\":");
   write_constraints(j, r->exprs, &run->equal);
   osi_json_raw(j, ",\"lessEqual\":");
   write_constraints(j, r->exprs, &run->less_equal);
@@ -348,7 +381,10 @@ static void render_tail_to(OsiResult *r, OsiJson *j) {
     osi_json_raw(j, ":");
     osi_json_string(j, osi_expr_str(r->exprs, run->labels.items[i].rhs));
   }
-  osi_json_raw(j, "}}");
+  osi_json_raw(j, "}");
+  osi_json_raw(j, ",\"requirements\":");
+  write_requirements(j, r->exprs, &run->requirements);
+  osi_json_raw(j, "}");
   if (OSI_EVENTS_ON(run)) write_events(j, run);
   osi_json_raw(j, "}");
 }
@@ -429,7 +465,8 @@ static void render(OsiResult *r) {
  *    "nodeNames":"name\u0000...",   node names, joined like "names"
  *    "nodeOps":[op,...],            per node: index into ops
  *    "ops":[[opType,domain],...],   distinct (opType, domain) pairs
- *    "diagnostics":..., "constraints":..., "events":...}   as in osi_result_json
+ *    "diagnostics":..., "firstError":..., "constraints":..., "events":...}
+ *                                   as in osi_result_json
  * A 100k-node model has a few dozen distinct types, so this is several times
  * smaller than the expanded form and cheaper to render and to parse. */
 
@@ -635,4 +672,11 @@ int osi_result_diagnostic_count(const OsiResult *r) { return r ? r->run.n_diags 
 const char *osi_result_diagnostic_code(const OsiResult *r, int i) { return r->run.diags[i].code; }
 const char *osi_result_diagnostic_message(const OsiResult *r, int i) {
   return r->run.diags[i].message;
+}
+int osi_result_requirement_count(const OsiResult *r) { return r ? r->run.requirements.count : 0; }
+const OsiRequirement *osi_result_requirement(const OsiResult *r, int i) {
+  return &r->run.requirements.items[i];
+}
+const OsiDiagnostic *osi_result_first_error(const OsiResult *r) {
+  return r && r->run.has_first_error ? &r->run.first_error : NULL;
 }

@@ -3,6 +3,7 @@
 #define OSI_RESULT_H
 
 #include "onnx_shapes.h"
+#include "infer/context.h"
 #include "model/types.h"
 
 /* Inferred type of a top-level value, NULL when unknown or absent. */
@@ -12,5 +13,10 @@ int osi_result_diagnostic_count(const OsiResult *r);
 /* Code of diagnostic i ("UNSUPPORTED_OP", ...). */
 const char *osi_result_diagnostic_code(const OsiResult *r, int i);
 const char *osi_result_diagnostic_message(const OsiResult *r, int i);
+/* Requirements recorded by op rules (constraints.requirements). */
+int osi_result_requirement_count(const OsiResult *r);
+const OsiRequirement *osi_result_requirement(const OsiResult *r, int i);
+/* The first SHAPE_MISMATCH / INVALID_MODEL diagnostic, NULL when none. */
+const OsiDiagnostic *osi_result_first_error(const OsiResult *r);
 
 #endif

@@ -72,9 +72,25 @@ OsiStatus osi_run_fail(OsiRun *run, OsiStatus status, const char *node, const ch
  * growing without bound on pathological models. */
 #define MAX_DIAGNOSTICS 10000
 
+/* A diagnostic saying the model cannot run as it is (the first one is the
+ * result's firstError). */
+static int is_error_code(const char *code) {
+  return strcmp(code, "SHAPE_MISMATCH") == 0 || strcmp(code, "INVALID_MODEL") == 0;
+}
+
 void osi_run_vdiag(OsiRun *run, const char *code, const char *node, const char *op_type,
                    int node_index, const char *fmt, va_list ap) {
-  if (run->n_diags >= MAX_DIAGNOSTICS) return;
+  if (run->n_diags >= MAX_DIAGNOSTICS) {
+    if (run->has_first_error || !is_error_code(code)) return;
+    char buf[512];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    run->first_error = (OsiDiagnostic){code, osi_arena_strdup(run->arena, buf), node ? node : "",
+                                       op_type ? op_type : "", node_index,
+                                       run->cur_path ? run->cur_path : ""};
+    run->has_first_error = 1;
+    run->first_error_at = run->n_diags;
+    return;
+  }
   if (run->n_diags == run->cap_diags) {
     int cap = run->cap_diags ? run->cap_diags * 2 : 16;
     OsiDiagnostic *d = realloc(run->diags, (size_t)cap * sizeof *d);
@@ -90,6 +106,12 @@ void osi_run_vdiag(OsiRun *run, const char *code, const char *node, const char *
   d->node = node ? node : "";
   d->op_type = op_type ? op_type : "";
   d->node_index = node_index;
+  d->path = run->cur_path ? run->cur_path : "";
+  if (!run->has_first_error && is_error_code(code)) {
+    run->first_error = *d;
+    run->has_first_error = 1;
+    run->first_error_at = run->n_diags - 1;
+  }
 }
 
 void osi_run_diag(OsiRun *run, const char *code, const char *node, const char *op_type,
@@ -212,6 +234,7 @@ void osi_run_free(OsiRun *run) {
   free(run->labels.index);
   memset(&run->labels, 0, sizeof run->labels);
   osi_value_table_free(&run->sub_index);
+  osi_requirements_free(&run->requirements);
   run->diags = NULL;
   run->events = NULL;
   run->subs = NULL;

@@ -10,6 +10,7 @@
 
 #include "model/graph.h"
 #include "onnx_shapes.h"
+#include "infer/requirements.h"
 #include "infer/value_table.h"
 
 typedef struct OsiDiagnostic {
@@ -18,6 +19,7 @@ typedef struct OsiDiagnostic {
   const char *node;    /* node name, "" when none */
   const char *op_type; /* "" when none */
   int node_index;      /* -1 when none */
+  const char *path;    /* subgraph path of the node ("" at top level) */
 } OsiDiagnostic;
 
 /* A recorded relation between two dims: lhs == rhs or lhs <= rhs. */
@@ -64,6 +66,12 @@ typedef struct OsiRun {
   /* Declared labels that name a size inference computed (label -> that
    * size), filled by osi_constraints_propagate; the values keep the size. */
   OsiConstraintList labels;
+  OsiRequirements requirements;
+  /* The first SHAPE_MISMATCH or INVALID_MODEL diagnostic (the first broken
+   * node in inference order), kept even past the diagnostics cap;
+   * first_error_at is its index in diags (has_first_error 0: none). */
+  OsiDiagnostic first_error;
+  int has_first_error, first_error_at;
   /* Event log, only filled with OSI_OPT_EVENTS. */
   OsiEvent *events;
   int n_events, cap_events;

@@ -150,3 +150,88 @@ void osi_op_constrain_le(OsiOpCtx *ctx, OsiExpr lhs, OsiExpr rhs) {
 void osi_op_constrain_eq(OsiOpCtx *ctx, OsiExpr a, OsiExpr b) {
   osi_constraint_equal(ctx->scope->run, a, b);
 }
+
+/* Section - Requirements (shape checks) */
+
+const char *osi_op_input_label(OsiOpCtx *ctx, int i, char *buf, size_t cap) {
+  const char *name = i >= 0 && i < ctx->node->n_inputs ? ctx->node->inputs[i] : "";
+  if (name[0] && strlen(name) <= 64 && !strchr(name, '\'')) snprintf(buf, cap, "input '%s'", name);
+  else snprintf(buf, cap, "input %d", i);
+  return buf;
+}
+
+static const char *what_text(OsiOpCtx *ctx, OsiWhat w, char *buf, size_t cap) {
+  if (w.text) return w.text;
+  char label[96];
+  snprintf(buf, cap, "dim %d of %s", w.axis, osi_op_input_label(ctx, w.input, label, sizeof label));
+  return buf;
+}
+
+static OsiStatus require(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b, OsiWhat wb,
+                         int le) {
+  if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || a == b) return OSI_OK;
+  OsiRun *run = ctx->scope->run;
+  OsiExprStore *s = run->exprs;
+  char ta[160], tb[160], what[400];
+  int64_t ca, cb;
+  const char *prefix = rule && rule[0] ? rule : "", *sep = rule && rule[0] ? ": " : "";
+  if (osi_expr_is_const(s, a, &ca) && osi_expr_is_const(s, b, &cb)) {
+    if (le ? ca <= cb : ca == cb) return OSI_OK;
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, le ? "%s%s%s is %lld, more than %s (%lld)" : "%s%s%s is %lld where %s is %lld",
+                       prefix, sep, what_text(ctx, wa, ta, sizeof ta), (long long)ca,
+                       what_text(ctx, wb, tb, sizeof tb), (long long)cb);
+  }
+  what_text(ctx, wa, ta, sizeof ta);
+  what_text(ctx, wb, tb, sizeof tb);
+  snprintf(what, sizeof what, "%s%s%s %s %s", prefix, sep, ta, le ? "<=" : "==", tb);
+  OsiRequirement q = {a, b, le, ctx->node_index, ctx->node->name, ctx->node->op_type, ctx->scope->path, what};
+  int against;
+  OsiReqVerdict v = osi_requirements_add(&run->requirements, s, run->arena, &q, &against);
+  if (v == OSI_REQ_RECORDED)
+    osi_run_event(run, "requirement", "", "%s %s %s", osi_expr_str(s, a), le ? "<=" : "==", osi_expr_str(s, b));
+  if (v != OSI_REQ_CONTRADICTS) return OSI_OK;
+  if (against < 0)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s%s%s is %s, %s %s (%s)", prefix, sep, ta,
+                       osi_expr_str(s, a), le ? "which is never at most" : "which never equals", tb,
+                       osi_expr_str(s, b));
+  const OsiRequirement *prev = &run->requirements.items[against];
+  char node[96];
+  if (prev->node[0]) snprintf(node, sizeof node, "node '%.64s'", prev->node);
+  else snprintf(node, sizeof node, "node %d", prev->node_index);
+  return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s%s%s is %s and %s is %s, but %s (%s) requires %s %s %s",
+                     prefix, sep, ta, osi_expr_str(s, a), tb, osi_expr_str(s, b), node, prev->op_type,
+                     osi_expr_str(s, prev->lhs), prev->less_equal ? "<=" : "==", osi_expr_str(s, prev->rhs));
+}
+
+OsiStatus osi_op_require_eq(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b,
+                            OsiWhat wb) {
+  return require(ctx, rule, a, wa, b, wb, 0);
+}
+
+OsiStatus osi_op_require_le(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b,
+                            OsiWhat wb) {
+  return require(ctx, rule, a, wa, b, wb, 1);
+}
+
+static OsiExpr in_dim(const OsiOpCtx *ctx, int i, int d) {
+  const OsiType *t = osi_in_ranked(ctx, i);
+  return t && d >= 0 && d < t->rank ? t->dims[d] : OSI_EXPR_UNKNOWN;
+}
+
+OsiStatus osi_op_require_dims_eq(OsiOpCtx *ctx, const char *rule, int ia, int da, int ib, int db) {
+  return require(ctx, rule, in_dim(ctx, ia, da), OSI_DIM(ia, da), in_dim(ctx, ib, db), OSI_DIM(ib, db), 0);
+}
+
+OsiStatus osi_op_require_dim(OsiOpCtx *ctx, const char *rule, int i, int d, OsiExpr value, OsiWhat what) {
+  return require(ctx, rule, in_dim(ctx, i, d), OSI_DIM(i, d), value, what, 0);
+}
+
+OsiStatus osi_op_require_rank(OsiOpCtx *ctx, int i, int lo, int hi) {
+  const OsiType *t = osi_in_ranked(ctx, i);
+  if (!t || (t->rank >= lo && (hi < 0 || t->rank <= hi))) return OSI_OK;
+  char label[96];
+  osi_op_input_label(ctx, i, label, sizeof label);
+  if (hi == lo) return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s has rank %d; expected %d", label, t->rank, lo);
+  if (hi < 0) return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s has rank %d; expected at least %d", label, t->rank, lo);
+  return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s has rank %d; expected %d to %d", label, t->rank, lo, hi);
+}

@@ -302,11 +302,20 @@ OsiExpr osi_window_out(OsiExprStore *s, OsiExpr in, int64_t kernel, int64_t stri
 
 /* 1-D operands are promoted (and the added dim removed again); batch
  * dims broadcast. */
+static OsiStatus matmul_shapes(OsiOpCtx *ctx, const OsiType *a, const OsiType *b, int32_t dtype,
+                               int a_in, int b_in);
+
 OsiStatus osi_matmul_out(OsiOpCtx *ctx, int a_in, int b_in, int32_t dtype) {
-  return osi_matmul_shapes(ctx, osi_in_ranked(ctx, a_in), osi_in_ranked(ctx, b_in), dtype);
+  return matmul_shapes(ctx, osi_in_ranked(ctx, a_in), osi_in_ranked(ctx, b_in), dtype, a_in, b_in);
 }
 
 OsiStatus osi_matmul_shapes(OsiOpCtx *ctx, const OsiType *a, const OsiType *b, int32_t dtype) {
+  return matmul_shapes(ctx, a, b, dtype, -1, -1);
+}
+
+/* a_in, b_in: the inputs a and b are (for messages), -1 when rebuilt. */
+static OsiStatus matmul_shapes(OsiOpCtx *ctx, const OsiType *a, const OsiType *b, int32_t dtype,
+                               int a_in, int b_in) {
   OsiExprStore *s = osi_op_exprs(ctx);
   if (!a || !b || a->rank < 0 || b->rank < 0) {
     osi_out_tensor(ctx, 0, dtype, -1);
@@ -319,10 +328,11 @@ OsiStatus osi_matmul_shapes(OsiOpCtx *ctx, const OsiType *a, const OsiType *b, i
   int ar = a->rank, br = b->rank;
   if (ar == 1) { ad[0] = one; ad[1] = a->dims[0]; ar = 2; } else memcpy(ad, a->dims, (size_t)ar * sizeof(OsiExpr));
   if (br == 1) { bd[0] = b->dims[0]; bd[1] = one; br = 2; } else memcpy(bd, b->dims, (size_t)br * sizeof(OsiExpr));
-  int64_t ka, kb;
-  if (osi_expr_is_const(s, ad[ar - 1], &ka) && osi_expr_is_const(s, bd[br - 2], &kb) && ka != kb)
-    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "inner dims differ: %lld vs %lld", (long long)ka,
-                       (long long)kb);
+  OsiWhat wa = a_in >= 0 ? OSI_DIM(a_in, a->rank - 1) : OSI_WHAT("the last dim of A");
+  OsiWhat wb = b_in >= 0 ? OSI_DIM(b_in, b->rank == 1 ? 0 : b->rank - 2)
+                         : OSI_WHAT(b->rank == 1 ? "the dim of B" : "the second-to-last dim of B");
+  OsiStatus rs = osi_op_require_eq(ctx, "MatMul inner dims", bd[br - 2], wb, ad[ar - 1], wa);
+  if (rs != OSI_OK) return rs;
   OsiType ba = {.kind = OSI_KIND_TENSOR, .elem_type = dtype, .rank = ar - 2, .dims = ad};
   OsiType bb = {.kind = OSI_KIND_TENSOR, .elem_type = dtype, .rank = br - 2, .dims = bd};
   const OsiType *batch[2] = {&ba, &bb};

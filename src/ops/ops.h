@@ -12,6 +12,7 @@
 #ifndef OSI_OPS_H
 #define OSI_OPS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model/graph.h"
@@ -91,6 +92,44 @@ void osi_op_constrain_le(OsiOpCtx *ctx, OsiExpr lhs, OsiExpr rhs);
 /* Records a == b between dims. */
 void osi_op_constrain_eq(OsiOpCtx *ctx, OsiExpr a, OsiExpr b);
 
+/* Section - Requirements (shape checks)
+ *
+ * What a rule needs of its inputs for the model to run. Two known values
+ * that differ fail the node with SHAPE_MISMATCH, in words a model author
+ * reads: "<rule>: dim 1 of input 'b' is 3 where dim 1 of input 'a' is 6".
+ * A symbolic side makes it a requirement of the result (M == 3), checked
+ * against the earlier ones (a contradiction is a mismatch naming the node
+ * that required the other) and never used to rename a dim. Provably true,
+ * or an unknown side: nothing. Each returns OSI_OK or the failure status,
+ * for `if ((st = osi_op_require_eq(...)) != OSI_OK) return st;`. */
+
+/* A checked quantity in messages: dim `axis` of input `input` (OSI_DIM), or
+ * a phrase (OSI_WHAT("attribute 'hidden_size'")). */
+typedef struct OsiWhat {
+  int input, axis;
+  const char *text;
+} OsiWhat;
+#define OSI_DIM(input, axis) ((OsiWhat){(input), (axis), NULL})
+#define OSI_WHAT(text) ((OsiWhat){-1, 0, (text)})
+
+/* Requires a == b. */
+OsiStatus osi_op_require_eq(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b,
+                            OsiWhat wb);
+/* Requires a <= b. */
+OsiStatus osi_op_require_le(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b,
+                            OsiWhat wb);
+/* Requires dim da of input ia == dim db of input ib; nothing when either
+ * input's rank is unknown or too small. */
+OsiStatus osi_op_require_dims_eq(OsiOpCtx *ctx, const char *rule, int ia, int da, int ib, int db);
+/* Requires dim d of input i to be `value` (described by `what`). */
+OsiStatus osi_op_require_dim(OsiOpCtx *ctx, const char *rule, int i, int d, OsiExpr value,
+                             OsiWhat what);
+/* Requires input i, when its rank is known, to have a rank in [lo, hi]
+ * (hi < 0: no upper bound): SHAPE_MISMATCH naming the input otherwise. */
+OsiStatus osi_op_require_rank(OsiOpCtx *ctx, int i, int lo, int hi);
+/* "input 'x'" (or "input 2" when it has no usable name), for messages. */
+const char *osi_op_input_label(OsiOpCtx *ctx, int i, char *buf, size_t cap);
+
 /* Section - Subgraphs (control flow) */
 
 /* Infers `graph` (an attribute of this node) in a child scope whose formal
@@ -105,7 +144,7 @@ OsiStatus osi_op_infer_subgraph(OsiOpCtx *ctx, const OsiGraph *graph, const char
  * diagnostics, constraints and events should stay. Take a mark before a
  * run and roll back to it when the run is superseded. */
 typedef struct OsiMark {
-  int diags, equal, less_equal, events;
+  int diags, equal, less_equal, events, requirements;
 } OsiMark;
 OsiMark osi_op_mark(const OsiOpCtx *ctx);
 void osi_op_rollback(OsiOpCtx *ctx, OsiMark mark);

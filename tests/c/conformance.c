@@ -23,6 +23,9 @@
  *   unknown  something unknown (NULL type, elem 0, rank -1, unknown dim, a dim
  *            that does not evaluate), nothing contradicting;
  *   wrong    something known that differs: always a bug, fails the run;
+ *   (and, per case: a SHAPE_MISMATCH / INVALID_MODEL diagnostic, or a
+ *   requirement on symbolic dims that is false at the test's sizes, is a
+ *   false alarm on a model that runs: it fails the run too)
  *   error    osi_infer returned a status != OSI_OK (whole case);
  *   skipped  the output is not a tensor (sequence/map/optional) or its
  *            expected tensor is missing/unparsable.
@@ -549,6 +552,33 @@ static char *unknown_reason(OsiResult *r, OsiExprStore *s, const OsiType *t, con
   return out;
 }
 
+/* Every backend model runs, so a shape check that fires on one is a false
+ * alarm, and a requirement recorded on symbolic dims must hold at the
+ * test's sizes (both fail the run). */
+static long g_false_alarms[V_COUNT], g_false_requirements[V_COUNT];
+
+static void check_no_alarm(OsiResult *r, OsiExprStore *s, const Case *c, int variant, const Bindings *bs) {
+  for (int i = 0; i < osi_result_diagnostic_count(r); i++) {
+    const char *code = osi_result_diagnostic_code(r, i);
+    if (strcmp(code, "SHAPE_MISMATCH") != 0 && strcmp(code, "INVALID_MODEL") != 0) continue;
+    g_false_alarms[variant]++;
+    printf("FALSE ALARM [%s] %s: %s: %s\n", VARIANT_NAMES[variant], c->name, code,
+           osi_result_diagnostic_message(r, i));
+  }
+  for (int i = 0; i < osi_result_requirement_count(r); i++) {
+    const OsiRequirement *q = osi_result_requirement(r, i);
+    int64_t a, b;
+    if (osi_expr_eval(s, q->lhs, lookup_binding, (void *)bs, &a) != 0 ||
+        osi_expr_eval(s, q->rhs, lookup_binding, (void *)bs, &b) != 0)
+      continue;
+    if (q->less_equal ? a <= b : a == b) continue;
+    g_false_requirements[variant]++;
+    printf("FALSE REQUIREMENT [%s] %s: node '%s' (%s) requires %s %s %s (%s), but the test has %lld and %lld\n",
+           VARIANT_NAMES[variant], c->name, q->node, q->op_type, osi_expr_str(s, q->lhs),
+           q->less_equal ? "<=" : "==", osi_expr_str(s, q->rhs), q->what, (long long)a, (long long)b);
+  }
+}
+
 static void run_variant(const Case *c, int variant) {
   snprintf(g_crash_msg, sizeof g_crash_msg,
            "\nconformance: CRASH while running variant %s of %s\n", VARIANT_NAMES[variant],
@@ -643,6 +673,8 @@ static void run_variant(const Case *c, int variant) {
     printf("[%s] %s: ERROR %s: %s%s%s\n", VARIANT_NAMES[variant], c->name,
            osi_status_name((OsiStatus)status), osi_result_error(r),
            osi_result_error_node(r)[0] ? " @ " : "", osi_result_error_node(r));
+
+  if (status == OSI_OK) check_no_alarm(r, s, c, variant, &bs);
 
   for (size_t k = 0; k < n_out; k++) {
     char opbuf[256];
@@ -1061,6 +1093,14 @@ int main(int argc, char **argv) {
   for (int v = 0; v < V_COUNT; v++) wrong += g_totals[v][C_WRONG];
   if (wrong) {
     printf("conformance: FAIL: %ld wrong output(s) (each printed above as WRONG)\n", wrong);
+    fail = 1;
+  }
+
+  long alarms = 0, false_reqs = 0;
+  for (int v = 0; v < V_COUNT; v++) alarms += g_false_alarms[v], false_reqs += g_false_requirements[v];
+  if (alarms || false_reqs) {
+    printf("conformance: FAIL: %ld false alarm(s) and %ld false requirement(s) on valid models "
+           "(each printed above)\n", alarms, false_reqs);
     fail = 1;
   }
 

@@ -21,6 +21,7 @@ struct OpTest {
   const OsiType *out[MAX_IO];
   char text[MAX_IO][1024];
   char diags[2048];
+  char requirements[2048];
   int status;
   char error[600];
 };
@@ -277,7 +278,11 @@ const char *op_run(OpTest *t, const char *domain, const char *op, int opset, ...
   OsiNode node = {0};
   const char **in_names = osi_arena_array(t->arena, MAX_IO, sizeof(char *));
   const char **out_names = osi_arena_array(t->arena, MAX_IO, sizeof(char *));
-  for (int i = 0; i < n_in; i++) in_names[i] = inputs[i][0] ? "in" : "";
+  static const char *const names[MAX_IO] = {"in0", "in1", "in2", "in3", "in4", "in5", "in6", "in7",
+                                            "in8", "in9", "in10", "in11", "in12", "in13", "in14", "in15",
+                                            "in16", "in17", "in18", "in19", "in20", "in21", "in22", "in23",
+                                            "in24", "in25", "in26", "in27", "in28", "in29", "in30", "in31"};
+  for (int i = 0; i < n_in; i++) in_names[i] = inputs[i][0] ? names[i] : "";
   for (int i = 0; i < t->n_outputs; i++) out_names[i] = "out";
   node.name = "node";
   node.op_type = op;
@@ -302,6 +307,8 @@ const char *op_run(OpTest *t, const char *domain, const char *op, int opset, ...
   ctx.in = in_types;
   ctx.out = t->out;
   t->run.n_diags = 0;
+  t->run.has_first_error = 0;
+  osi_requirements_rollback(&t->run.requirements, 0);
   t->run.status = OSI_OK;
 
   const OsiOpEntry *entry = osi_op_lookup(osi_op_domain(domain), op);
@@ -319,6 +326,14 @@ const char *op_run(OpTest *t, const char *domain, const char *op, int opset, ...
     append(t->diags, sizeof t->diags, ": ");
     append(t->diags, sizeof t->diags, t->run.diags[i].message);
   }
+  t->requirements[0] = 0;
+  for (int i = 0; i < t->run.requirements.count; i++) {
+    const OsiRequirement *q = &t->run.requirements.items[i];
+    if (i) append(t->requirements, sizeof t->requirements, "; ");
+    append(t->requirements, sizeof t->requirements, osi_expr_str(t->exprs, q->lhs));
+    append(t->requirements, sizeof t->requirements, q->less_equal ? " <= " : " == ");
+    append(t->requirements, sizeof t->requirements, osi_expr_str(t->exprs, q->rhs));
+  }
   for (int i = 0; i < t->n_outputs; i++) {
     t->text[i][0] = 0;
     if (t->status != OSI_OK) snprintf(t->text[i], sizeof t->text[i], "%s", t->error);
@@ -335,3 +350,4 @@ const char *op_run(OpTest *t, const char *domain, const char *op, int opset, ...
 const char *op_out(OpTest *t, int i) { return i >= 0 && i < MAX_IO ? t->text[i] : ""; }
 const OsiType *op_out_type(OpTest *t, int i) { return i >= 0 && i < MAX_IO ? t->out[i] : NULL; }
 const char *op_diags(OpTest *t) { return t->diags; }
+const char *op_requirements(OpTest *t) { return t->requirements; }

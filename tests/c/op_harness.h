@@ -51,6 +51,9 @@ const char *op_out(OpTest *t, int i);
 const OsiType *op_out_type(OpTest *t, int i);
 /* Diagnostics recorded by the last run, joined by "; ". */
 const char *op_diags(OpTest *t);
+/* Requirements the last run recorded on symbolic dims ("M == 3; K <= H"),
+ * joined by "; " (inputs are named in0, in1, ... in messages). */
+const char *op_requirements(OpTest *t);
 
 /* Parses the type syntax (NULL on error); exposed for tests. */
 const OsiType *op_parse_type(OpTest *t, const char *text);

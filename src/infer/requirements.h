@@ -1,0 +1,58 @@
+/*
+ * Requirements: what op rules found their inputs must satisfy for the model
+ * to run (MatMul's inner dims equal, a kernel no longer than its padded
+ * input). A requirement between known values is decided on the spot by the
+ * caller; one with a symbolic side is checked against the requirements
+ * recorded so far (M == 3, then M == 4 contradicts it; so does M <= 2) and,
+ * when not already implied, recorded.
+ *
+ * Requirements are not the equalities of constraints.c: those come from
+ * declared shapes and rename inferred symbols to declared names. A
+ * requirement renames nothing. `M == 3` on a graph input's symbol M says
+ * when the model can run, not what M is: the values keep `M`, and the
+ * result lists the requirement with the node that imposes it.
+ */
+#ifndef OSI_REQUIREMENTS_H
+#define OSI_REQUIREMENTS_H
+
+#include "base/arena.h"
+#include "expr/expr.h"
+
+/* lhs == rhs, or lhs <= rhs, required by a node. */
+typedef struct OsiRequirement {
+  OsiExpr lhs, rhs;
+  int less_equal;
+  int node_index;
+  const char *node, *op_type, *path;
+  const char *what; /* "MatMul inner dims: dim 0 of input 'b' == dim 1 of input 'a'" */
+} OsiRequirement;
+
+typedef struct OsiKnown OsiKnown;
+
+/* The requirements of a run (OsiRun.requirements). */
+typedef struct OsiRequirements {
+  OsiRequirement *items;
+  int count, cap;
+  OsiKnown *known; /* what items[0..known_count) imply */
+  int known_count;
+} OsiRequirements;
+
+typedef enum OsiReqVerdict {
+  OSI_REQ_HOLDS,       /* provably true, or implied by earlier requirements */
+  OSI_REQ_RECORDED,    /* added to the list */
+  OSI_REQ_CONTRADICTS, /* false at every value of the symbols given the earlier ones */
+} OsiReqVerdict;
+
+/* Checks q->lhs == q->rhs (q->less_equal: <=) against the requirements so
+ * far and appends a copy of q (its `what` copied into arena) when it is
+ * neither implied nor contradicted. On a contradiction *against is the
+ * index in r->items of the earlier requirement it contradicts, or -1 when
+ * it is false on its own (M+3 <= M+1). Unknown operands: HOLDS. */
+OsiReqVerdict osi_requirements_add(OsiRequirements *r, OsiExprStore *s, OsiArena *arena,
+                                   const OsiRequirement *q, int *against);
+/* Drops the requirements after the first `count` (a superseded
+ * fixed-point round). */
+void osi_requirements_rollback(OsiRequirements *r, int count);
+void osi_requirements_free(OsiRequirements *r);
+
+#endif
