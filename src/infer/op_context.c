@@ -184,7 +184,10 @@ static OsiStatus require(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa,
   what_text(ctx, wa, ta, sizeof ta);
   what_text(ctx, wb, tb, sizeof tb);
   snprintf(what, sizeof what, "%s%s%s %s %s", prefix, sep, ta, le ? "<=" : "==", tb);
-  OsiRequirement q = {a, b, le, ctx->node_index, ctx->node->name, ctx->node->op_type, ctx->scope->path, what};
+  /* An equality reads symbol-first (M == 3). */
+  OsiExpr ql = a, qr = b;
+  if (!le && osi_expr_is_const(s, a, &ca)) ql = b, qr = a;
+  OsiRequirement q = {ql, qr, le, ctx->node_index, ctx->node->name, ctx->node->op_type, ctx->scope->path, what};
   int against;
   OsiReqVerdict v = osi_requirements_add(&run->requirements, s, run->arena, &q, &against);
   if (v == OSI_REQ_RECORDED)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ops/helpers.h"
+#include "ops/window.h"
 
 /* Section - MatMul */
 
@@ -191,8 +192,8 @@ typedef enum Layout {
 /* Output 0 of a convolution (w_in >= 0: channels = W[0]) or a pool
  * (w_in < 0: X's channels) over input x_in; channels-last layouts give
  * [N, O1.., M] for X [N, D1.., C]. */
-static OsiStatus window_op(OsiOpCtx *ctx, int x_in, int w_in, int32_t dtype, Layout layout) {
-  if (layout == NCHW) return osi_conv_out(ctx, x_in, w_in, dtype);
+static OsiStatus window_op(OsiOpCtx *ctx, int x_in, int w_in, int b_in, int32_t dtype, Layout layout) {
+  if (layout == NCHW) return osi_conv_out(ctx, x_in, w_in, b_in, dtype);
   OsiExprStore *s = osi_op_exprs(ctx);
   const OsiType *x = osi_in_ranked(ctx, x_in), *w = w_in >= 0 ? osi_in_ranked(ctx, w_in) : NULL;
   if (!x) {
@@ -214,7 +215,7 @@ static OsiStatus window_op(OsiOpCtx *ctx, int x_in, int w_in, int32_t dtype, Lay
 }
 
 /* FusedConv(X, W, B, Z): Conv's rule (NCHW). */
-OsiStatus osi_op_ms_fused_conv(OsiOpCtx *ctx) { return window_op(ctx, 0, 1, osi_in_dtype(ctx, 0), NCHW); }
+OsiStatus osi_op_ms_fused_conv(OsiOpCtx *ctx) { return window_op(ctx, 0, 1, 2, osi_in_dtype(ctx, 0), NCHW); }
 
 /* NhwcFusedConv(X [N, D.., C], W [M, C/g, k..]): [N, O.., M]. NhwcConv
  * (X [N, D.., C]): the same, but its W is produced channels-last
@@ -222,28 +223,28 @@ OsiStatus osi_op_ms_fused_conv(OsiOpCtx *ctx) { return window_op(ctx, 0, 1, osi_
  * [M, C/g, k..], so only kernel_shape gives the kernel. */
 OsiStatus osi_op_ms_nhwc_conv(OsiOpCtx *ctx) {
   Layout layout = strcmp(osi_op_type(ctx), "NhwcConv") ? NHWC : NHWC_W_OPAQUE;
-  return window_op(ctx, 0, 1, osi_in_dtype(ctx, 0), layout);
+  return window_op(ctx, 0, 1, 2, osi_in_dtype(ctx, 0), layout);
 }
 
 /* NhwcMaxPool(x [N, D.., C]): [N, O.., C] (kernel_shape, dilations,
  * ceil_mode as MaxPool). */
-OsiStatus osi_op_ms_nhwc_max_pool(OsiOpCtx *ctx) { return window_op(ctx, 0, -1, osi_in_dtype(ctx, 0), NHWC); }
+OsiStatus osi_op_ms_nhwc_max_pool(OsiOpCtx *ctx) { return window_op(ctx, 0, -1, -1, osi_in_dtype(ctx, 0), NHWC); }
 
 /* MaxpoolWithMask(X, M): MaxPool's window rule on X (NCHW). */
 OsiStatus osi_op_ms_maxpool_with_mask(OsiOpCtx *ctx) {
-  return window_op(ctx, 0, -1, osi_in_dtype(ctx, 0), NCHW);
+  return window_op(ctx, 0, -1, -1, osi_in_dtype(ctx, 0), NCHW);
 }
 
 /* QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp[, B]):
  * Conv's rule on x and w, NHWC when channels_last; y_zero_point's type. */
 OsiStatus osi_op_ms_qlinear_conv(OsiOpCtx *ctx) {
-  return window_op(ctx, 0, 3, osi_in_dtype(ctx, 7), osi_attr_int(ctx, "channels_last", 0) ? NHWC : NCHW);
+  return window_op(ctx, 0, 3, 8, osi_in_dtype(ctx, 7), osi_attr_int(ctx, "channels_last", 0) ? NHWC : NCHW);
 }
 
 /* QLinearAveragePool(X, x_scale, x_zp, y_scale, y_zp): AveragePool's
  * window rule, NHWC when channels_last; X's type. */
 OsiStatus osi_op_ms_qlinear_average_pool(OsiOpCtx *ctx) {
-  return window_op(ctx, 0, -1, osi_in_dtype(ctx, 0), osi_attr_int(ctx, "channels_last", 0) ? NHWC : NCHW);
+  return window_op(ctx, 0, -1, -1, osi_in_dtype(ctx, 0), osi_attr_int(ctx, "channels_last", 0) ? NHWC : NCHW);
 }
 
 /* QLinearGlobalAveragePool(X, ...): the spatial dims become 1, giving
@@ -296,14 +297,12 @@ OsiStatus osi_op_ms_conv_transpose_dynamic_pads(OsiOpCtx *ctx) {
   d[1] = w ? osi_expr_mul(s, w->dims[1], osi_expr_const(s, osi_attr_int(ctx, "group", 1))) : OSI_EXPR_UNKNOWN;
   for (int i = 0; i < n; i++) {
     if (nos == n || nos == n + 2) {
-      d[i + 2] = osi_expr_const(s, outshape[nos == n ? i : i + 2]);
+      int64_t o = outshape[nos == n ? i : i + 2];
+      d[i + 2] = o >= 0 ? osi_expr_const(s, o) : OSI_EXPR_UNKNOWN;
     } else if (!strcmp(sp.auto_pad, "NOTSET") && sp.kernel[i] >= 0 && np != -1) {
-      int64_t extra = (nop == n ? outpad[i] : 0) + (sp.kernel[i] - 1) * sp.dilation[i] + 1;
-      OsiExpr grown = osi_expr_mul(s, osi_expr_sub(s, x->dims[i + 2], osi_expr_const(s, 1)),
-                                   osi_expr_const(s, sp.stride[i]));
-      OsiExpr o = osi_expr_add(s, grown, osi_expr_const(s, extra));
-      if (np > 0) o = osi_expr_sub(s, o, osi_expr_add(s, pads[i], pads[i + n]));
-      d[i + 2] = o;
+      d[i + 2] = osi_transpose_window_dim(s, x->dims[i + 2], sp.stride[i], osi_window_extent(s, &sp, i),
+                                          nop == n ? outpad[i] : 0,
+                                          np > 0 ? osi_expr_add(s, pads[i], pads[i + n]) : osi_expr_const(s, 0));
     }
   }
   return OSI_OK;

@@ -1,5 +1,6 @@
 #include "ops/helpers.h"
 
+#include <stdio.h>
 #include <string.h>
 
 OsiType *osi_out_tensor(OsiOpCtx *ctx, int i, int32_t elem_type, int rank) {
@@ -72,6 +73,28 @@ OsiStatus osi_broadcast(OsiOpCtx *ctx, const OsiType *const *in, int n, int *ran
     }
   }
   *rank = r;
+  return OSI_OK;
+}
+
+OsiStatus osi_require_broadcast_to(OsiOpCtx *ctx, const char *rule, int in, int rank, const OsiExpr *to,
+                                   const char *to_what) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiType *t = osi_in_ranked(ctx, in);
+  if (!t || rank < 0) return OSI_OK;
+  char label[96];
+  if (t->rank > rank)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s%s%s has rank %d, more than the %d dims of %s it must broadcast to",
+                       rule ? rule : "", rule ? ": " : "", osi_op_input_label(ctx, in, label, sizeof label),
+                       t->rank, rank, to_what);
+  for (int k = 0; k < t->rank; k++) {
+    int64_t c;
+    if (!osi_expr_is_const(s, t->dims[k], &c) || c == 1) continue;
+    int j = k + rank - t->rank;
+    char what[160];
+    snprintf(what, sizeof what, "dim %d of %s", j, to_what);
+    OsiStatus st = osi_op_require_eq(ctx, rule, t->dims[k], OSI_DIM(in, k), to[j], OSI_WHAT(what));
+    if (st != OSI_OK) return st;
+  }
   return OSI_OK;
 }
 
@@ -288,17 +311,7 @@ const OsiType *osi_type_merge(OsiOpCtx *ctx, const OsiType *a, const OsiType *b,
   return r;
 }
 
-OsiExpr osi_window_out(OsiExprStore *s, OsiExpr in, int64_t kernel, int64_t stride,
-                       int64_t dilation, int64_t pads, int ceil_mode) {
-  if (in == OSI_EXPR_UNKNOWN || kernel < 0) return OSI_EXPR_UNKNOWN;
-  OsiExpr span = osi_expr_add(s, in, osi_expr_const(s, pads - ((kernel - 1) * dilation + 1)));
-  OsiExpr st = osi_expr_const(s, stride);
-  OsiExpr steps = ceil_mode ? osi_expr_ceildiv(s, span, st) : osi_expr_floordiv(s, span, st);
-  return osi_expr_add(s, steps, osi_expr_const(s, 1));
-}
-
-/* Section - MatMul and convolution windows (moved from nn.c; also used by
- * quantization.c for QLinearMatMul / QLinearConv) */
+/* Section - MatMul (also used by quantization.c for QLinearMatMul) */
 
 /* 1-D operands are promoted (and the added dim removed again); batch
  * dims broadcast. */
@@ -345,114 +358,4 @@ static OsiStatus matmul_shapes(OsiOpCtx *ctx, const OsiType *a, const OsiType *b
   OsiType *y = osi_out_tensor(ctx, 0, dtype, r);
   if (y && r) memcpy(osi_type_dims_mut(y), dims, (size_t)r * sizeof(OsiExpr));
   return OSI_OK;
-}
-
-/* Reads kernel/strides/dilations/pads/auto_pad for n spatial dims. The
- * kernel comes from kernel_shape or, for convolutions, from W's dims. */
-OsiStatus osi_read_spatial(OsiOpCtx *ctx, int n, const OsiType *w, OsiSpatial *sp) {
-  OsiExprStore *s = osi_op_exprs(ctx);
-  const int64_t *v;
-  memset(sp, 0, sizeof *sp);
-  sp->n = n;
-  int nk = osi_attr_ints(ctx, "kernel_shape", &v);
-  for (int i = 0; i < n; i++) {
-    sp->kernel_dim[i] = OSI_EXPR_UNKNOWN;
-    if (nk == n) sp->kernel[i] = v[i];
-    else if (w && w->rank == n + 2 && osi_expr_is_const(s, w->dims[i + 2], &sp->kernel[i])) ;
-    else sp->kernel[i] = -1;
-    if (sp->kernel[i] >= 0) sp->kernel_dim[i] = osi_expr_const(s, sp->kernel[i]);
-    else if (nk < 0 && w && w->rank == n + 2) sp->kernel_dim[i] = w->dims[i + 2];
-  }
-  if (nk >= 0 && nk != n)
-    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "kernel_shape has %d entries for %d spatial dims", nk, n);
-  int ns = osi_attr_ints(ctx, "strides", &v);
-  if (ns >= 0 && ns != n)
-    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute 'strides' has %d entries; expected %d (one per spatial dim)", ns, n);
-  for (int i = 0; i < n; i++) sp->stride[i] = ns == n ? v[i] : 1;
-  int nd = osi_attr_ints(ctx, "dilations", &v);
-  if (nd >= 0 && nd != n)
-    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute 'dilations' has %d entries; expected %d (one per spatial dim)", nd, n);
-  for (int i = 0; i < n; i++) sp->dilation[i] = nd == n ? v[i] : 1;
-  int np = osi_attr_ints(ctx, "pads", &v);
-  if (np >= 0 && np != 2 * n)
-    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute 'pads' has %d entries; expected %d (begin and end per spatial dim)", np, 2 * n);
-  for (int i = 0; i < n; i++) {
-    sp->pad_begin[i] = np == 2 * n ? v[i] : 0;
-    sp->pad_end[i] = np == 2 * n ? v[i + n] : 0;
-    if (sp->stride[i] <= 0 || sp->dilation[i] <= 0)
-      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
-                         "attributes 'strides' and 'dilations' must be positive (spatial dim %d has stride %lld, dilation %lld)",
-                         i, (long long)sp->stride[i], (long long)sp->dilation[i]);
-  }
-  sp->auto_pad = osi_attr_str(ctx, "auto_pad", "NOTSET");
-  sp->ceil_mode = (int)osi_attr_int(ctx, "ceil_mode", 0);
-  return OSI_OK;
-}
-
-/* Output size of one spatial dim of a convolution or pooling window. */
-OsiExpr osi_window_extent(OsiExprStore *s, const OsiSpatial *sp, int i) {
-  OsiExpr k = sp->kernel_dim[i];
-  if (k == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
-  OsiExpr one = osi_expr_const(s, 1);
-  return osi_expr_add(s, osi_expr_mul(s, osi_expr_sub(s, k, one), osi_expr_const(s, sp->dilation[i])), one);
-}
-
-static OsiExpr window_out(OsiExprStore *s, OsiExpr in, const OsiSpatial *sp, int i) {
-  if (in == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
-  if (!strcmp(sp->auto_pad, "SAME_UPPER") || !strcmp(sp->auto_pad, "SAME_LOWER"))
-    return osi_expr_ceildiv(s, in, osi_expr_const(s, sp->stride[i]));
-  int64_t pads = !strcmp(sp->auto_pad, "VALID") ? 0 : sp->pad_begin[i] + sp->pad_end[i];
-  if (sp->kernel[i] < 0) {
-    /* A symbolic kernel (W's dim): the floor formula still holds. */
-    OsiExpr extent = osi_window_extent(s, sp, i);
-    if (sp->ceil_mode || extent == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
-    OsiExpr span = osi_expr_sub(s, osi_expr_add(s, in, osi_expr_const(s, pads)), extent);
-    return osi_expr_add(s, osi_expr_floordiv(s, span, osi_expr_const(s, sp->stride[i])),
-                        osi_expr_const(s, 1));
-  }
-  OsiExpr out = osi_window_out(s, in, sp->kernel[i], sp->stride[i], sp->dilation[i], pads, sp->ceil_mode);
-  if (sp->ceil_mode) {
-    /* A last window that would start inside the end padding is dropped
-     * (out - 1 when (out - 1) * stride >= in + pad_begin). With an end pad
-     * shorter than the dilated kernel at most that one window starts past
-     * in + pad_begin, so the count is exactly
-     * Min(out, CeilDiv(in + pad_begin, stride)). */
-    int valid = !strcmp(sp->auto_pad, "VALID");
-    int64_t pad_begin = valid ? 0 : sp->pad_begin[i], pad_end = valid ? 0 : sp->pad_end[i];
-    int64_t eff = (sp->kernel[i] - 1) * sp->dilation[i] + 1;
-    if (pad_end >= eff) return OSI_EXPR_UNKNOWN;
-    OsiExpr starts = osi_expr_ceildiv(s, osi_expr_add(s, in, osi_expr_const(s, pad_begin)),
-                                      osi_expr_const(s, sp->stride[i]));
-    out = osi_expr_min(s, out, starts);
-  }
-  return out;
-}
-
-OsiStatus osi_conv_out(OsiOpCtx *ctx, int x_in, int w_in, int32_t dtype) {
-  OsiExprStore *s = osi_op_exprs(ctx);
-  int is_conv = w_in >= 0;
-  const OsiType *x = osi_in_ranked(ctx, x_in), *w = is_conv ? osi_in_ranked(ctx, w_in) : NULL;
-  if (!x) {
-    osi_out_tensor(ctx, 0, dtype, w ? w->rank : -1);
-    return OSI_OK;
-  }
-  if (x->rank < 2)
-    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input 'X' has rank %d; expected at least 2 ([N, C, ...])", x->rank);
-  int n = x->rank - 2;
-  OsiSpatial sp;
-  OsiStatus st = osi_read_spatial(ctx, n, w, &sp);
-  if (st != OSI_OK) return st;
-  OsiType *y = osi_out_tensor(ctx, 0, dtype, x->rank);
-  if (!y) return OSI_OK;
-  OsiExpr *d = osi_type_dims_mut(y);
-  d[0] = x->dims[0];
-  d[1] = is_conv ? (w ? w->dims[0] : OSI_EXPR_UNKNOWN) : x->dims[1];
-  for (int i = 0; i < n; i++) d[i + 2] = window_out(s, x->dims[i + 2], &sp, i);
-  return OSI_OK;
-}
-
-/* Section - One window dim (exposes window_out for channels-last layouts) */
-
-OsiExpr osi_window_dim(OsiExprStore *s, OsiExpr in, const OsiSpatial *sp, int i) {
-  return window_out(s, in, sp, i);
 }

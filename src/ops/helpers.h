@@ -32,6 +32,14 @@ OsiStatus osi_broadcast(OsiOpCtx *ctx, const OsiType *const *in, int n, int *ran
 /* Broadcast of two dims (see osi_broadcast); *ok = 0 on a mismatch. */
 OsiExpr osi_broadcast_dim(OsiExprStore *s, OsiExpr a, OsiExpr b, int *ok);
 
+/* Requires input `in` (when ranked) to broadcast one way to the
+ * `rank` dims `to` (numpy: its dims right-aligned, each 1 or equal; no
+ * more dims than `rank`). `to_what` names the target in messages ("the
+ * output [M, N]"). A symbolic input dim is not checked (it may be 1); a
+ * constant one other than 1 requires the target dim to equal it. */
+OsiStatus osi_require_broadcast_to(OsiOpCtx *ctx, const char *rule, int in, int rank, const OsiExpr *to,
+                                   const char *to_what);
+
 /* Section - Integer lists */
 
 /* Constant integer content of input i (at most max entries). Returns the
@@ -87,16 +95,7 @@ typedef OsiExpr (*OsiDimMerge)(OsiOpCtx *ctx, OsiExpr a, OsiExpr b, int axis, vo
 const OsiType *osi_type_merge(OsiOpCtx *ctx, const OsiType *a, const OsiType *b,
                               OsiDimMerge merge, void *user);
 
-/* Section - Sliding windows (nn.c Conv/pooling, image.c DeformConv) */
-
-/* Length of a window sliding over `in` with explicit padding `pads`
- * (begin + end): floor((in + pads - ((kernel - 1) * dilation + 1)) / stride)
- * + 1, with ceil instead of floor when ceil_mode. OSI_EXPR_UNKNOWN when in
- * is unknown or kernel < 0 (not known). */
-OsiExpr osi_window_out(OsiExprStore *s, OsiExpr in, int64_t kernel, int64_t stride,
-                       int64_t dilation, int64_t pads, int ceil_mode);
-
-/* Section - MatMul and convolution windows (nn.c, quantization.c) */
+/* Section - MatMul (nn.c, quantization.c, contrib_matmul.c) */
 
 /* Output 0 = numpy matmul of inputs a_in and b_in, element type dtype
  * (unknown rank when either rank is). */
@@ -104,33 +103,6 @@ OsiStatus osi_matmul_out(OsiOpCtx *ctx, int a_in, int b_in, int32_t dtype);
 /* The same for operand shapes a and b given directly (NULL or unknown
  * rank: unknown output rank); contrib ops transpose or rebuild them. */
 OsiStatus osi_matmul_shapes(OsiOpCtx *ctx, const OsiType *a, const OsiType *b, int32_t dtype);
-
-typedef struct OsiSpatial {
-  int n;                       /* number of spatial dims */
-  int64_t kernel[OSI_MAX_RANK], stride[OSI_MAX_RANK], dilation[OSI_MAX_RANK];
-  /* The kernel size as a dim: kernel[i] when known, else W's symbolic dim
-   * (OSI_EXPR_UNKNOWN when neither). */
-  OsiExpr kernel_dim[OSI_MAX_RANK];
-  int64_t pad_begin[OSI_MAX_RANK], pad_end[OSI_MAX_RANK];
-  const char *auto_pad;
-  int ceil_mode;
-} OsiSpatial;
-
-/* Reads kernel_shape (or W's spatial dims), strides, dilations, pads,
- * auto_pad and ceil_mode for n spatial dims. */
-OsiStatus osi_read_spatial(OsiOpCtx *ctx, int n, const OsiType *w, OsiSpatial *sp);
-/* Output 0 = [N, channels, O1..On] of a convolution (weights input w_in:
- * channels = W[0]) or, with w_in < 0, a pooling window (channels = X[1]). */
-OsiStatus osi_conv_out(OsiOpCtx *ctx, int x_in, int w_in, int32_t dtype);
-
-/* Section - One window dim (contrib_matmul.c: channels-last convolutions
- * and pools, which place the spatial dims differently) */
-
-/* Length of spatial dim i of a convolution or pooling window over `in`
- * (auto_pad, pads, dilation and ceil_mode of sp), as osi_conv_out does. */
-OsiExpr osi_window_dim(OsiExprStore *s, OsiExpr in, const OsiSpatial *sp, int i);
-/* The dilated kernel extent (kernel - 1) * dilation + 1 of dim i, as a dim. */
-OsiExpr osi_window_extent(OsiExprStore *s, const OsiSpatial *sp, int i);
 
 /* Section - Standard op functions that contrib ops (contrib_*.c) call
  * before adjusting the result */

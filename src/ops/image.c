@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ops/helpers.h"
+#include "ops/window.h"
 
 /* Section - Resize and Upsample */
 
@@ -326,24 +327,24 @@ OsiStatus osi_op_max_unpool(OsiOpCtx *ctx) {
     if (y && n >= 0) memcpy(osi_type_dims_mut(y), shape, (size_t)n * sizeof(OsiExpr));
     return OSI_OK;
   }
-  const int64_t *k, *st, *pads;
-  int nk = osi_attr_ints(ctx, "kernel_shape", &k), ns = osi_attr_ints(ctx, "strides", &st);
-  int np = osi_attr_ints(ctx, "pads", &pads);
+  const int64_t *k;
+  int nk = osi_attr_ints(ctx, "kernel_shape", &k);
   int rank = x ? x->rank : nk >= 0 ? nk + 2 : -1;
-  if (rank >= 0 && (nk != rank - 2 || (ns >= 0 && ns != nk) || (np >= 0 && np != 2 * nk) || rank < 3))
+  if (rank >= 0 && (nk != rank - 2 || rank < 3))
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
                        "MaxUnpool needs kernel_shape (and strides, 2x pads) for each of the %d spatial dims",
                        rank - 2);
+  OsiSpatial sp;
+  OsiStatus st = rank >= 0 ? osi_read_spatial(ctx, rank - 2, NULL, &sp) : OSI_OK;
+  if (st != OSI_OK) return st;
   OsiType *y = osi_out_tensor(ctx, 0, dtype, rank);
   if (!y || !x) return OSI_OK;
   OsiExpr *d = osi_type_dims_mut(y);
   d[0] = x->dims[0];
   d[1] = x->dims[1];
-  for (int i = 0; i < nk; i++) {
-    int64_t stride = ns >= 0 ? st[i] : 1, extra = k[i] - (np >= 0 ? pads[i] + pads[i + nk] : 0);
-    OsiExpr grown = osi_expr_mul(s, osi_expr_sub(s, x->dims[i + 2], osi_expr_const(s, 1)), osi_expr_const(s, stride));
-    d[i + 2] = osi_expr_add(s, grown, osi_expr_const(s, extra));
-  }
+  for (int i = 0; i < nk; i++)
+    d[i + 2] = osi_transpose_window_dim(s, x->dims[i + 2], sp.stride[i], osi_expr_const(s, sp.kernel[i]), 0,
+                                        osi_expr_const(s, sp.pads[i]));
   return OSI_OK;
 }
 
@@ -359,25 +360,15 @@ OsiStatus osi_op_deform_conv(OsiOpCtx *ctx) {
   OsiType *y = osi_out_tensor(ctx, 0, osi_in_dtype(ctx, 0), rank);
   if (!y || rank < 0) return OSI_OK;
   int n = rank - 2;
-  const int64_t *k, *st, *dil, *pads;
-  int nk = osi_attr_ints(ctx, "kernel_shape", &k), ns = osi_attr_ints(ctx, "strides", &st);
-  int nd = osi_attr_ints(ctx, "dilations", &dil), np = osi_attr_ints(ctx, "pads", &pads);
-  if ((nk >= 0 && nk != n) || (ns >= 0 && ns != n) || (nd >= 0 && nd != n) || (np >= 0 && np != 2 * n))
-    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
-                       "kernel_shape, strides, dilations need %d entries and pads %d", n, 2 * n);
+  OsiSpatial sp;
+  OsiStatus st = osi_read_spatial(ctx, n, w, &sp);
+  if (st != OSI_OK) return st;
   OsiExpr *d = osi_type_dims_mut(y);
   d[0] = x && x->dims[0] != OSI_EXPR_UNKNOWN ? x->dims[0] : off ? off->dims[0] : OSI_EXPR_UNKNOWN;
   d[1] = w ? w->dims[0] : OSI_EXPR_UNKNOWN;
   for (int i = 0; i < n; i++) {
-    int64_t kernel = -1, stride = ns >= 0 ? st[i] : 1, dilation = nd >= 0 ? dil[i] : 1;
-    if (stride <= 0 || dilation <= 0)
-      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
-                         "attributes 'strides' and 'dilations' must be positive (spatial dim %d has stride %lld, dilation %lld)",
-                         i, (long long)stride, (long long)dilation);
-    if (nk >= 0) kernel = k[i];
-    else if (!w || !osi_expr_is_const(s, w->dims[i + 2], &kernel)) kernel = -1;
-    d[i + 2] = osi_window_out(s, x ? x->dims[i + 2] : OSI_EXPR_UNKNOWN, kernel, stride, dilation,
-                              np >= 0 ? pads[i] + pads[i + n] : 0, 0);
+    d[i + 2] = osi_window_out(s, x ? x->dims[i + 2] : OSI_EXPR_UNKNOWN, sp.kernel[i], sp.stride[i], sp.dilation[i],
+                              sp.pads[i], 0);
     if (d[i + 2] == OSI_EXPR_UNKNOWN && off) d[i + 2] = off->dims[i + 2];
   }
   return OSI_OK;

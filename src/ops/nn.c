@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ops/helpers.h"
+#include "ops/window.h"
 
 /* MatMul(A, B): numpy matmul (osi_matmul_out); MatMulInteger gives int32. */
 OsiStatus osi_op_matmul(OsiOpCtx *ctx) {
@@ -25,23 +26,71 @@ OsiStatus osi_op_gemm(OsiOpCtx *ctx) {
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Gemm needs 2-D A and B (got ranks %d, %d)",
                        a->rank, b->rank);
   int ta = osi_attr_int(ctx, "transA", 0) != 0, tb = osi_attr_int(ctx, "transB", 0) != 0;
-  osi_type_dims_mut(y)[0] = a->dims[ta ? 1 : 0];
-  osi_type_dims_mut(y)[1] = b->dims[tb ? 0 : 1];
+  OsiStatus st = osi_op_require_dims_eq(ctx, "Gemm inner dims", 1, tb ? 1 : 0, 0, ta ? 0 : 1);
+  if (st != OSI_OK) return st;
+  OsiExpr *d = osi_type_dims_mut(y);
+  d[0] = a->dims[ta ? 1 : 0];
+  d[1] = b->dims[tb ? 0 : 1];
+  /* C broadcasts one way to [M, N] (from opset 7; before, only with the
+   * attribute broadcast=1, else C is [M, N] itself). */
+  if (osi_in_present(ctx, 2)) {
+    int legacy = !strcmp(osi_op_type(ctx), "Gemm") && osi_op_opset(ctx) < 7; /* not FusedGemm */
+    if (!legacy || osi_attr_int(ctx, "broadcast", 0))
+      return osi_require_broadcast_to(ctx, "Gemm bias", 2, 2, d, "the output [M, N]");
+    const OsiType *c = osi_in_ranked(ctx, 2);
+    if (c && c->rank != 2)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Gemm bias: input 'C' has rank %d; expected 2 ([M, N]) without broadcast", c->rank);
+    for (int k = 0; c && k < 2; k++) {
+      st = osi_op_require_eq(ctx, "Gemm bias", c->dims[k], OSI_DIM(2, k), d[k], OSI_WHAT(k ? "N" : "M"));
+      if (st != OSI_OK) return st;
+    }
+  }
   return OSI_OK;
 }
 
 /* Conv(X, W, B): [N, M, O...] (osi_conv_out); ConvInteger gives int32. */
 OsiStatus osi_op_conv(OsiOpCtx *ctx) {
   int32_t dtype = osi_in_dtype(ctx, 0);
-  if (!strcmp(osi_op_type(ctx), "ConvInteger")) dtype = OSI_DT_INT32;
-  return osi_conv_out(ctx, 0, 1, dtype);
+  int integer = !strcmp(osi_op_type(ctx), "ConvInteger");
+  return osi_conv_out(ctx, 0, 1, integer ? -1 : 2, integer ? OSI_DT_INT32 : dtype);
 }
 
 /* MaxPool/AveragePool/LpPool(X): [N, C, O...]; MaxPool output 1 is int64 indices. */
 OsiStatus osi_op_pool(OsiOpCtx *ctx) {
-  OsiStatus st = osi_conv_out(ctx, 0, -1, osi_in_dtype(ctx, 0));
+  OsiStatus st = osi_conv_out(ctx, 0, -1, -1, osi_in_dtype(ctx, 0));
   if (st == OSI_OK && osi_out_count(ctx) > 1 && osi_out(ctx, 0))
     osi_out_like(ctx, 1, OSI_DT_INT64, osi_out(ctx, 0));
+  return st;
+}
+
+/* X, W and B of a ConvTranspose against each other (onnxruntime's
+ * checks): one rank, X's channels = W[0] and a multiple of group,
+ * kernel_shape = W's spatial dims, B = [W[1] * group]. */
+static OsiStatus check_conv_transpose_inputs(OsiOpCtx *ctx, const OsiType *x, const OsiType *w, int64_t group) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  if (!w) return OSI_OK;
+  char xl[96], wl[96];
+  if (w->rank != x->rank)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s has rank %d where %s has rank %d; they must be equal",
+                       osi_op_input_label(ctx, 1, wl, sizeof wl), w->rank,
+                       osi_op_input_label(ctx, 0, xl, sizeof xl), x->rank);
+  OsiStatus st = osi_op_require_dims_eq(ctx, "ConvTranspose channels", 1, 0, 0, 1);
+  int64_t c;
+  if (st == OSI_OK && osi_expr_is_const(s, x->dims[1], &c) && c % group != 0)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "ConvTranspose: the %lld input channels (dim 1 of %s) are not a multiple of group %lld",
+                       (long long)c, osi_op_input_label(ctx, 0, xl, sizeof xl), (long long)group);
+  const int64_t *k;
+  int nk = osi_attr_ints(ctx, "kernel_shape", &k);
+  for (int i = 0; st == OSI_OK && i < nk && nk == w->rank - 2; i++)
+    st = osi_op_require_dim(ctx, "ConvTranspose kernel", 1, i + 2, osi_expr_const(s, k[i]),
+                            OSI_WHAT("its entry in attribute 'kernel_shape'"));
+  if (st == OSI_OK && osi_in_present(ctx, 2)) {
+    st = osi_op_require_rank(ctx, 2, 1, 1);
+    if (st == OSI_OK)
+      st = osi_op_require_eq(ctx, "ConvTranspose bias", osi_in_ranked(ctx, 2) ? osi_in_ranked(ctx, 2)->dims[0] : OSI_EXPR_UNKNOWN,
+                             OSI_DIM(2, 0), osi_expr_mul(s, w->dims[1], osi_expr_const(s, group)),
+                             OSI_WHAT("the output channels (dim 1 of W times group)"));
+  }
   return st;
 }
 
@@ -59,35 +108,43 @@ OsiStatus osi_op_conv_transpose(OsiOpCtx *ctx) {
   if (x->rank < 2)
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input 'X' has rank %d; expected at least 2 ([N, C, ...])", x->rank);
   int n = x->rank - 2;
+  int64_t group = osi_attr_int(ctx, "group", 1);
+  if (group < 1) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute 'group' is %lld; expected at least 1", (long long)group);
+  OsiStatus st = check_conv_transpose_inputs(ctx, x, w, group);
   OsiSpatial sp;
-  OsiStatus st = osi_read_spatial(ctx, n, w, &sp);
+  if (st == OSI_OK) st = osi_read_spatial(ctx, n, w, &sp);
   if (st != OSI_OK) return st;
+  const int64_t *outpad, *outshape;
+  int nop = osi_attr_ints(ctx, "output_padding", &outpad);
+  int nos = osi_attr_ints(ctx, "output_shape", &outshape);
+  if (nop >= 0 && nop != n)
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute 'output_padding' has %d entries; expected %d", nop, n);
+  if (nos >= 0 && nos != n && nos != n + 2)
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute 'output_shape' has %d entries; expected %d", nos, n);
   OsiType *y = osi_out_tensor(ctx, 0, dtype, x->rank);
   if (!y) return OSI_OK;
   OsiExpr *d = osi_type_dims_mut(y);
   d[0] = x->dims[0];
-  d[1] = w ? osi_expr_mul(s, w->dims[1], osi_expr_const(s, osi_attr_int(ctx, "group", 1)))
-           : OSI_EXPR_UNKNOWN;
-  const int64_t *outpad, *outshape;
-  int nop = osi_attr_ints(ctx, "output_padding", &outpad);
-  int nos = osi_attr_ints(ctx, "output_shape", &outshape);
+  d[1] = w ? osi_expr_mul(s, w->dims[1], osi_expr_const(s, group)) : OSI_EXPR_UNKNOWN;
   int same = !strcmp(sp.auto_pad, "SAME_UPPER") || !strcmp(sp.auto_pad, "SAME_LOWER");
   for (int i = 0; i < n; i++) {
-    if (nos == n) {
-      d[i + 2] = osi_expr_const(s, outshape[i]);
-    } else if (nos == n + 2) {
-      d[i + 2] = osi_expr_const(s, outshape[i + 2]);
+    int64_t o;
+    if (nos >= 0) {
+      o = outshape[nos == n ? i : i + 2];
+      if (o < 1)
+        return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute 'output_shape' has %lld for spatial dim %d; sizes are at least 1",
+                           (long long)o, i);
+      d[i + 2] = osi_expr_const(s, o);
     } else if (same) {
       d[i + 2] = osi_expr_mul(s, x->dims[i + 2], osi_expr_const(s, sp.stride[i]));
     } else {
       /* The kernel may be W's symbolic dim: the formula is linear in it. */
-      int64_t extra = (nop == n ? outpad[i] : 0) - sp.pad_begin[i] - sp.pad_end[i];
-      OsiExpr grown = osi_expr_mul(s, osi_expr_sub(s, x->dims[i + 2], osi_expr_const(s, 1)),
-                                   osi_expr_const(s, sp.stride[i]));
-      OsiExpr extent = osi_window_extent(s, &sp, i);
-      d[i + 2] = extent == OSI_EXPR_UNKNOWN
-                     ? OSI_EXPR_UNKNOWN
-                     : osi_expr_add(s, osi_expr_add(s, grown, extent), osi_expr_const(s, extra));
+      d[i + 2] = osi_transpose_window_dim(s, x->dims[i + 2], sp.stride[i], osi_window_extent(s, &sp, i),
+                                          nop == n ? outpad[i] : 0, osi_expr_const(s, sp.pads[i]));
+      if (osi_expr_is_const(s, d[i + 2], &o) && o < 1)
+        return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH,
+                           "ConvTranspose: spatial dim %d of the output would be %lld: the pads (%lld) exceed what the "
+                           "input, kernel and output_padding give", i, (long long)o, (long long)sp.pads[i]);
     }
   }
   return OSI_OK;

@@ -5,6 +5,7 @@
  * type of their y_zero_point.
  */
 #include "ops/helpers.h"
+#include "ops/window.h"
 
 /*
  * QuantizeLinear(x, y_scale[, y_zero_point]): y has x's shape. Its type is
@@ -64,7 +65,7 @@ OsiStatus osi_op_dynamic_quantize_linear(OsiOpCtx *ctx) {
 /* QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp[, B])
  * (opset 10): Conv's shape rule on x and w; y has y_zero_point's type. */
 OsiStatus osi_op_qlinear_conv(OsiOpCtx *ctx) {
-  return osi_conv_out(ctx, 0, 3, osi_in_dtype(ctx, 7));
+  return osi_conv_out(ctx, 0, 3, 8, osi_in_dtype(ctx, 7));
 }
 
 /* QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp)

@@ -4,6 +4,7 @@
  * Constant. These carry value-as-shape: the content of small integer
  * tensors flows through them, so exporter shape subgraphs end symbolic.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/helpers.h"
@@ -285,6 +286,18 @@ OsiStatus osi_op_concat(OsiOpCtx *ctx) {
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
                        "attribute 'axis' (%lld) is out of range [-%d, %d] for input rank %d",
                        (long long)osi_attr_int(ctx, "axis", 0), rank, rank - 1, rank);
+  if (rank == 0) return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Concat cannot concatenate scalars (rank 0)");
+  /* Every dim but the axis is the same in every input. */
+  char rule[64];
+  snprintf(rule, sizeof rule, "Concat on axis %d", axis);
+  for (int i = 0, ref = -1; i < n; i++) {
+    if (!osi_in_ranked(ctx, i)) continue;
+    if (ref < 0) ref = i;
+    for (int k = 0; k < rank && ref != i; k++) {
+      OsiStatus st = k == axis ? OSI_OK : osi_op_require_dims_eq(ctx, rule, i, k, ref, k);
+      if (st != OSI_OK) return st;
+    }
+  }
   OsiType *y = osi_out_tensor(ctx, 0, dtype, rank);
   if (!y) return OSI_OK;
   OsiExpr *d = osi_type_dims_mut(y);

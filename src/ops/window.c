@@ -1,0 +1,222 @@
+#include "ops/window.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ops/helpers.h"
+
+/* (kernel - 1) * dilation + 1, 0 when it leaves int64 (kernel, dilation >= 1). */
+static int64_t checked_extent(int64_t kernel, int64_t dilation) {
+  int64_t e;
+  if (__builtin_mul_overflow(kernel - 1, dilation, &e) || __builtin_add_overflow(e, 1, &e)) return 0;
+  return e;
+}
+
+OsiExpr osi_window_out(OsiExprStore *s, OsiExpr in, int64_t kernel, int64_t stride,
+                       int64_t dilation, int64_t pads, int ceil_mode) {
+  if (in == OSI_EXPR_UNKNOWN || kernel < 1 || stride <= 0 || dilation <= 0) return OSI_EXPR_UNKNOWN;
+  int64_t extent = checked_extent(kernel, dilation), shift;
+  if (extent == 0 || __builtin_sub_overflow(pads, extent, &shift)) return OSI_EXPR_UNKNOWN;
+  OsiExpr span = osi_expr_add(s, in, osi_expr_const(s, shift));
+  OsiExpr st = osi_expr_const(s, stride);
+  OsiExpr steps = ceil_mode ? osi_expr_ceildiv(s, span, st) : osi_expr_floordiv(s, span, st);
+  return osi_expr_add(s, steps, osi_expr_const(s, 1));
+}
+
+/* Reads an ints attribute of n entries (default `dflt` each); -1 when it has another length. */
+static int read_ints(OsiOpCtx *ctx, const char *name, int n, int64_t dflt, int64_t *out) {
+  const int64_t *v;
+  int k = osi_attr_ints(ctx, name, &v);
+  if (k >= 0 && k != n) return -1;
+  for (int i = 0; i < n; i++) out[i] = k == n ? v[i] : dflt;
+  return 0;
+}
+
+OsiStatus osi_read_spatial(OsiOpCtx *ctx, int n, const OsiType *w, OsiSpatial *sp) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const int64_t *v;
+  memset(sp, 0, sizeof *sp);
+  sp->n = n;
+  int nk = osi_attr_ints(ctx, "kernel_shape", &v);
+  if (nk >= 0 && nk != n)
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "kernel_shape has %d entries for %d spatial dims", nk, n);
+  for (int i = 0; i < n; i++) {
+    sp->kernel_dim[i] = OSI_EXPR_UNKNOWN;
+    if (nk == n) sp->kernel[i] = v[i];
+    else if (w && w->rank == n + 2 && osi_expr_is_const(s, w->dims[i + 2], &sp->kernel[i])) ;
+    else sp->kernel[i] = -1;
+    if (nk == n && v[i] < 1)
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute 'kernel_shape' has %lld at spatial dim %d; kernel sizes are at least 1",
+                         (long long)v[i], i);
+    if (sp->kernel[i] == 0)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "the kernel (spatial dim %d of W) has size 0", i);
+    if (sp->kernel[i] >= 0) sp->kernel_dim[i] = osi_expr_const(s, sp->kernel[i]);
+    else if (nk < 0 && w && w->rank == n + 2) sp->kernel_dim[i] = w->dims[i + 2];
+  }
+  if (read_ints(ctx, "strides", n, 1, sp->stride) < 0)
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute 'strides' has %d entries; expected %d (one per spatial dim)",
+                       osi_attr_ints(ctx, "strides", &v), n);
+  if (read_ints(ctx, "dilations", n, 1, sp->dilation) < 0)
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute 'dilations' has %d entries; expected %d (one per spatial dim)",
+                       osi_attr_ints(ctx, "dilations", &v), n);
+  int np = osi_attr_ints(ctx, "pads", &v);
+  if (np >= 0 && np != 2 * n)
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute 'pads' has %d entries; expected %d (begin and end per spatial dim)", np, 2 * n);
+  for (int i = 0; i < n; i++) {
+    sp->pad_begin[i] = np == 2 * n ? v[i] : 0;
+    sp->pad_end[i] = np == 2 * n ? v[i + n] : 0;
+    if (sp->stride[i] <= 0 || sp->dilation[i] <= 0)
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                         "attributes 'strides' and 'dilations' must be positive (spatial dim %d has stride %lld, dilation %lld)",
+                         i, (long long)sp->stride[i], (long long)sp->dilation[i]);
+    if (sp->pad_begin[i] < 0 || sp->pad_end[i] < 0)
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute 'pads' has %lld at spatial dim %d; pads are at least 0",
+                         (long long)(sp->pad_begin[i] < 0 ? sp->pad_begin[i] : sp->pad_end[i]), i);
+    if (__builtin_add_overflow(sp->pad_begin[i], sp->pad_end[i], &sp->pads[i]))
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "the pads of spatial dim %d add up beyond int64", i);
+    sp->extent[i] = -1;
+    if (sp->kernel[i] > 0 && !(sp->extent[i] = checked_extent(sp->kernel[i], sp->dilation[i])))
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
+                         "the dilated kernel of spatial dim %d, (%lld - 1) * %lld + 1, is beyond int64", i,
+                         (long long)sp->kernel[i], (long long)sp->dilation[i]);
+  }
+  sp->auto_pad = osi_attr_str(ctx, "auto_pad", "NOTSET");
+  sp->ceil_mode = (int)osi_attr_int(ctx, "ceil_mode", 0);
+  return OSI_OK;
+}
+
+OsiExpr osi_window_extent(OsiExprStore *s, const OsiSpatial *sp, int i) {
+  if (sp->extent[i] > 0) return osi_expr_const(s, sp->extent[i]);
+  OsiExpr k = sp->kernel_dim[i];
+  if (k == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
+  OsiExpr one = osi_expr_const(s, 1);
+  return osi_expr_add(s, osi_expr_mul(s, osi_expr_sub(s, k, one), osi_expr_const(s, sp->dilation[i])), one);
+}
+
+static int is_same(const OsiSpatial *sp) {
+  return !strcmp(sp->auto_pad, "SAME_UPPER") || !strcmp(sp->auto_pad, "SAME_LOWER");
+}
+
+OsiExpr osi_window_dim(OsiExprStore *s, OsiExpr in, const OsiSpatial *sp, int i) {
+  if (in == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
+  if (is_same(sp)) return osi_expr_ceildiv(s, in, osi_expr_const(s, sp->stride[i]));
+  int valid = !strcmp(sp->auto_pad, "VALID");
+  int64_t pads = valid ? 0 : sp->pads[i];
+  if (sp->kernel[i] < 0) {
+    /* A symbolic kernel (W's dim): the floor formula still holds. */
+    OsiExpr extent = osi_window_extent(s, sp, i);
+    if (sp->ceil_mode || extent == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
+    OsiExpr span = osi_expr_sub(s, osi_expr_add(s, in, osi_expr_const(s, pads)), extent);
+    return osi_expr_add(s, osi_expr_floordiv(s, span, osi_expr_const(s, sp->stride[i])),
+                        osi_expr_const(s, 1));
+  }
+  OsiExpr out = osi_window_out(s, in, sp->kernel[i], sp->stride[i], sp->dilation[i], pads, sp->ceil_mode);
+  if (sp->ceil_mode && out != OSI_EXPR_UNKNOWN) {
+    /* A last window that would start inside the end padding is dropped
+     * (out - 1 when (out - 1) * stride >= in + pad_begin). With an end pad
+     * shorter than the dilated kernel at most that one window starts past
+     * in + pad_begin, so the count is exactly
+     * Min(out, CeilDiv(in + pad_begin, stride)). */
+    int64_t pad_begin = valid ? 0 : sp->pad_begin[i], pad_end = valid ? 0 : sp->pad_end[i];
+    if (pad_end >= sp->extent[i]) return OSI_EXPR_UNKNOWN;
+    OsiExpr starts = osi_expr_ceildiv(s, osi_expr_add(s, in, osi_expr_const(s, pad_begin)),
+                                      osi_expr_const(s, sp->stride[i]));
+    out = osi_expr_min(s, out, starts);
+  }
+  return out;
+}
+
+OsiStatus osi_window_require_fit(OsiOpCtx *ctx, int x_in, int d, const OsiSpatial *sp, int i, int conv) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiType *x = osi_in_ranked(ctx, x_in);
+  if (!x || d >= x->rank || is_same(sp)) return OSI_OK;
+  OsiExpr extent = osi_window_extent(s, sp, i);
+  if (extent == OSI_EXPR_UNKNOWN) return OSI_OK;
+  /* The least input the window fits: onnxruntime computes a convolution's
+   * output as (in + pads - extent) / stride + 1 rounded toward zero and
+   * refuses one below 1 (in float with explicit pads: in >= extent - pads;
+   * in integers for VALID: in >= extent - stride + 1); a pool's output must
+   * not be negative (in >= extent - pads - stride). */
+  int valid = !strcmp(sp->auto_pad, "VALID");
+  int64_t pads = valid ? 0 : sp->pads[i], slack, strides = sp->stride[i];
+  if (!conv && sp->ceil_mode && __builtin_mul_overflow(sp->stride[i], 2, &strides)) return OSI_OK;
+  if (!conv && sp->ceil_mode) strides -= 1;
+  if (conv && !valid) slack = pads;
+  else if (conv) slack = sp->stride[i] - 1;
+  else if (__builtin_add_overflow(pads, strides, &slack)) return OSI_OK;
+  OsiExpr least = osi_expr_sub(s, extent, osi_expr_const(s, slack));
+  const char *what = conv ? (valid ? "the dilated kernel less stride - 1" : "the dilated kernel less the pads")
+                          : "the dilated kernel less the pads and a stride";
+  char rule[96];
+  snprintf(rule, sizeof rule, "%s window along spatial dim %d", osi_op_type(ctx), i);
+  return osi_op_require_le(ctx, rule, least, OSI_WHAT(what), x->dims[d], OSI_DIM(x_in, d));
+}
+
+/* Checks a convolution's X, W and bias against each other (onnxruntime's
+ * checks: X and W of one rank, X's channels = W[1] * group, W[0] a
+ * multiple of group, kernel_shape = W's spatial dims, B = [W[0]]). */
+static OsiStatus check_conv_inputs(OsiOpCtx *ctx, int x_in, int w_in, int b_in, const OsiType *x,
+                                   const OsiType *w, int64_t *group) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  *group = osi_attr_int(ctx, "group", 1);
+  if (*group < 1) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute 'group' is %lld; expected at least 1", (long long)*group);
+  if (!w) return OSI_OK;
+  char xl[96], wl[96], what[200];
+  if (w->rank != x->rank)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s has rank %d where %s has rank %d; they must be equal",
+                       osi_op_input_label(ctx, w_in, wl, sizeof wl), w->rank,
+                       osi_op_input_label(ctx, x_in, xl, sizeof xl), x->rank);
+  snprintf(what, sizeof what, "dim 1 of %s times group %lld", osi_op_input_label(ctx, w_in, wl, sizeof wl), (long long)*group);
+  OsiStatus st = osi_op_require_eq(ctx, "Conv channels", x->dims[1], OSI_DIM(x_in, 1),
+                                   osi_expr_mul(s, w->dims[1], osi_expr_const(s, *group)), OSI_WHAT(what));
+  if (st != OSI_OK) return st;
+  int64_t m;
+  if (osi_expr_is_const(s, w->dims[0], &m) && m % *group != 0)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Conv: the %lld output channels (dim 0 of %s) are not a multiple of group %lld",
+                       (long long)m, wl, (long long)*group);
+  const int64_t *k;
+  int nk = osi_attr_ints(ctx, "kernel_shape", &k);
+  for (int i = 0; i < nk && nk == w->rank - 2; i++) {
+    st = osi_op_require_dim(ctx, "Conv kernel", w_in, i + 2, osi_expr_const(s, k[i]), OSI_WHAT("its entry in attribute 'kernel_shape'"));
+    if (st != OSI_OK) return st;
+  }
+  if (b_in >= 0 && osi_in_present(ctx, b_in)) {
+    st = osi_op_require_rank(ctx, b_in, 1, 1);
+    if (st == OSI_OK) st = osi_op_require_dims_eq(ctx, "Conv bias", b_in, 0, w_in, 0);
+  }
+  return st;
+}
+
+OsiStatus osi_conv_out(OsiOpCtx *ctx, int x_in, int w_in, int b_in, int32_t dtype) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  int is_conv = w_in >= 0;
+  const OsiType *x = osi_in_ranked(ctx, x_in), *w = is_conv ? osi_in_ranked(ctx, w_in) : NULL;
+  if (!x) {
+    osi_out_tensor(ctx, 0, dtype, w ? w->rank : -1);
+    return OSI_OK;
+  }
+  if (x->rank < 2)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input 'X' has rank %d; expected at least 2 ([N, C, ...])", x->rank);
+  int n = x->rank - 2;
+  int64_t group = 1;
+  OsiStatus st = is_conv ? check_conv_inputs(ctx, x_in, w_in, b_in, x, w, &group) : OSI_OK;
+  OsiSpatial sp;
+  if (st == OSI_OK) st = osi_read_spatial(ctx, n, w, &sp);
+  for (int i = 0; i < n && st == OSI_OK; i++) st = osi_window_require_fit(ctx, x_in, i + 2, &sp, i, is_conv);
+  if (st != OSI_OK) return st;
+  OsiType *y = osi_out_tensor(ctx, 0, dtype, x->rank);
+  if (!y) return OSI_OK;
+  OsiExpr *d = osi_type_dims_mut(y);
+  d[0] = x->dims[0];
+  d[1] = is_conv ? (w ? w->dims[0] : OSI_EXPR_UNKNOWN) : x->dims[1];
+  for (int i = 0; i < n; i++) d[i + 2] = osi_window_dim(s, x->dims[i + 2], &sp, i);
+  return OSI_OK;
+}
+
+OsiExpr osi_transpose_window_dim(OsiExprStore *s, OsiExpr in, int64_t stride, OsiExpr extent,
+                                 int64_t output_padding, OsiExpr pads) {
+  if (in == OSI_EXPR_UNKNOWN || extent == OSI_EXPR_UNKNOWN || pads == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
+  OsiExpr grown = osi_expr_mul(s, osi_expr_sub(s, in, osi_expr_const(s, 1)), osi_expr_const(s, stride));
+  OsiExpr out = osi_expr_add(s, osi_expr_add(s, grown, extent), osi_expr_const(s, output_padding));
+  return osi_expr_sub(s, out, pads);
+}

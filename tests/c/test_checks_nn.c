@@ -1,0 +1,166 @@
+/*
+ * Shape checks of the neural-network rules (Gemm, Conv, ConvTranspose,
+ * pools, MaxUnpool, DeformConv): a mismatch between known dims fails the
+ * node, a symbolic one becomes a requirement, valid edge cases (dims 0,
+ * broadcast biases) pass. Expected values are worked out by hand from the
+ * ONNX spec and onnxruntime's kernel checks.
+ */
+#include <string.h>
+
+#include "op_harness.h"
+#include "test.h"
+
+#define MISMATCH(got) CHECK(!strncmp((got), "error:SHAPE_MISMATCH", 20))
+#define INVALID(got) CHECK(!strncmp((got), "error:INVALID_MODEL", 19))
+
+static void test_gemm(OpTest *t) {
+  CHECK_STR(op_run(t, "", "Gemm", 13, "float[2,3]", "float[3,5]", NULL), "float[2,5]");
+  /* The issue's example: [2,3] x [4,5]. */
+  CHECK_STR(op_run(t, "", "Gemm", 13, "float[2,3]", "float[4,5]", NULL),
+            "error:SHAPE_MISMATCH: Gemm inner dims: dim 0 of input 'in1' is 4 where dim 1 of input 'in0' is 3");
+  op_attr_int(t, "transA", 1);
+  op_attr_int(t, "transB", 1);
+  CHECK_STR(op_run(t, "", "Gemm", 13, "float[3,2]", "float[5,3]", NULL), "float[2,5]");
+  op_attr_int(t, "transB", 1);
+  MISMATCH(op_run(t, "", "Gemm", 13, "float[2,3]", "float[5,2]", NULL));
+  /* Symbolic K: a requirement. */
+  CHECK_STR(op_run(t, "", "Gemm", 13, "float[M,K]", "float[3,N]", NULL), "float[M,N]");
+  CHECK_STR(op_requirements(t), "K == 3");
+  /* C broadcasts one way to [M, N]: scalar, [N], [1, N], [M, 1], [M, N]. */
+  CHECK_STR(op_run(t, "", "Gemm", 13, "float[2,3]", "float[3,5]", "float[]", NULL), "float[2,5]");
+  CHECK_STR(op_run(t, "", "Gemm", 13, "float[2,3]", "float[3,5]", "float[5]", NULL), "float[2,5]");
+  CHECK_STR(op_run(t, "", "Gemm", 13, "float[2,3]", "float[3,5]", "float[2,1]", NULL), "float[2,5]");
+  MISMATCH(op_run(t, "", "Gemm", 13, "float[2,3]", "float[3,5]", "float[4]", NULL));
+  MISMATCH(op_run(t, "", "Gemm", 13, "float[2,3]", "float[3,5]", "float[5,2]", NULL));
+  MISMATCH(op_run(t, "", "Gemm", 13, "float[2,3]", "float[3,5]", "float[1,2,5]", NULL));
+  /* A constant bias dim other than 1 fixes a symbolic N. */
+  CHECK_STR(op_run(t, "", "Gemm", 13, "float[2,3]", "float[3,N]", "float[7]", NULL), "float[2,N]");
+  CHECK_STR(op_requirements(t), "N == 7");
+  /* Dims 0 are sizes like the others. */
+  CHECK_STR(op_run(t, "", "Gemm", 13, "float[0,3]", "float[3,0]", "float[0]", NULL), "float[0,0]");
+  /* Opset 6 without broadcast: C is [M, N]. */
+  MISMATCH(op_run(t, "", "Gemm", 6, "float[2,3]", "float[3,5]", "float[5]", NULL));
+  op_attr_int(t, "broadcast", 1);
+  CHECK_STR(op_run(t, "", "Gemm", 6, "float[2,3]", "float[3,5]", "float[5]", NULL), "float[2,5]");
+}
+
+static void test_conv_channels(OpTest *t) {
+  CHECK_STR(op_run(t, "", "Conv", 11, "float[1,3,8,8]", "float[4,3,3,3]", NULL), "float[1,4,6,6]");
+  /* The issue's example: 3 input channels, a kernel made for 5. */
+  CHECK_STR(op_run(t, "", "Conv", 11, "float[1,3,8,8]", "float[4,5,3,3]", NULL),
+            "error:SHAPE_MISMATCH: Conv channels: dim 1 of input 'in0' is 3 where dim 1 of input 'in1' times group 1 is 5");
+  op_attr_int(t, "group", 3);
+  CHECK_STR(op_run(t, "", "Conv", 11, "float[1,6,8,8]", "float[3,2,3,3]", NULL), "float[1,3,6,6]");
+  op_attr_int(t, "group", 2);
+  MISMATCH(op_run(t, "", "Conv", 11, "float[1,6,8,8]", "float[3,3,3,3]", NULL)); /* 3 outputs, group 2 */
+  op_attr_int(t, "group", 0);
+  INVALID(op_run(t, "", "Conv", 11, "float[1,6,8,8]", "float[3,6,3,3]", NULL));
+  /* Symbolic channels: C == 3 recorded. */
+  CHECK_STR(op_run(t, "", "Conv", 11, "float[N,C,H,W]", "float[8,3,3,3]", NULL), "float[N,8,H-2,W-2]");
+  CHECK_STR(op_requirements(t), "C == 3; 3 <= H; 3 <= W");
+  op_attr_int(t, "group", 2);
+  CHECK_STR(op_run(t, "", "Conv", 11, "float[N,C,H]", "float[8,K,1]", NULL), "float[N,8,H]");
+  CHECK_STR(op_requirements(t), "C == 2*K; 1 <= H"); /* onnxruntime refuses an empty Conv output */
+  /* Ranks, kernel_shape, bias. */
+  MISMATCH(op_run(t, "", "Conv", 11, "float[1,3,8,8]", "float[4,3,3]", NULL));
+  op_attr_ints(t, "kernel_shape", 2, (int64_t[]){3, 2});
+  MISMATCH(op_run(t, "", "Conv", 11, "float[1,3,8,8]", "float[4,3,3,3]", NULL));
+  MISMATCH(op_run(t, "", "Conv", 11, "float[1,3,8,8]", "float[4,3,3,3]", "float[3]", NULL));
+  MISMATCH(op_run(t, "", "Conv", 11, "float[1,3,8,8]", "float[4,3,3,3]", "float[1,4]", NULL));
+  CHECK_STR(op_run(t, "", "Conv", 11, "float[1,3,8,8]", "float[4,3,3,3]", "float[4]", NULL), "float[1,4,6,6]");
+  /* A batch of 0 is fine; ConvInteger has no bias input. */
+  CHECK_STR(op_run(t, "", "Conv", 11, "float[0,3,8,8]", "float[4,3,3,3]", NULL), "float[0,4,6,6]");
+  CHECK_STR(op_run(t, "", "ConvInteger", 10, "uint8[1,3,8]", "uint8[4,3,3]", "uint8[]", "uint8[4]", NULL), "int32[1,4,6]");
+}
+
+/* The window must fit: Conv refuses an empty output, pools a negative one. */
+static void test_windows(OpTest *t) {
+  /* The issue's example: kernel 5 over width 2 gave [1,1,-2]. */
+  CHECK_STR(op_run(t, "", "Conv", 11, "float[1,1,2]", "float[1,1,5]", NULL),
+            "error:SHAPE_MISMATCH: Conv window along spatial dim 0: the dilated kernel less the pads is 5, more than "
+            "dim 2 of input 'in0' (2)");
+  op_attr_ints(t, "pads", 2, (int64_t[]){2, 1});
+  CHECK_STR(op_run(t, "", "Conv", 11, "float[1,1,2]", "float[1,1,5]", NULL), "float[1,1,1]");
+  op_attr_ints(t, "dilations", 1, (int64_t[]){3});
+  MISMATCH(op_run(t, "", "Conv", 11, "float[1,1,6]", "float[1,1,3]", NULL)); /* extent 7 */
+  op_attr_str(t, "auto_pad", "SAME_UPPER");
+  CHECK_STR(op_run(t, "", "Conv", 11, "float[1,1,2]", "float[1,1,5]", NULL), "float[1,1,2]");
+  /* MaxPool: kernel 3 over 1 with stride 2 gives 0 windows (allowed); over 0, -1 (not). */
+  op_attr_ints(t, "kernel_shape", 1, (int64_t[]){3});
+  op_attr_ints(t, "strides", 1, (int64_t[]){2});
+  CHECK_STR(op_run(t, "", "MaxPool", 12, "float[1,1,1]", NULL), "float[1,1,0]");
+  op_attr_ints(t, "kernel_shape", 1, (int64_t[]){4});
+  MISMATCH(op_run(t, "", "MaxPool", 12, "float[1,1,0]", NULL));
+  /* The issue's MaxPool kernel_shape=[0], and other impossible attributes. */
+  op_attr_ints(t, "kernel_shape", 1, (int64_t[]){0});
+  INVALID(op_run(t, "", "MaxPool", 12, "float[1,1,10]", NULL));
+  op_attr_ints(t, "kernel_shape", 1, (int64_t[]){2});
+  op_attr_ints(t, "pads", 2, (int64_t[]){-1, 0});
+  INVALID(op_run(t, "", "AveragePool", 11, "float[1,1,10]", NULL));
+  op_attr_ints(t, "kernel_shape", 1, (int64_t[]){2});
+  op_attr_ints(t, "strides", 1, (int64_t[]){0});
+  INVALID(op_run(t, "", "LpPool", 11, "float[1,1,10]", NULL));
+  /* Symbolic: the window's requirement on the input. */
+  op_attr_ints(t, "kernel_shape", 2, (int64_t[]){3, 3});
+  CHECK_STR(op_run(t, "", "MaxPool", 12, "float[N,C,H,W]", NULL), "float[N,C,H-2,W-2]");
+  CHECK_STR(op_requirements(t), "2 <= H; 2 <= W");
+}
+
+/* Size arithmetic never wraps (the issue's examples gave plausible sizes). */
+static void test_no_wrapped_sizes(OpTest *t) {
+  op_attr_ints(t, "pads", 2, (int64_t[]){INT64_MAX, INT64_MAX});
+  INVALID(op_run(t, "", "Conv", 11, "float[1,1,10]", "float[1,1,3]", NULL));
+  op_attr_ints(t, "dilations", 1, (int64_t[]){(int64_t)1 << 62});
+  INVALID(op_run(t, "", "Conv", 11, "float[1,1,10]", "float[1,1,3]", NULL));
+  op_attr_ints(t, "dilations", 1, (int64_t[]){(int64_t)1 << 62});
+  INVALID(op_run(t, "", "Conv", 11, "float[1,1,H]", "float[1,1,3]", NULL));
+  op_attr_ints(t, "kernel_shape", 1, (int64_t[]){3});
+  op_attr_ints(t, "dilations", 1, (int64_t[]){(int64_t)1 << 62});
+  INVALID(op_run(t, "", "MaxPool", 12, "float[1,1,10]", NULL));
+  op_attr_ints(t, "pads", 2, (int64_t[]){-INT64_MAX, -INT64_MAX});
+  INVALID(op_run(t, "", "ConvTranspose", 11, "float[1,1,3]", "float[1,1,3]", NULL));
+  /* Large but representable pads: the size is exact or unknown. */
+  op_attr_ints(t, "pads", 2, (int64_t[]){(int64_t)1 << 61, (int64_t)1 << 61});
+  CHECK_STR(op_run(t, "", "Conv", 11, "float[1,1,10]", "float[1,1,3]", NULL), "float[1,1,4611686018427387912]");
+  op_attr_ints(t, "pads", 2, (int64_t[]){(int64_t)1 << 62, ((int64_t)1 << 62) - 1});
+  CHECK_STR(op_run(t, "", "Conv", 11, "float[1,1,10]", "float[1,1,3]", NULL), "float[1,1,?]");
+}
+
+static void test_conv_transpose(OpTest *t) {
+  CHECK_STR(op_run(t, "", "ConvTranspose", 11, "float[1,2,3]", "float[2,4,3]", NULL), "float[1,4,5]");
+  /* W[0] is X's channel count. */
+  MISMATCH(op_run(t, "", "ConvTranspose", 11, "float[1,3,3]", "float[2,4,3]", NULL));
+  op_attr_int(t, "group", 2);
+  MISMATCH(op_run(t, "", "ConvTranspose", 11, "float[1,3,3]", "float[3,4,3]", NULL)); /* 3 % 2 */
+  op_attr_int(t, "group", 2);
+  CHECK_STR(op_run(t, "", "ConvTranspose", 11, "float[1,4,3]", "float[4,1,3]", "float[2]", NULL), "float[1,2,5]");
+  MISMATCH(op_run(t, "", "ConvTranspose", 11, "float[1,4,3]", "float[4,1,3]", "float[4]", NULL));
+  CHECK_STR(op_run(t, "", "ConvTranspose", 11, "float[1,C,3]", "float[2,4,3]", NULL), "float[1,4,5]");
+  CHECK_STR(op_requirements(t), "C == 2");
+  /* output_shape entries are sizes (the issue: output_shape=[-5]). */
+  op_attr_ints(t, "output_shape", 1, (int64_t[]){-5});
+  INVALID(op_run(t, "", "ConvTranspose", 11, "float[1,2,3]", "float[2,4,3]", NULL));
+  op_attr_ints(t, "output_shape", 1, (int64_t[]){7});
+  CHECK_STR(op_run(t, "", "ConvTranspose", 11, "float[1,2,3]", "float[2,4,3]", NULL), "float[1,4,7]");
+  /* Pads larger than what the input and kernel give. */
+  op_attr_ints(t, "pads", 2, (int64_t[]){3, 3});
+  MISMATCH(op_run(t, "", "ConvTranspose", 11, "float[1,2,3]", "float[2,4,3]", NULL));
+  /* MaxUnpool's output: (in - 1) * stride - pads + kernel. */
+  op_attr_ints(t, "kernel_shape", 1, (int64_t[]){2});
+  op_attr_ints(t, "strides", 1, (int64_t[]){2});
+  CHECK_STR(op_run(t, "", "MaxUnpool", 11, "float[1,1,3]", "int64[1,1,3]", NULL), "float[1,1,6]");
+  op_attr_ints(t, "kernel_shape", 1, (int64_t[]){2});
+  op_attr_ints(t, "strides", 1, (int64_t[]){(int64_t)1 << 62});
+  CHECK_STR(op_run(t, "", "MaxUnpool", 11, "float[1,1,3]", "int64[1,1,3]", NULL), "float[1,1,?]");
+}
+
+int main(void) {
+  OpTest *t = op_test_new();
+  test_gemm(t);
+  test_conv_channels(t);
+  test_windows(t);
+  test_no_wrapped_sizes(t);
+  test_conv_transpose(t);
+  op_test_free(t);
+  TEST_MAIN_END();
+}
