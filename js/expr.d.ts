@@ -8,24 +8,28 @@ export type DimBindings =
   | Readonly<Record<string, number | null | undefined>>
   | ReadonlyMap<string, number | null | undefined>;
 
-export type DimFunction = 'Max' | 'Min' | 'CeilDiv' | 'Broadcast';
-export type DimOperator = '+' | '-' | '*' | '//' | '%';
+export type DimFunction =
+  | 'Max' | 'Min' | 'CeilDiv' | 'Broadcast' | 'Floor' | 'Ceil' | 'Round' | 'Trunc' | 'Float';
+export type DimOperator = '+' | '-' | '*' | '//' | '%' | '/';
 
 /** A token of an expression; `s` is its source text. */
 export type DimToken =
   | { t: 'int'; v: number; s: string }
+  | { t: 'float'; v: number; s: string }
   | { t: 'sym'; v: string; s: string }
   | { t: 'fn'; v: DimFunction; s: string }
   | { t: 'op'; v: DimOperator; s: string }
   | { t: '(' | ')' | ','; v: '(' | ')' | ','; s: string };
 
-/** A parsed expression. */
-export type DimExpr =
+/** A parsed expression; `float` is true for a float32-valued node (README "Sizes computed in float"). */
+export type DimExpr = (
   | { k: 'int'; v: number }
+  | { k: 'float'; v: number }
   | { k: 'sym'; v: string }
   | { k: 'neg'; a: DimExpr }
   | { k: 'bin'; op: DimOperator; a: DimExpr; b: DimExpr }
-  | { k: 'fn'; f: DimFunction; args: DimExpr[] };
+  | { k: 'fn'; f: DimFunction; args: DimExpr[] }
+) & { float: boolean };
 
 /** Splits an expression into tokens. @throws {SyntaxError} on a character outside the grammar. */
 export function tokenize(src: string): DimToken[];
@@ -37,8 +41,10 @@ export function parse(src: string): DimExpr;
 export function parseCached(src: string): DimExpr;
 
 /**
- * Evaluates a parsed expression (Python floor semantics for // and %); null when a symbol is
- * unbound. @throws {RangeError} on division by zero or a Broadcast of two different sizes.
+ * Evaluates a parsed expression (Python floor semantics for // and %; float32 rounding after every
+ * float operation); null when a symbol is unbound. @throws {RangeError} on division by zero, a
+ * Broadcast of two different sizes, or Floor/Ceil/Round/Trunc of NaN, an infinity or a value
+ * outside int64.
  */
 export function evaluate(tree: DimExpr, env: DimBindings): number | null;
 

@@ -1,13 +1,24 @@
 // Symbolic dimension expressions as the engine prints them (README "Symbolic expressions"):
 // integers, identifiers, quoted names ('batch size', with \' and \\ escapes), + - * // % with
 // Python precedence and floor semantics, unary minus, parentheses, and Max(...), Min(...),
-// CeilDiv(a, b), Broadcast(a, b). No dependencies; part of the package (`onnx-shapes/expr`), used by
-// the command line, the demo page and the tests.
+// CeilDiv(a, b), Broadcast(a, b); and float32 subexpressions: float literals (0.5, 64.0, 1e-05),
+// true division '/', Float(n), and Floor/Ceil/Round/Trunc back to integers. Every float operation
+// rounds to float32 (Math.fround), as onnxruntime computes sizes in float. No dependencies; part of
+// the package (`onnx-shapes/expr`), used by the command line, the demo page and the tests.
 
 // Function names match case-insensitively (max, MAX, ceildiv), and only before '(' (a dim named Max is a symbol).
-const FUNCTIONS = new Map([['max', 'Max'], ['min', 'Min'], ['ceildiv', 'CeilDiv'], ['broadcast', 'Broadcast']]);
+const FUNCTIONS = new Map([
+  ['max', 'Max'], ['min', 'Min'], ['ceildiv', 'CeilDiv'], ['broadcast', 'Broadcast'], ['floor', 'Floor'],
+  ['ceil', 'Ceil'], ['round', 'Round'], ['trunc', 'Trunc'], ['float', 'Float'],
+]);
+// Integer-valued functions of one float (or converted integer) argument.
+const ROUNDINGS = new Set(['Floor', 'Ceil', 'Round', 'Trunc']);
 
-/** Splits an expression into tokens: {t: 'int'|'sym'|'fn'|'op'|'(' |')'|',', v, s (source text)}. */
+/**
+ * Splits an expression into tokens: {t: 'int'|'float'|'sym'|'fn'|'op'|'(' |')'|',', v, s (source text)}.
+ * A float literal (a '.' or an exponent) has its float32 value: the C parser reads it the same way
+ * (decimal to double, then to float32).
+ */
 export function tokenize(src) {
   const out = [];
   let i = 0;
@@ -16,10 +27,13 @@ export function tokenize(src) {
     const c = src[i];
     if (/\s/.test(c)) { i++; continue; }
     if (c >= '0' && c <= '9') {
-      let j = i;
-      while (j < n && src[j] >= '0' && src[j] <= '9') j++;
-      out.push({ t: 'int', v: Number(src.slice(i, j)), s: src.slice(i, j) });
-      i = j;
+      const m = /^[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]+)?/.exec(src.slice(i));
+      const text = m[0];
+      const next = src[i + text.length] ?? '';
+      if (/[A-Za-z_.]/.test(next)) throw new SyntaxError(`bad number in ${src}`);
+      if (m[1] !== undefined || m[2] !== undefined) out.push({ t: 'float', v: Math.fround(Number(text)), s: text });
+      else out.push({ t: 'int', v: Number(text), s: text });
+      i += text.length;
     } else if (/[A-Za-z_]/.test(c)) {
       let j = i;
       while (j < n && /[A-Za-z0-9_]/.test(src[j])) j++;
@@ -44,7 +58,7 @@ export function tokenize(src) {
     } else if (c === '/' && src[i + 1] === '/') {
       out.push({ t: 'op', v: '//', s: '//' });
       i += 2;
-    } else if ('+-*%'.includes(c)) {
+    } else if ('+-*%/'.includes(c)) {
       out.push({ t: 'op', v: c, s: c });
       i++;
     } else if (c === '(' || c === ')' || c === ',') {
@@ -57,7 +71,12 @@ export function tokenize(src) {
   return out;
 }
 
-/** Parses an expression into a tree: {k:'int',v} | {k:'sym',v} | {k:'neg',a} | {k:'bin',op,a,b} | {k:'fn',f,args}. */
+/**
+ * Parses an expression into a tree: {k:'int',v} | {k:'float',v} | {k:'sym',v} | {k:'neg',a} |
+ * {k:'bin',op,a,b} | {k:'fn',f,args}; every node has `float`: true when its value is a float32. Types
+ * follow the syntax, as in the engine: a float literal, '/', Float() and + - * Max Min with a float
+ * operand are float; Floor/Ceil/Round/Trunc are integers; // % CeilDiv Broadcast need integers.
+ */
 export function parse(src) {
   const toks = tokenize(String(src));
   let p = 0;
@@ -66,12 +85,14 @@ export function parse(src) {
     if (!toks[p] || toks[p].t !== t) throw new SyntaxError(`expected '${t}' in ${src}`);
     return toks[p++];
   };
+  const typeError = (what) => new SyntaxError(`${what} needs integer operands in ${src}`);
   function primary() {
     const tok = toks[p++];
     if (!tok) throw new SyntaxError(`unexpected end of ${src}`);
-    if (tok.t === 'int') return { k: 'int', v: tok.v };
-    if (tok.t === 'sym') return { k: 'sym', v: tok.v };
-    if (tok.t === 'op' && tok.v === '-') return { k: 'neg', a: unary() };
+    if (tok.t === 'int') return { k: 'int', v: tok.v, float: false };
+    if (tok.t === 'float') return { k: 'float', v: tok.v, float: true };
+    if (tok.t === 'sym') return { k: 'sym', v: tok.v, float: false };
+    if (tok.t === 'op' && tok.v === '-') { const a = unary(); return { k: 'neg', a, float: a.float }; }
     if (tok.t === 'op' && tok.v === '+') return unary();
     if (tok.t === '(') { const e = sum(); expect(')'); return e; }
     if (tok.t === 'fn') {
@@ -79,16 +100,25 @@ export function parse(src) {
       const args = [sum()];
       while (peek() && peek().t === ',') { p++; args.push(sum()); }
       expect(')');
-      return { k: 'fn', f: tok.v, args };
+      const unaryFn = ROUNDINGS.has(tok.v) || tok.v === 'Float';
+      if (unaryFn ? args.length !== 1 : args.length < 2 || (tok.v === 'CeilDiv' && args.length !== 2)) {
+        throw new SyntaxError(`${tok.v} has the wrong number of arguments in ${src}`);
+      }
+      const anyFloat = args.some((a) => a.float);
+      if (anyFloat && (tok.v === 'CeilDiv' || tok.v === 'Broadcast')) throw typeError(tok.v);
+      const float = tok.v === 'Float' || ((tok.v === 'Max' || tok.v === 'Min') && anyFloat);
+      return { k: 'fn', f: tok.v, args, float };
     }
     throw new SyntaxError(`unexpected '${tok.s}' in ${src}`);
   }
   function unary() { return primary(); }
   function product() {
     let e = unary();
-    while (peek() && peek().t === 'op' && (peek().v === '*' || peek().v === '//' || peek().v === '%')) {
+    while (peek() && peek().t === 'op' && ['*', '//', '%', '/'].includes(peek().v)) {
       const op = toks[p++].v;
-      e = { k: 'bin', op, a: e, b: unary() };
+      const b = unary();
+      if ((op === '//' || op === '%') && (e.float || b.float)) throw typeError(op);
+      e = { k: 'bin', op, a: e, b, float: op === '/' || e.float || b.float };
     }
     return e;
   }
@@ -96,7 +126,8 @@ export function parse(src) {
     let e = product();
     while (peek() && peek().t === 'op' && (peek().v === '+' || peek().v === '-')) {
       const op = toks[p++].v;
-      e = { k: 'bin', op, a: e, b: product() };
+      const b = product();
+      e = { k: 'bin', op, a: e, b, float: e.float || b.float };
     }
     return e;
   }
@@ -114,17 +145,43 @@ const floorMod = (a, b) => {
   return ((a % b) + b) % b;
 };
 
-/** Evaluates a tree with `env` (Map or object: symbol → number). Returns a number, or null if a symbol is unbound. */
+const fround = Math.fround;
+// Round half to even (ONNX Round); x / 2 is exact.
+const roundEven = (x) => (Math.abs(x % 1) === 0.5 ? 2 * Math.round(x / 2) : Math.round(x));
+// Cast float -> int64 is defined for finite values in [-2^63, 2^63).
+const toInt = (x) => {
+  if (!(x >= -(2 ** 63) && x < 2 ** 63)) throw new RangeError(`${x} is no int64`);
+  return x + 0; // -0 -> 0
+};
+// Min and Max of floats: NaN wins, and -0 is below 0 (as the engine's evaluator).
+const fmin = (args) => args.reduce((y, x) => (x !== x || y !== y ? NaN : x < y || (x === y && Object.is(x, -0)) ? x : y));
+const fmax = (args) => args.reduce((y, x) => (x !== x || y !== y ? NaN : x > y || (x === y && Object.is(y, -0)) ? x : y));
+
+/**
+ * Evaluates a tree with `env` (Map or object: symbol → number). Returns a number, or null if a
+ * symbol is unbound. Float nodes round every operation (and every integer operand) to float32.
+ */
 export function evaluate(tree, env) {
   const get = env instanceof Map ? (k) => env.get(k) : (k) => (Object.hasOwn(env, k) ? env[k] : undefined);
   function ev(e) {
     switch (e.k) {
       case 'int': return e.v;
+      case 'float': return e.v;
       case 'sym': { const v = get(e.v); return v === undefined || v === null ? null : v; }
-      case 'neg': { const a = ev(e.a); return a === null ? null : -a; }
+      case 'neg': { const a = ev(e.a); return a === null ? null : e.float ? -fround(a) : -a; }
       case 'bin': {
         const a = ev(e.a); const b = ev(e.b);
         if (a === null || b === null) return null;
+        if (e.float) {
+          const x = fround(a); const y = fround(b);
+          switch (e.op) {
+            case '+': return fround(x + y);
+            case '-': return fround(x - y);
+            case '*': return fround(x * y);
+            case '/': return fround(x / y);
+          }
+          break;
+        }
         switch (e.op) {
           case '+': return a + b;
           case '-': return a - b;
@@ -137,6 +194,10 @@ export function evaluate(tree, env) {
       case 'fn': {
         const args = e.args.map(ev);
         if (args.some((x) => x === null)) return null;
+        if (e.float && (e.f === 'Max' || e.f === 'Min')) {
+          const xs = args.map(fround);
+          return e.f === 'Max' ? fmax(xs) : fmin(xs);
+        }
         switch (e.f) {
           case 'Max': return Math.max(...args);
           case 'Min': return Math.min(...args);
@@ -147,6 +208,11 @@ export function evaluate(tree, env) {
               if (a === 1) return b;
               throw new RangeError(`Broadcast(${a}, ${b}): the dims cannot broadcast`);
             });
+          case 'Float': return fround(args[0]);
+          case 'Floor': return toInt(Math.floor(fround(args[0])));
+          case 'Ceil': return toInt(Math.ceil(fround(args[0])));
+          case 'Round': return toInt(roundEven(fround(args[0])));
+          case 'Trunc': return toInt(Math.trunc(fround(args[0])));
         }
       }
     }

@@ -72,6 +72,7 @@ OsiExprStore *osi_expr_store_new(void) {
   s->nodes[0].size = 1;
   s->nnodes = 1;
   s->assume_nonneg = 1;
+  s->float_domain = 1;
   return s;
 }
 
@@ -298,9 +299,23 @@ static int kind_rank(int kind) {
   case EK_MAX: return 5;
   case EK_MIN: return 6;
   case EK_BROADCAST: return 7;
-  case EK_MUL: return 8;
-  case EK_ADD: return 9;
-  case EK_CONST: return 10;
+  case EK_FTOINT: return 8;
+  case EK_MUL: return 9;
+  case EK_ADD: return 10;
+  case EK_CONST: return 11;
+  /* Float nodes compare among themselves only: constants first (c*x),
+   * then conversions (h*Min(...)). */
+  case EK_FCONST: return 20;
+  case EK_FCAST: return 21;
+  case EK_FNEG: return 22;
+  case EK_FDIV: return 23;
+  case EK_FMUL: return 24;
+  case EK_FADD: return 25;
+  case EK_FMIN: return 26;
+  case EK_FMAX: return 27;
+  case EK_FFLOOR: return 28;
+  case EK_FCEIL: return 29;
+  case EK_FROUND: return 30;
   default: return 0;
   }
 }
@@ -331,6 +346,11 @@ int expr_cmp(const OsiExprStore *s, OsiExpr a, OsiExpr b) {
   if (ra != rb) return ra < rb ? -1 : 1;
   switch (x->kind) {
   case EK_CONST: return x->val < y->val ? -1 : x->val > y->val ? 1 : 0;
+  case EK_FCONST: {
+    double u = expr_fconst_value(s, a), v = expr_fconst_value(s, b);
+    if (u == u && v == v && u != v) return u < v ? -1 : 1;
+    return x->val < y->val ? -1 : x->val > y->val ? 1 : 0; /* -0.0, 0.0, NaN: by bits */
+  }
   case EK_SYM: {
     int c = strcmp(x->name, y->name);
     return c < 0 ? -1 : c > 0 ? 1 : 0;
@@ -493,6 +513,14 @@ static int eval_rec(const OsiExprStore *s, OsiExpr e, OsiExprLookup lookup, void
     *out = acc;
     return 0;
   }
+  case EK_FTOINT: {
+    /* Cast float -> int64 truncates; NaN, infinities and values outside
+     * int64 have no defined result. */
+    float f;
+    if (expr_eval_float(s, args[0], lookup, user, &f) || !(f >= -0x1p63f && f < 0x1p63f)) return -1;
+    *out = (int64_t)f;
+    return 0;
+  }
   default: return -1;
   }
 }
@@ -546,7 +574,15 @@ static OsiExpr subst_node(OsiExprStore *s, OsiExpr e, const OsiExpr *from, const
   const ExprNode *nd = &s->nodes[e];
   int kind = nd->kind;
   uint32_t nargs = nd->n;
-  if (kind == EK_CONST || kind == EK_SYM) return e;
+  if (kind == EK_CONST || kind == EK_SYM || kind == EK_FCONST) return e;
+  if (kind == EK_FTOINT || expr_is_float_kind(kind)) {
+    OsiExpr args[OSI_EXPR_MAX_NODES];
+    for (uint32_t i = 0; i < nargs; i++) {
+      args[i] = subst_rec(s, s->args[s->nodes[e].off + i], from, to, n);
+      if (!args[i]) return OSI_EXPR_UNKNOWN;
+    }
+    return expr_float_rebuild(s, e, args);
+  }
   if (kind == EK_ADD) {
     for (size_t i = 0; i < n; i++) {
       int64_t k = subsum_multiple(s, e, from[i]);

@@ -65,6 +65,50 @@ OsiExpr osi_expr_min(OsiExprStore *s, OsiExpr a, OsiExpr b);
  * b if a == 1; undefined otherwise. */
 OsiExpr osi_expr_broadcast(OsiExprStore *s, OsiExpr a, OsiExpr b);
 
+/* Section - Float32 expressions (expr_float.c)
+ *
+ * Sizes that exporters compute in float (Shape -> Cast(float) -> Div/Mul/Min
+ * -> Floor -> Cast(int64), Resize scales) are float32 expressions: every
+ * operation rounds to the nearest float32 (ties to even), as onnxruntime
+ * computes them, and osi_expr_eval evaluates them so. A float expression is
+ * never a dim itself: dims are integers, and a float expression enters one
+ * only through osi_expr_ftoint (and the rounding functions under it).
+ * Integer operands of float operations are converted to float32 first
+ * (rounded when beyond 2^24). Float contents of any precision are held as
+ * osi_expr_fconst numbers; only float32 operations build symbolic nodes.
+ *
+ * Reductions to integer forms (Floor(h/2.0) -> h//2, Trunc(2.0*h) -> 2*h,
+ * Trunc(Float(h)) -> h) rely on the float domain (on by default): every
+ * symbol is below 2^24 = 16,777,216, so that the integers converted to
+ * float32 are exact. With it off, only reductions exact for every value of
+ * the symbols are made. Constructors return OSI_EXPR_UNKNOWN for an unknown
+ * operand, for an integer constructor given a float operand (and vice
+ * versa), and for a symbolic expression with a NaN or infinite constant. */
+
+void osi_expr_store_set_float_domain(OsiExprStore *s, int on);
+
+/* A float number (NaN and infinities included, as contents). */
+OsiExpr osi_expr_fconst(OsiExprStore *s, double v);
+/* float32(a) for an integer a; a float a is returned unchanged. */
+OsiExpr osi_expr_to_float(OsiExprStore *s, OsiExpr a);
+OsiExpr osi_expr_fadd(OsiExprStore *s, OsiExpr a, OsiExpr b);
+OsiExpr osi_expr_fsub(OsiExprStore *s, OsiExpr a, OsiExpr b);
+OsiExpr osi_expr_fmul(OsiExprStore *s, OsiExpr a, OsiExpr b);
+OsiExpr osi_expr_fdiv(OsiExprStore *s, OsiExpr a, OsiExpr b);
+OsiExpr osi_expr_fneg(OsiExprStore *s, OsiExpr a);
+OsiExpr osi_expr_fmin(OsiExprStore *s, OsiExpr a, OsiExpr b);
+OsiExpr osi_expr_fmax(OsiExprStore *s, OsiExpr a, OsiExpr b);
+/* Rounding to an integral float32: floor, ceil, half to even. */
+OsiExpr osi_expr_ffloor(OsiExprStore *s, OsiExpr a);
+OsiExpr osi_expr_fceil(OsiExprStore *s, OsiExpr a);
+OsiExpr osi_expr_fround(OsiExprStore *s, OsiExpr a);
+/* The integer a float truncates to (Cast float -> int). */
+OsiExpr osi_expr_ftoint(OsiExprStore *s, OsiExpr a);
+
+/* 1 when e is a float expression (FCONST included). */
+int osi_expr_is_float(const OsiExprStore *s, OsiExpr e);
+/* 1 and *out set when e is a float number. */
+int osi_expr_is_fconst(const OsiExprStore *s, OsiExpr e, double *out);
 /* Section - Parsing and printing */
 
 /* Parses text in the expression grammar (see expr_parse.c). Returns
@@ -95,10 +139,16 @@ void osi_expr_for_each_symbol(const OsiExprStore *s, OsiExpr e,
 /* Looks a symbol up; returns 1 and sets *value when bound. */
 typedef int (*OsiExprLookup)(void *user, const char *name, int64_t *value);
 /* Evaluates e; returns 0 and sets *out, or -1 when a symbol is unbound, a
- * division by zero or an int64 overflow happens, or a Broadcast is
- * undefined. */
+ * division by zero or an int64 overflow happens, a Broadcast is undefined,
+ * a truncated float is NaN, infinite or outside int64, or e is a float
+ * expression (osi_expr_eval_float). */
 int osi_expr_eval(const OsiExprStore *s, OsiExpr e, OsiExprLookup lookup, void *user,
                   int64_t *out);
+
+/* Evaluates a float expression with float32 semantics (an integer e is
+ * converted to float32); 0 and *out set, or -1 as osi_expr_eval. */
+int osi_expr_eval_float(const OsiExprStore *s, OsiExpr e, OsiExprLookup lookup, void *user,
+                        float *out);
 
 /* Replaces, bottom-up, every subexpression equal to from[i] by to[i]
  * (leaves and compound subexpressions alike), re-simplifying the result. */

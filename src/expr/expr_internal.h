@@ -15,7 +15,26 @@
  *              a monomial (atom or MUL), all distinct, sorted by mono_cmp,
  *              coefficients nonzero, plus the constant val; never a lone
  *              monomial with coefficient 1 and constant 0.
+ *   FTOINT     an integer function atom: the float args[0] truncated toward
+ *              zero (ONNX Cast float -> int); undefined for NaN, infinities
+ *              and values outside int64.
  * "Atom" below means SYM or a function node; "monomial" means atom or MUL.
+ *
+ * Float nodes (kind >= EK_FCONST; expr_float.c) have float32 semantics: each
+ * operation rounds to the nearest float32, ties to even. They occur only as
+ * arguments of FTOINT or of other float nodes, never as integer operands:
+ *   FCONST     a number; val holds the bits of a double (float contents of
+ *              any precision are exact doubles; nodes under a float32
+ *              operation hold float32 values).
+ *   FCAST      float32(args[0]) of an integer expression.
+ *   FADD, FMUL binary, arguments sorted by expr_cmp (float + and * commute
+ *              but do not associate, so they are never flattened).
+ *   FDIV       args[0] / args[1].
+ *   FNEG       -args[0].
+ *   FMIN, FMAX n-ary (n >= 2), flattened, sorted and deduplicated (min and
+ *              max are exact, so they associate).
+ *   FFLOOR, FCEIL, FROUND   rounding to an integral float (FROUND: half to
+ *              even, as ONNX Round).
  */
 #ifndef OSI_EXPR_INTERNAL_H
 #define OSI_EXPR_INTERNAL_H
@@ -33,7 +52,19 @@ enum {
   EK_CEILDIV,
   EK_MAX,
   EK_MIN,
-  EK_BROADCAST
+  EK_BROADCAST,
+  EK_FTOINT,
+  EK_FCONST, /* first float kind */
+  EK_FCAST,
+  EK_FADD,
+  EK_FMUL,
+  EK_FDIV,
+  EK_FNEG,
+  EK_FMIN,
+  EK_FMAX,
+  EK_FFLOOR,
+  EK_FCEIL,
+  EK_FROUND
 };
 
 typedef struct {
@@ -60,6 +91,7 @@ struct OsiExprStore {
   NameChunk *chunks;
   uint64_t fresh_counter;
   int assume_nonneg;
+  int float_domain; /* see osi_expr_store_set_float_domain */
 };
 
 /* Section - Store internals (expr.c) */
@@ -80,7 +112,11 @@ static inline const int64_t *expr_coefs(const OsiExprStore *s, OsiExpr e) {
   return s->coefs + s->nodes[e].off;
 }
 static inline int expr_kind(const OsiExprStore *s, OsiExpr e) { return s->nodes[e].kind; }
-static inline int expr_is_func(int kind) { return kind >= EK_FLOORDIV; }
+static inline int expr_is_func(int kind) { return kind >= EK_FLOORDIV && kind <= EK_FTOINT; }
+static inline int expr_is_float_kind(int kind) { return kind >= EK_FCONST; }
+static inline int expr_is_float(const OsiExprStore *s, OsiExpr e) {
+  return expr_is_float_kind(s->nodes[e].kind);
+}
 
 /* Structural total order on canonical expressions (0 iff same id). */
 int expr_cmp(const OsiExprStore *s, OsiExpr a, OsiExpr b);
@@ -129,5 +165,24 @@ Ival ival_poly(const OsiExprStore *s, const Poly *p);
 /* 1 when p <= 0 is proven for every binding of the symbols (>= 0 ones when
  * assume_nonneg is on) at which the expressions in p are defined. */
 int expr_prove_nonpositive(const OsiExprStore *s, const Poly *p);
+
+/* Section - Float nodes (expr_float.c) */
+
+/* The double a FCONST node holds. */
+double expr_fconst_value(const OsiExprStore *s, OsiExpr e);
+/* Float32 value of a float node (FTOINT: of its argument) under the
+ * bindings; 0 on success, -1 when a symbol is unbound or an integer
+ * operand is undefined. */
+int expr_eval_float(const OsiExprStore *s, OsiExpr e, OsiExprLookup lookup, void *user, float *out);
+/* Sound bounds of FTOINT node e for the integer simplifier (symbols >= 0
+ * when assume_nonneg): 1 and *lo and *hi set (INT64_MIN / INT64_MAX when
+ * unbounded), or 0 when nothing is known. */
+int expr_ftoint_bounds(const OsiExprStore *s, OsiExpr e, int64_t *lo, int64_t *hi);
+/* Text of a float node (as a float) or of a FTOINT atom (expr_print_float.c);
+ * malloc'ed, NULL when memory runs out. Never interns. */
+char *expr_float_text(OsiExprStore *s, OsiExpr e);
+/* Rebuilds float node or FTOINT e from already rewritten arguments
+ * (substitution, expr.c). */
+OsiExpr expr_float_rebuild(OsiExprStore *s, OsiExpr e, const OsiExpr *args);
 
 #endif

@@ -2,12 +2,24 @@
  * Parser for the expression grammar (Python-like, int64, floor semantics):
  *
  *   expr    := term (('+' | '-') term)*
- *   term    := unary (('*' | '//' | '%') unary)*          left-associative
  *   unary   := ('-' | '+') unary | primary      (binds tighter than *, as in
  *                                                Python: -3//2 is (-3)//2)
- *   primary := INTEGER | symbol | FUNC '(' expr (',' expr)* ')' | '(' expr ')'
+ *   term    := unary (('*' | '//' | '%' | '/') unary)*    left-associative
+ *   primary := INTEGER | FLOAT | symbol | FUNC '(' expr (',' expr)* ')'
+ *            | '(' expr ')'
  *   FUNC    := Max | Min (>= 2 arguments), CeilDiv (2), Broadcast (>= 2),
- *              matched case-insensitively (max, MAX, ceildiv, ...)
+ *              Floor | Ceil | Round | Trunc | Float (1), matched
+ *              case-insensitively (max, MAX, ceildiv, ...)
+ *   FLOAT   := DIGITS '.' DIGITS* EXPONENT? | DIGITS EXPONENT,
+ *              EXPONENT := ('e' | 'E') ('+' | '-')? DIGITS
+ *
+ * Types (expr_float.c): every subexpression is an integer or a float32,
+ * decided by the syntax alone. FLOAT literals (rounded to float32), '/',
+ * Float(x) and any + - * Max Min with a float operand are float; integer
+ * operands of a float operation are converted to float32. Floor, Ceil,
+ * Round (half to even) and Trunc take a float (or a converted integer) and
+ * are integers. // % CeilDiv Broadcast need integer operands: a float
+ * operand there is a syntax error.
  *
  * Whitespace (space, tab, CR, LF, VT, FF) separates tokens and is otherwise
  * ignored; it does not join tokens ("a b" and "/ /" do not parse).
@@ -46,6 +58,15 @@ typedef struct {
   int err;
 } Parser;
 
+/* A parsed subexpression and its syntactic type (the value may be
+ * OSI_EXPR_UNKNOWN, whose type is still the syntax's). */
+typedef struct {
+  OsiExpr e;
+  int f; /* float */
+} PV;
+
+static const PV PV_ERR = {OSI_EXPR_UNKNOWN, 0};
+
 static int is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
@@ -67,7 +88,17 @@ static int accept(Parser *ps, const char *tok) {
   return 0;
 }
 
-static OsiExpr parse_expr(Parser *ps);
+static PV fail(Parser *ps) {
+  ps->err = 1;
+  return PV_ERR;
+}
+
+static PV pv(OsiExpr e, int f) {
+  PV r = {e, f};
+  return r;
+}
+
+static PV parse_expr(Parser *ps);
 
 static int name_is(const char *p, size_t n, const char *fn) {
   if (strlen(fn) != n) return 0;
@@ -79,36 +110,89 @@ static int name_is(const char *p, size_t n, const char *fn) {
   return 1;
 }
 
-static OsiExpr parse_call(Parser *ps, const char *name, size_t n) {
-  enum { F_MAX, F_MIN, F_CEILDIV, F_BROADCAST } f;
-  if (name_is(name, n, "max")) f = F_MAX;
-  else if (name_is(name, n, "min")) f = F_MIN;
-  else if (name_is(name, n, "ceildiv")) f = F_CEILDIV;
-  else if (name_is(name, n, "broadcast")) f = F_BROADCAST;
-  else {
-    ps->err = 1;
-    return OSI_EXPR_UNKNOWN;
+/* Binary operation on typed operands: float when either is. */
+static PV arith(Parser *ps, char op, PV a, PV b) {
+  OsiExprStore *s = ps->s;
+  if (ps->err) return PV_ERR;
+  if (op == '/' || a.f || b.f) {
+    switch (op) {
+    case '+': return pv(osi_expr_fadd(s, a.e, b.e), 1);
+    case '-': return pv(osi_expr_fsub(s, a.e, b.e), 1);
+    case '*': return pv(osi_expr_fmul(s, a.e, b.e), 1);
+    case '/': return pv(osi_expr_fdiv(s, a.e, b.e), 1);
+    default: return fail(ps); /* // and % are integer operations */
+    }
   }
-  OsiExpr acc = OSI_EXPR_UNKNOWN, first = OSI_EXPR_UNKNOWN;
-  int nargs = 0;
-  do {
-    OsiExpr a = parse_expr(ps);
-    if (ps->err) return OSI_EXPR_UNKNOWN;
-    if (nargs == 0) first = acc = a;
-    else if (f == F_MAX) acc = osi_expr_max(ps->s, acc, a);
-    else if (f == F_MIN) acc = osi_expr_min(ps->s, acc, a);
-    else if (f == F_BROADCAST) acc = osi_expr_broadcast(ps->s, acc, a);
-    else if (nargs == 1) acc = osi_expr_ceildiv(ps->s, first, a);
-    nargs++;
-  } while (accept(ps, ","));
-  if (!accept(ps, ")") || nargs < 2 || (f == F_CEILDIV && nargs != 2)) {
-    ps->err = 1;
-    return OSI_EXPR_UNKNOWN;
+  switch (op) {
+  case '+': return pv(osi_expr_add(s, a.e, b.e), 0);
+  case '-': return pv(osi_expr_sub(s, a.e, b.e), 0);
+  case '*': return pv(osi_expr_mul(s, a.e, b.e), 0);
+  case 'd': return pv(osi_expr_floordiv(s, a.e, b.e), 0);
+  default: return pv(osi_expr_mod(s, a.e, b.e), 0);
   }
-  return acc;
 }
 
-static OsiExpr parse_quoted(Parser *ps) {
+static PV parse_call(Parser *ps, const char *name, size_t n) {
+  enum { F_MAX, F_MIN, F_CEILDIV, F_BROADCAST, F_FLOOR, F_CEIL, F_ROUND, F_TRUNC, F_FLOAT } f;
+  static const char *const names[] = {"max",   "min",  "ceildiv", "broadcast", "floor",
+                                      "ceil",  "round", "trunc",  "float"};
+  size_t k = 0;
+  while (k < sizeof names / sizeof names[0] && !name_is(name, n, names[k])) k++;
+  if (k == sizeof names / sizeof names[0]) return fail(ps);
+  f = (int)k;
+  /* The arguments first: Max and Min are float when any argument is. */
+  PV local[8], *args = local;
+  size_t nargs = 0, cap = 8;
+  int any_float = 0;
+  do {
+    PV a = parse_expr(ps);
+    if (ps->err) break;
+    if (nargs == cap) {
+      PV *grown = malloc(2 * cap * sizeof *grown);
+      if (!grown) {
+        ps->err = 1;
+        break;
+      }
+      memcpy(grown, args, nargs * sizeof *args);
+      if (args != local) free(args);
+      args = grown;
+      cap *= 2;
+    }
+    args[nargs++] = a;
+    any_float |= a.f;
+  } while (accept(ps, ","));
+  PV r = PV_ERR;
+  int unary = f >= F_FLOOR;
+  if (ps->err || !accept(ps, ")") || (unary ? nargs != 1 : nargs < 2 || (f == F_CEILDIV && nargs != 2)) ||
+      (any_float && (f == F_CEILDIV || f == F_BROADCAST))) {
+    ps->err = 1;
+  } else {
+    OsiExprStore *s = ps->s;
+    OsiExpr a0 = args[0].e;
+    r.f = f == F_FLOAT || (any_float && (f == F_MAX || f == F_MIN));
+    switch (f) {
+    case F_FLOOR: r.e = osi_expr_ftoint(s, osi_expr_ffloor(s, a0)); break;
+    case F_CEIL: r.e = osi_expr_ftoint(s, osi_expr_fceil(s, a0)); break;
+    case F_ROUND: r.e = osi_expr_ftoint(s, osi_expr_fround(s, a0)); break;
+    case F_TRUNC: r.e = osi_expr_ftoint(s, a0); break;
+    case F_FLOAT: r.e = osi_expr_to_float(s, a0); break;
+    case F_CEILDIV: r.e = osi_expr_ceildiv(s, a0, args[1].e); break;
+    default:
+      r.e = a0;
+      for (size_t i = 1; i < nargs; i++) {
+        OsiExpr b = args[i].e;
+        if (f == F_MAX) r.e = r.f ? osi_expr_fmax(s, r.e, b) : osi_expr_max(s, r.e, b);
+        else if (f == F_MIN) r.e = r.f ? osi_expr_fmin(s, r.e, b) : osi_expr_min(s, r.e, b);
+        else r.e = osi_expr_broadcast(s, r.e, b);
+      }
+      break;
+    }
+  }
+  if (args != local) free(args);
+  return r;
+}
+
+static PV parse_quoted(Parser *ps) {
   /* ps->p is just past the opening quote */
   const char *start = ps->p;
   size_t escapes = 0;
@@ -117,7 +201,7 @@ static OsiExpr parse_quoted(Parser *ps) {
     char c = *ps->p++;
     if (c == '\'') {
       size_t n = (size_t)(ps->p - 1 - start);
-      if (!escapes) return expr_intern(ps->s, EK_SYM, NULL, 0, NULL, 0, start, n);
+      if (!escapes) return pv(expr_intern(ps->s, EK_SYM, NULL, 0, NULL, 0, start, n), 0);
       char *buf = malloc(n);
       if (!buf) break;
       size_t o = 0;
@@ -127,7 +211,7 @@ static OsiExpr parse_quoted(Parser *ps) {
       }
       OsiExpr e = expr_intern(ps->s, EK_SYM, NULL, 0, NULL, 0, buf, o);
       free(buf);
-      return e;
+      return pv(e, 0);
     }
     if (c == '\\') {
       if (ps->p == ps->end || (*ps->p != '\'' && *ps->p != '\\')) break;
@@ -135,38 +219,59 @@ static OsiExpr parse_quoted(Parser *ps) {
       escapes++;
     }
   }
-  ps->err = 1;
-  return OSI_EXPR_UNKNOWN;
+  return fail(ps);
 }
 
-static OsiExpr parse_primary(Parser *ps) {
+/* A number: INTEGER, or FLOAT (a '.' or an exponent), rounded to float32. */
+static PV parse_number(Parser *ps) {
+  const char *start = ps->p;
+  int64_t v = 0;
+  int overflow = 0, is_float = 0;
+  while (ps->p < ps->end && is_digit(*ps->p)) {
+    if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *ps->p - '0', &v)) overflow = 1;
+    ps->p++;
+  }
+  if (ps->p < ps->end && *ps->p == '.') {
+    is_float = 1;
+    ps->p++;
+    while (ps->p < ps->end && is_digit(*ps->p)) ps->p++;
+  }
+  if (ps->p < ps->end && (*ps->p == 'e' || *ps->p == 'E')) {
+    const char *q = ps->p + 1;
+    if (q < ps->end && (*q == '+' || *q == '-')) q++;
+    if (q < ps->end && is_digit(*q)) {
+      is_float = 1;
+      while (q < ps->end && is_digit(*q)) q++;
+      ps->p = q;
+    }
+  }
+  if (ps->p < ps->end && (is_alpha(*ps->p) || *ps->p == '.')) return fail(ps); /* "2a", "1.2.3" */
+  if (!is_float) return overflow ? fail(ps) : pv(osi_expr_const(ps->s, v), 0);
+  size_t n = (size_t)(ps->p - start);
+  char buf[64];
+  char *text = n < sizeof buf ? buf : malloc(n + 1);
+  if (!text) return fail(ps);
+  memcpy(text, start, n);
+  text[n] = 0;
+  /* Decimal -> double -> float32, as JavaScript's Math.fround(Number(text)):
+   * both evaluators read a literal the same way, and the printer only
+   * writes literals that come back exact this way. */
+  float x = (float)strtod(text, NULL);
+  if (text != buf) free(text);
+  return pv(osi_expr_fconst(ps->s, (double)x), 1);
+}
+
+static PV parse_primary(Parser *ps) {
   skip_ws(ps);
-  if (ps->p == ps->end) {
-    ps->err = 1;
-    return OSI_EXPR_UNKNOWN;
-  }
+  if (ps->p == ps->end) return fail(ps);
   char c = *ps->p;
-  if (is_digit(c)) {
-    int64_t v = 0;
-    while (ps->p < ps->end && is_digit(*ps->p)) {
-      if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *ps->p - '0', &v)) {
-        ps->err = 1;
-        return OSI_EXPR_UNKNOWN;
-      }
-      ps->p++;
-    }
-    if (ps->p < ps->end && is_alpha(*ps->p)) { /* "2a" */
-      ps->err = 1;
-      return OSI_EXPR_UNKNOWN;
-    }
-    return osi_expr_const(ps->s, v);
-  }
+  if (is_digit(c)) return parse_number(ps);
   if (is_alpha(c)) {
     const char *start = ps->p;
     while (ps->p < ps->end && (is_alpha(*ps->p) || is_digit(*ps->p))) ps->p++;
     size_t n = (size_t)(ps->p - start);
     if (accept(ps, "(")) return parse_call(ps, start, n);
-    return expr_intern(ps->s, EK_SYM, NULL, 0, NULL, 0, start, n);
+    return pv(expr_intern(ps->s, EK_SYM, NULL, 0, NULL, 0, start, n), 0);
   }
   if (c == '\'') {
     ps->p++;
@@ -174,77 +279,81 @@ static OsiExpr parse_primary(Parser *ps) {
   }
   if (c == '(') {
     ps->p++;
-    OsiExpr e = parse_expr(ps);
-    if (!ps->err && !accept(ps, ")")) ps->err = 1;
+    PV e = parse_expr(ps);
+    if (!ps->err && !accept(ps, ")")) return fail(ps);
     return e;
   }
-  ps->err = 1;
-  return OSI_EXPR_UNKNOWN;
+  return fail(ps);
 }
 
-static OsiExpr parse_unary(Parser *ps) {
-  if (++ps->depth > EXPR_PARSE_MAX_DEPTH) {
-    ps->err = 1;
-    return OSI_EXPR_UNKNOWN;
-  }
-  OsiExpr e;
-  if (accept(ps, "-")) e = osi_expr_neg(ps->s, parse_unary(ps));
-  else if (accept(ps, "+")) e = parse_unary(ps);
-  else e = parse_primary(ps);
-  ps->depth--;
-  return e;
-}
-
-static OsiExpr parse_term(Parser *ps) {
-  OsiExpr e = parse_unary(ps);
-  while (!ps->err) {
-    if (accept(ps, "*")) e = osi_expr_mul(ps->s, e, parse_unary(ps));
-    else if (accept(ps, "//")) e = osi_expr_floordiv(ps->s, e, parse_unary(ps));
-    else if (accept(ps, "%")) e = osi_expr_mod(ps->s, e, parse_unary(ps));
-    else break;
-  }
-  return e;
-}
-
-static OsiExpr parse_expr(Parser *ps) {
-  if (++ps->depth > EXPR_PARSE_MAX_DEPTH) {
-    ps->err = 1;
-    return OSI_EXPR_UNKNOWN;
-  }
-  OsiExpr e = parse_term(ps);
-  while (!ps->err) {
-    if (accept(ps, "+")) e = osi_expr_add(ps->s, e, parse_term(ps));
-    else if (accept(ps, "-")) e = osi_expr_sub(ps->s, e, parse_term(ps));
-    else break;
+static PV parse_unary(Parser *ps) {
+  if (++ps->depth > EXPR_PARSE_MAX_DEPTH) return fail(ps);
+  PV e;
+  if (accept(ps, "-")) {
+    e = parse_unary(ps);
+    e.e = e.f ? osi_expr_fneg(ps->s, e.e) : osi_expr_neg(ps->s, e.e);
+  } else if (accept(ps, "+")) {
+    e = parse_unary(ps);
+  } else {
+    e = parse_primary(ps);
   }
   ps->depth--;
   return e;
 }
 
-/* 1 when text is syntactically valid; *out is its (maybe unknown) value. */
-static int parse_full(OsiExprStore *s, const char *text, OsiExpr *out) {
+static PV parse_term(Parser *ps) {
+  PV e = parse_unary(ps);
+  while (!ps->err) {
+    if (accept(ps, "*")) e = arith(ps, '*', e, parse_unary(ps));
+    else if (accept(ps, "//")) e = arith(ps, 'd', e, parse_unary(ps));
+    else if (accept(ps, "/")) e = arith(ps, '/', e, parse_unary(ps));
+    else if (accept(ps, "%")) e = arith(ps, '%', e, parse_unary(ps));
+    else break;
+  }
+  return e;
+}
+
+static PV parse_expr(Parser *ps) {
+  if (++ps->depth > EXPR_PARSE_MAX_DEPTH) return fail(ps);
+  PV e = parse_term(ps);
+  while (!ps->err) {
+    if (accept(ps, "+")) e = arith(ps, '+', e, parse_term(ps));
+    else if (accept(ps, "-")) e = arith(ps, '-', e, parse_term(ps));
+    else break;
+  }
+  ps->depth--;
+  return e;
+}
+
+/* 1 when text is syntactically valid; *out is its (maybe unknown) value,
+ * *is_float its type. */
+static int parse_full(OsiExprStore *s, const char *text, OsiExpr *out, int *is_float) {
   *out = OSI_EXPR_UNKNOWN;
   if (!s || !text) return 0;
   size_t len = 0;
   while (len <= EXPR_PARSE_MAX_LEN && text[len]) len++;
   if (len > EXPR_PARSE_MAX_LEN) return 0;
   Parser ps = {s, text, text + len, 0, 0};
-  OsiExpr e = parse_expr(&ps);
+  PV e = parse_expr(&ps);
   skip_ws(&ps);
   if (ps.err || ps.p != ps.end) return 0;
-  *out = e;
+  *out = e.e;
+  *is_float = e.f;
   return 1;
 }
 
 OsiExpr osi_expr_parse(OsiExprStore *s, const char *text) {
   OsiExpr e;
-  parse_full(s, text, &e);
+  int f;
+  parse_full(s, text, &e, &f);
   return e;
 }
 
 OsiExpr osi_expr_from_dim_param(OsiExprStore *s, const char *text) {
   if (!s || !text || !*text) return OSI_EXPR_UNKNOWN;
   OsiExpr e;
-  if (parse_full(s, text, &e)) return e;
+  int f;
+  /* A float expression is no size: such a text stays a name. */
+  if (parse_full(s, text, &e, &f) && !f) return e;
   return osi_expr_symbol(s, text);
 }

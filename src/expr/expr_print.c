@@ -184,6 +184,13 @@ static void put_div_operand(OsiExprStore *s, Buf *b, OsiExpr e, int divisor) {
 static void put_node(OsiExprStore *s, Buf *b, OsiExpr e) {
   const ExprNode *nd = expr_node(s, e);
   uint32_t n = nd->n;
+  if (nd->kind == EK_FTOINT || expr_is_float_kind(nd->kind)) { /* expr_print_float.c */
+    char *text = expr_float_text(s, e);
+    if (!text) b->oom = 1;
+    else puts_(b, text);
+    free(text);
+    return;
+  }
   switch (nd->kind) {
   case EK_CONST: put_int(b, nd->val); return;
   case EK_SYM: put_symbol(b, nd->name); return;

@@ -349,15 +349,18 @@ Ival ival_expr(const OsiExprStore *s, OsiExpr e) {
       }
     }
     return r;
+  case EK_FTOINT:
+    if (!expr_ftoint_bounds(s, e, &r.lo, &r.hi)) return IV_ALL;
+    return r;
   default: return IV_ALL;
   }
 }
 
 /* Section - Ring operations */
 
-/* Operands must be known ids of this store. */
+/* Operands must be known integer ids of this store. */
 static int ok2(const OsiExprStore *s, OsiExpr a, OsiExpr b) {
-  return s && a && b && a < s->nnodes && b < s->nnodes;
+  return s && a && b && a < s->nnodes && b < s->nnodes && !expr_is_float(s, a) && !expr_is_float(s, b);
 }
 
 static OsiExpr add_scaled(OsiExprStore *s, OsiExpr a, OsiExpr b, int64_t kb) {
@@ -691,7 +694,7 @@ OsiExpr osi_expr_ceildiv(OsiExprStore *s, OsiExpr a, OsiExpr b) {
 #define NARY_MAX OSI_EXPR_MAX_NODES
 
 static int gather(const OsiExprStore *s, int kind, OsiExpr e, OsiExpr *buf, uint32_t *n) {
-  if (!s || !e || e >= s->nnodes) return 0;
+  if (!s || !e || e >= s->nnodes || expr_is_float(s, e)) return 0;
   const ExprNode *nd = expr_node(s, e);
   uint32_t cnt = nd->kind == kind ? nd->n : 1;
   if (*n + cnt > NARY_MAX) return 0;

@@ -261,9 +261,12 @@ static void test_quoting(void) {
 
 static void test_parse_errors(void) {
   const char *bad[] = {"", " ", "a b", "a +", "+", "(a", "a)", "()", "Max()", "Max(a)", "Max(a,)",
-                       "CeilDiv(a)", "CeilDiv(a,b,c)", "foo(a)", "a / b", "a / / b", "a ** b",
+                       "CeilDiv(a)", "CeilDiv(a,b,c)", "foo(a)", "a / / b", "a ** b",
                        "2a", "a,b", "#", "a $ b", "9223372036854775808", "-9223372036854775808",
-                       "\xff", "Max(a,b", "1e3", "a.b", "Broadcast(a)"};
+                       "\xff", "Max(a,b", "1e", "1e3a", "1.2.3", ".5", "a.b", "Broadcast(a)",
+                       /* float operands where integers are needed, float arity */
+                       "a // 0.5", "a % (b/2)", "CeilDiv(a, 2.0)", "Broadcast(a, 1.0)",
+                       "Floor()", "Floor(a, b)", "Trunc(a,)", "Float()"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     CHECK_INT(osi_expr_parse(S, bad[i]), OSI_EXPR_UNKNOWN);
     if (osi_expr_parse(S, bad[i]) != OSI_EXPR_UNKNOWN) fprintf(stderr, "  input: %s\n", bad[i]);

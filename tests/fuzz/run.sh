@@ -53,12 +53,14 @@ seed_corpus() {
       done < <(find "$backend" -name '*.onnx' 2>/dev/null | sort)
       ;;
     fuzz_expr)
-      # byte 0 of an input picks the mode: '0' (even: assume_nonneg on) and '1' (odd: off)
+      # byte 0 of an input picks the mode: bit 0 assume_nonneg off, bit 1 the float domain on
+      # ('0' nonneg, '1' signed, '2' nonneg in the float domain)
       local i=0
       while IFS= read -r line; do
         i=$((i + 1))
         printf '0%s' "$line" >"$dir/seed_${i}a"
         printf '1%s' "$line" >"$dir/seed_${i}b"
+        printf '2%s' "$line" >"$dir/seed_${i}c"
       done <tests/fuzz/expr_seeds.txt
       ;;
   esac
