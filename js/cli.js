@@ -61,12 +61,14 @@ function formatType(t, bind) {
   switch (t.kind) {
     case 'tensor': {
       if (!t.dims) return `${t.elemType ?? '?'} [*]`;
-      const dims = t.dims.map((d) => {
+      const show = (d) => {
         if (!bind) return d ?? '?';
         const v = evaluateDim(d, bind);
         return v ?? d ?? '?';
-      });
-      return `${t.elemType ?? '?'} [${dims.join(', ')}]`;
+      };
+      // A known integer content (value as shape) follows the shape: int64 [4] = [N, 3, H, W].
+      const value = t.value ? ` = [${t.value.map(show).join(', ')}]` : '';
+      return `${t.elemType ?? '?'} [${t.dims.map(show).join(', ')}]${value}`;
     }
     case 'sequence': return `sequence<${formatType(t.elem, bind)}>`;
     case 'optional': return `optional<${formatType(t.elem, bind)}>`;

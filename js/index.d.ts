@@ -22,6 +22,14 @@ export interface TensorType {
   readonly elemType: ElemType | null;
   /** null when not even the rank is known. */
   readonly dims: readonly Dim[] | null;
+  /**
+   * The content of an integer or bool tensor when inference knows it and it has at most 64
+   * elements (row-major, flattened): the "value as shape" of exporters' shape subgraphs, e.g.
+   * `Shape(x)` of x `[batch, 8, height, width]` has value `['batch', 8, 'height', 'width']`.
+   * Each element is a number, an expression string, or null when that element is unknown.
+   * Absent when the content is not known (or longer).
+   */
+  readonly value?: readonly Dim[];
 }
 
 export interface SequenceType {
@@ -54,8 +62,9 @@ export interface Diagnostic {
   /** Its index in its graph (`result.nodes` for the top-level graph); null when `node` is. */
   readonly nodeIndex: number | null;
   /**
-   * The subgraph the node is in ("" at the top level; "loop/body/" for a Loop body: the
-   * prefix of the `values` keys of that scope); null when `node` is.
+   * The graph the node is in: '' for the model's graph, otherwise a key of `result.subgraphs`
+   * (then `nodeIndex` indexes that body's nodes: `result.node(path, nodeIndex)`); null when
+   * `node` is.
    */
   readonly path: string | null;
 }
@@ -77,10 +86,42 @@ export interface Requirement {
   readonly message: string;
 }
 
+/** One node of a graph. Value keys are those of `result.values` (getShape(key) gives the type). */
 export interface NodeInfo {
   readonly name: string;
   readonly opType: string;
+  /** '' for the default (ai.onnx) domain. */
   readonly domain: string;
+  /** The value key of each input, in order; null for an omitted optional input. */
+  readonly inputs: readonly (string | null)[];
+  /** The value key of each output, in order; null for an omitted optional output. */
+  readonly outputs: readonly (string | null)[];
+}
+
+/**
+ * A subgraph (If/Loop/Scan body, ...) or the body of a call of a model-local function, as it was
+ * inferred. Its values are keyed `path + name` (see `subgraphValues`); its nodes may read values
+ * of the enclosing graphs (their own keys).
+ */
+export interface SubgraphInfo {
+  /** The path of the graph that holds the calling node ('' for the model's graph). */
+  readonly parent: string;
+  /** The calling node's index in that graph's nodes. */
+  readonly node: number;
+  /** The graph attribute ('then_branch', 'else_branch', 'body', ...), or the called function's name. */
+  readonly attribute: string;
+  /** The body's formal inputs (value keys). */
+  readonly inputs: readonly (string | null)[];
+  /** The body's outputs (value keys, possibly of an enclosing graph). */
+  readonly outputs: readonly (string | null)[];
+  readonly nodes: readonly NodeInfo[];
+}
+
+/** Where a node is: its graph ('' or a key of `subgraphs`) and its index in that graph's nodes. */
+export interface NodeRef {
+  readonly path: string;
+  readonly index: number;
+  readonly node: NodeInfo;
 }
 
 export interface InferOptions {
@@ -155,7 +196,17 @@ export interface ShapeInferenceResult {
    * have none). Built on first read, like `values`.
    */
   readonly producers: Readonly<Record<string, number>>;
+  /** The nodes of the model's graph, in file order. Built on first read, like `values`. */
   readonly nodes: readonly NodeInfo[];
+  /** The model's graph inputs that no initializer shadows (value keys). */
+  readonly inputs: readonly string[];
+  /** The model's graph outputs (value keys). */
+  readonly outputs: readonly string[];
+  /**
+   * Every subgraph and function body that inference walked, by path ('loop/body/',
+   * 'call/MyFunction/'), in the order they were first inferred. Built on first read.
+   */
+  readonly subgraphs: Readonly<Record<string, SubgraphInfo>>;
   readonly diagnostics: readonly Diagnostic[];
   /**
    * Relations between dims found during inference: equalities (from declared output shapes that
@@ -196,6 +247,16 @@ export interface ShapeInferenceResult {
   getShape(name: string): ValueType | null;
   /** Every value with a known type, sorted in code-unit order; a fresh array each call. */
   names(): string[];
+  /** The node at index `index` of graph `path` ('' or a key of `subgraphs`), or null. */
+  node(path: string, index: number): NodeInfo | null;
+  /** The node that writes value `key`, or null (a graph input, an initializer, an unknown key). */
+  producer(key: string): NodeRef | null;
+  /**
+   * The nodes that read value `key`, the model's graph first, then each body (a body node that
+   * reads an outer value is listed under the body's path); `input` is the position among the
+   * node's inputs (a node reading the value twice is listed twice). Built on first call.
+   */
+  consumers(key: string): readonly (NodeRef & { readonly input: number })[];
   /**
    * The serialized ModelProto given to inferShapes with the inferred types written in (a new
    * Uint8Array each call): the graph outputs and existing value_info entries get the inferred type

@@ -73,10 +73,32 @@ function comparePoints(a, b) {
 }
 
 /**
+ * Frozen {name, opType, domain, inputs, outputs} per node, from the compact form's "nodeNames"
+ * (joined), "nodeOps" (indices into ops) and "nodeIO" ([n, ref..., m, ref..., ...]); `ref` turns
+ * a compact reference into a value key.
+ */
+function expandNodes(joinedNames, nodeOps, io, ops, ref) {
+  const names = splitNames(joinedNames, nodeOps.length);
+  const nodes = new Array(nodeOps.length);
+  for (let i = 0, at = 0; i < nodes.length; i++) {
+    const inputs = new Array(io[at++]);
+    for (let k = 0; k < inputs.length; k++) inputs[k] = ref(io[at++]);
+    const outputs = new Array(io[at++]);
+    for (let k = 0; k < outputs.length; k++) outputs[k] = ref(io[at++]);
+    const op = ops[nodeOps[i]];
+    nodes[i] = Object.freeze({
+      name: names[i], opType: op[0], domain: op[1], inputs: Object.freeze(inputs), outputs: Object.freeze(outputs),
+    });
+  }
+  return Object.freeze(nodes);
+}
+
+/**
  * The object osi_result_json describes, from osi_result_json_compact's form (src/api/result.c): the
  * same keys in the same order, deeply frozen. Values of the same type share one frozen type object.
- * `values` and `producers` come as a LAZY record (see ShapeInferenceResult): V8 takes as long to
- * build a 100k-key object as the engine takes to infer the shapes, and getShape does not need one.
+ * `values`, `producers`, `nodes` and `subgraphs` come as a LAZY record (see ShapeInferenceResult):
+ * V8 takes as long to build a 100k-key object as the engine takes to infer the shapes, and
+ * getShape does not need one.
  */
 function expandCompact(c) {
   const types = c.types.map(deepFreeze);
@@ -92,13 +114,9 @@ function expandCompact(c) {
   for (let i = 0, s = c.subgraphValues; i < s.length; i += 3) {
     define(subgraphValues, s[i], Object.freeze({ path: s[i + 1], name: s[i + 2] }));
   }
-  const nodeOps = c.nodeOps;
-  const nodeNames = splitNames(c.nodeNames, nodeOps.length);
-  const nodes = new Array(nodeOps.length);
-  for (let i = 0, ops = c.ops; i < nodes.length; i++) {
-    const op = ops[nodeOps[i]];
-    nodes[i] = Object.freeze({ name: nodeNames[i], opType: op[0], domain: op[1] });
-  }
+  // A value reference: an index into names (a top-level value), a key, or null (omitted).
+  const ref = (r) => (typeof r === 'number' ? names[r] : r);
+  const refs = (list) => Object.freeze(list.map(ref));
   const data = {
     [LAZY]: {
       // Sorted and distinct in code point order when the engine says every key is UTF-8.
@@ -116,9 +134,25 @@ function expandCompact(c) {
         }
         return Object.freeze(o);
       },
+      nodes: () => expandNodes(c.nodeNames, c.nodeOps, c.nodeIO, c.ops, ref),
+      subgraphs() {
+        const o = {};
+        for (let i = 0, s = c.subgraphs; i < s.length; i += 9) {
+          define(o, s[i], Object.freeze({
+            parent: s[i + 1],
+            node: s[i + 2],
+            attribute: s[i + 3],
+            inputs: refs(s[i + 4]),
+            outputs: refs(s[i + 5]),
+            nodes: expandNodes(s[i + 6], s[i + 7], s[i + 8], c.ops, ref),
+          }));
+        }
+        return Object.freeze(o);
+      },
     },
     subgraphValues: Object.freeze(subgraphValues),
-    nodes: Object.freeze(nodes),
+    inputs: refs(c.inputs),
+    outputs: refs(c.outputs),
     diagnostics: deepFreeze(c.diagnostics),
     firstError: c.firstError ? deepFreeze(c.firstError) : null,
     constraints: deepFreeze(c.constraints),
@@ -127,8 +161,9 @@ function expandCompact(c) {
   return data;
 }
 
-/** expandCompact's record of what `values` and `producers` are built from. */
+/** expandCompact's record of what the lazily built keys are made from. */
 const LAZY = Symbol('lazy');
+const EMPTY = Object.freeze([]);
 
 /** What one osi_infer call found. Everything on it is frozen plain data. */
 class ShapeInferenceResult {
@@ -136,6 +171,9 @@ class ShapeInferenceResult {
   #lazy;
   #values;
   #producers;
+  #nodes;
+  #subgraphs;
+  #links; // { producer: Map(key -> ref), consumers: Map(key -> [ref]) }, built on first use
 
   constructor(data) {
     const lazy = data[LAZY];
@@ -144,13 +182,19 @@ class ShapeInferenceResult {
       // Own enumerable accessors, built once on first read: spreading, JSON.stringify and
       // structured clone (postMessage) see them as data properties.
       this.#lazy = lazy;
-      Object.defineProperty(this, 'values', { enumerable: true, get: () => (this.#values ??= lazy.values()) });
-      Object.defineProperty(this, 'producers', { enumerable: true, get: () => (this.#producers ??= lazy.producers()) });
+      const getter = (key, get) => Object.defineProperty(this, key, { enumerable: true, get });
+      getter('values', () => (this.#values ??= lazy.values()));
+      getter('producers', () => (this.#producers ??= lazy.producers()));
+      getter('nodes', () => (this.#nodes ??= lazy.nodes()));
     } else {
       this.values = data.values ?? Object.freeze({});
       this.producers = data.producers ?? Object.freeze({});
+      this.nodes = data.nodes ?? Object.freeze([]);
     }
-    this.nodes = data.nodes ?? Object.freeze([]);
+    this.inputs = data.inputs ?? Object.freeze([]);
+    this.outputs = data.outputs ?? Object.freeze([]);
+    if (lazy) Object.defineProperty(this, 'subgraphs', { enumerable: true, get: () => (this.#subgraphs ??= lazy.subgraphs()) });
+    else this.subgraphs = data.subgraphs ?? Object.freeze({});
     this.diagnostics = data.diagnostics ?? Object.freeze([]);
     // Keys the engine adds later (constraints, events, ...) pass through unchanged.
     for (const key of Object.keys(data)) {
@@ -176,6 +220,56 @@ class ShapeInferenceResult {
     }
     if (!Object.hasOwn(this.values, name)) return null;
     return this.values[name] ?? null;
+  }
+
+  /**
+   * The node at `path` ('' for the model's graph, a key of `subgraphs` for a body) and `index`
+   * in that graph's nodes, or null.
+   */
+  node(path, index) {
+    const nodes = path === '' ? this.nodes : Object.hasOwn(this.subgraphs, path) ? this.subgraphs[path].nodes : null;
+    return nodes && Number.isInteger(index) && index >= 0 && index < nodes.length ? nodes[index] : null;
+  }
+
+  /** The node that writes value `key`: { path, index, node }, or null (graph input, initializer). */
+  producer(key) {
+    return this.#graphLinks().producer.get(key) ?? null;
+  }
+
+  /**
+   * The nodes that read value `key`, in graph order (the model's graph, then each body):
+   * [{ path, index, input, node }], `input` being the position among the node's inputs. Nodes
+   * inside a body that read an outer value are listed with the body's path.
+   */
+  consumers(key) {
+    return this.#graphLinks().consumers.get(key) ?? EMPTY;
+  }
+
+  #graphLinks() {
+    if (this.#links) return this.#links;
+    const producer = new Map();
+    const consumers = new Map();
+    const walk = (path, nodes) => {
+      for (let index = 0; index < nodes.length; index++) {
+        const node = nodes[index];
+        for (let input = 0; input < node.inputs.length; input++) {
+          const key = node.inputs[input];
+          if (key === null) continue;
+          const ref = Object.freeze({ path, index, input, node });
+          const list = consumers.get(key);
+          if (list) list.push(ref);
+          else consumers.set(key, [ref]);
+        }
+        let ref = null;
+        for (const key of node.outputs) {
+          if (key !== null && !producer.has(key)) producer.set(key, (ref ??= Object.freeze({ path, index, node })));
+        }
+      }
+    };
+    walk('', this.nodes);
+    for (const [path, g] of Object.entries(this.subgraphs)) walk(path, g.nodes);
+    for (const list of consumers.values()) Object.freeze(list);
+    return (this.#links = { producer, consumers });
   }
 
   /** Every value with a known type, sorted (code-unit order). A fresh array each call. */

@@ -12,6 +12,7 @@
 #include "decode/decode.h"
 #include "infer/infer.h"
 #include "base/json.h"
+#include "api/result_graph.h"
 #include "api/write_back.h"
 #include "model/type_json.h"
 
@@ -289,14 +290,17 @@ static const char *sub_key(OsiResult *r, const OsiSubValue *sv, OsiValueTable *u
 }
 
 /* Every value with a known type (top-level and subgraph), sorted by key:
- * the entries of "values". Malloc'ed; NULL when memory runs out. */
-static Row *collect_rows(OsiResult *r, int *count) {
+ * the entries of "values", and *sub_keys: per run->subs entry its key
+ * (NULL: none). Both malloc'ed; NULL when memory runs out. */
+static Row *collect_rows(OsiResult *r, int *count, const char ***sub_keys) {
   OsiContext *root = &r->root;
   const OsiRun *run = &r->run;
   Row *rows = malloc(((size_t)root->n_order + (size_t)run->n_subs + 1) * sizeof *rows);
+  const char **keys = calloc((size_t)run->n_subs + 1, sizeof *keys);
   OsiValueTable used = {0};
-  if (!rows || !osi_value_table_init(&used, (size_t)run->n_subs + 1)) {
+  if (!rows || !keys || !osi_value_table_init(&used, (size_t)run->n_subs + 1)) {
     free(rows);
+    free(keys);
     return NULL;
   }
   int n = 0;
@@ -305,10 +309,12 @@ static Row *collect_rows(OsiResult *r, int *count) {
   for (int i = 0; i < run->n_subs; i++) {
     const char *key = run->subs[i].type ? sub_key(r, &run->subs[i], &used) : NULL;
     if (key) rows[n++] = (Row){key, run->subs[i].type, &run->subs[i], -1};
+    keys[i] = key;
   }
   osi_value_table_free(&used);
   sort_rows(rows, (size_t)n);
   *count = n;
+  *sub_keys = keys;
   return rows;
 }
 
@@ -358,6 +364,11 @@ static void write_requirements(OsiJson *j, OsiExprStore *s, const OsiRequirement
   osi_json_raw(j, "]");
 }
 
+static OsiGraphView graph_view(OsiResult *r, const char *const *sub_keys, int compact) {
+  OsiGraphView v = {&r->root, &r->run, r->run.model->graph, sub_keys, compact};
+  return v;
+}
+
 /* The tail both JSON forms share: diagnostics, the first error,
  * constraints, events and the closing brace. */
 static void render_tail_to(OsiResult *r, OsiJson *j) {
@@ -393,18 +404,20 @@ static void render(OsiResult *r) {
   OsiJson *j = &r->json;
   OsiContext *root = &r->root;
   int n = 0;
-  Row *rows = collect_rows(r, &n);
+  const char **sub_keys = NULL;
+  Row *rows = collect_rows(r, &n, &sub_keys);
   if (!rows) {
     j->failed = 1;
     return;
   }
+  OsiGraphView view = graph_view(r, sub_keys, 0);
 
   osi_json_raw(j, "{\"values\":{");
   for (int i = 0; i < n; i++) {
     if (i) osi_json_raw(j, ",");
     osi_json_string(j, rows[i].key);
     osi_json_raw(j, ":");
-    osi_json_type(j, r->exprs, rows[i].type);
+    osi_json_type_content(j, r->exprs, rows[i].type);
   }
   osi_json_raw(j, "},\"subgraphValues\":{");
   for (int i = 0, first = 1; i < n; i++) {
@@ -440,9 +453,13 @@ static void render(OsiResult *r) {
     osi_json_string(j, g->nodes[i].op_type);
     osi_json_raw(j, ",\"domain\":");
     osi_json_string(j, g->nodes[i].domain);
+    osi_json_node_io(j, &view, i);
     osi_json_raw(j, "}");
   }
   osi_json_raw(j, "]");
+  osi_json_graph_io(j, &view);
+  osi_json_subgraphs(j, &view, NULL, NULL);
+  free(sub_keys);
   render_tail_to(r, j);
 }
 
@@ -464,6 +481,12 @@ static void render(OsiResult *r) {
  *    "subgraphValues":[key,path,name,...],
  *    "nodeNames":"name\u0000...",   node names, joined like "names"
  *    "nodeOps":[op,...],            per node: index into ops
+ *    "nodeIO":[n,ref...,m,ref...,...]  per node: its n inputs and m outputs;
+ *                                   a ref is an index into names (a top-level
+ *                                   value), a key string, or null (omitted)
+ *    "inputs":[ref,...], "outputs":[ref,...]   the graph's
+ *    "subgraphs":[path,parent,node,attribute,[ref,...],[ref,...],
+ *                 "nodeNames",[op,...],[nodeIO...], ...]   per inferred body
  *    "ops":[[opType,domain],...],   distinct (opType, domain) pairs
  *    "diagnostics":..., "firstError":..., "constraints":..., "events":...}
  *                                   as in osi_result_json
@@ -471,7 +494,7 @@ static void render(OsiResult *r) {
  * smaller than the expanded form and cheaper to render and to parse. */
 
 /* Sufficient for identical getShape JSON: same kind, element type, rank,
- * dim ids (hash-consed) and element type. */
+ * dim ids (hash-consed), element type and shown content (expression ids). */
 static int same_json_type(const OsiType *a, const OsiType *b, int depth) {
   if (a == b) return 1;
   if (!a || !b || depth > 16) return 0;
@@ -479,6 +502,13 @@ static int same_json_type(const OsiType *a, const OsiType *b, int depth) {
   if ((a->kind == OSI_KIND_TENSOR || a->kind == OSI_KIND_SPARSE_TENSOR) && a->rank > 0 &&
       memcmp(a->dims, b->dims, (size_t)a->rank * sizeof *a->dims) != 0)
     return 0;
+  if (depth == 0) {
+    int ca = osi_json_has_content(a), cb = osi_json_has_content(b);
+    if (ca != cb || (ca && (a->value->count != b->value->count ||
+                            memcmp(a->value->ints, b->value->ints,
+                                   (size_t)a->value->count * sizeof *a->value->ints) != 0)))
+      return 0;
+  }
   return same_json_type(a->elem, b->elem, depth + 1);
 }
 
@@ -490,6 +520,8 @@ static uint32_t hash_json_type(const OsiType *t, int depth) {
   h = (h ^ (uint32_t)t->rank) * 16777619u;
   if ((t->kind == OSI_KIND_TENSOR || t->kind == OSI_KIND_SPARSE_TENSOR) && t->rank > 0)
     for (int i = 0; i < t->rank; i++) h = (h ^ (uint32_t)t->dims[i]) * 16777619u;
+  if (depth == 0 && osi_json_has_content(t))
+    for (int64_t i = 0; i < t->value->count; i++) h = (h ^ (uint32_t)t->value->ints[i]) * 16777619u;
   return (h ^ hash_json_type(t->elem, depth + 1)) * 16777619u;
 }
 
@@ -525,7 +557,8 @@ static int intern_type(Interner *in, const OsiType *t) {
   return in->count - 1;
 }
 
-static int intern_op(Interner *in, const OsiNode *n) {
+static int intern_op(void *user, const OsiNode *n) {
+  Interner *in = user;
   size_t i = (size_t)(osi_hash_string(n->op_type) * 31 + osi_hash_string(n->domain)) & in->mask;
   for (; in->slots[i]; i = (i + 1) & in->mask) {
     const OsiNode *m = in->items[in->slots[i] - 1];
@@ -541,18 +574,22 @@ static void render_compact(OsiResult *r) {
   OsiContext *root = &r->root;
   const OsiGraph *g = r->run.model->graph;
   int n = 0;
-  Row *rows = collect_rows(r, &n);
+  const char **sub_keys = NULL;
+  Row *rows = collect_rows(r, &n, &sub_keys);
   int *type_of = rows ? malloc(((size_t)n + 1) * sizeof *type_of) : NULL;
   Interner types = {0}, ops = {0};
-  if (!type_of || !interner_init(&types, (size_t)n) || !interner_init(&ops, (size_t)g->n_nodes)) {
+  size_t n_nodes = (size_t)g->n_nodes;
+  for (int i = 0; i < r->run.n_scopes; i++) n_nodes += (size_t)r->run.scopes[i].graph.n_nodes;
+  if (!type_of || !interner_init(&types, (size_t)n) || !interner_init(&ops, n_nodes)) {
     j->failed = 1;
     goto done;
   }
+  OsiGraphView view = graph_view(r, sub_keys, 1);
   for (int i = 0; i < n; i++) type_of[i] = intern_type(&types, rows[i].type);
   osi_json_raw(j, "{\"types\":[");
   for (int i = 0; i < types.count; i++) {
     if (i) osi_json_raw(j, ",");
-    osi_json_type(j, r->exprs, types.items[i]);
+    osi_json_type_content(j, r->exprs, types.items[i]);
   }
   osi_json_raw(j, "],\"names\":\"");
   for (int i = 0; i < root->n_order; i++) {
@@ -596,7 +633,11 @@ static void render_compact(OsiResult *r) {
     if (i) osi_json_raw(j, ",");
     osi_json_int(j, intern_op(&ops, &g->nodes[i]));
   }
-  osi_json_raw(j, "],\"ops\":[");
+  osi_json_raw(j, "],");
+  osi_json_node_io_compact(j, &view);
+  osi_json_graph_io(j, &view);
+  osi_json_subgraphs(j, &view, intern_op, &ops);
+  osi_json_raw(j, ",\"ops\":[");
   for (int i = 0; i < ops.count; i++) {
     const OsiNode *op = ops.items[i];
     osi_json_raw(j, i ? ",[" : "[");
@@ -612,6 +653,7 @@ done:
   interner_free(&ops);
   free(type_of);
   free(rows);
+  free(sub_keys);
 }
 
 const char *osi_result_json_compact(OsiResult *self) {

@@ -81,6 +81,12 @@ void osi_json_int(OsiJson *j, int64_t v) {
   append(j, p, (size_t)(b + sizeof b - p));
 }
 
+void osi_json_char(OsiJson *j, char c) {
+  if (!reserve(j, 1)) return;
+  j->buf[j->len++] = c;
+  j->buf[j->len] = 0;
+}
+
 void osi_json_free(OsiJson *j) {
   free(j->buf);
   j->buf = NULL;

@@ -43,6 +43,7 @@ OsiValueEntry *osi_context_define(OsiContext *ctx, const char *name, const OsiTy
       ctx->order = o;
       ctx->cap_order = cap;
     }
+    e->order = ctx->n_order;
     ctx->order[ctx->n_order++] = e;
   }
   e->type = type;
@@ -221,8 +222,62 @@ void osi_run_keep_sub_value(OsiRun *run, const char *path, const char *name, con
   sv->type = type;
 }
 
+/* The path of the innermost scope from `ctx` outwards that defines `name`. */
+static const char *defining_path(const OsiContext *ctx, const char *name) {
+  if (!name[0]) return NULL;
+  for (; ctx; ctx = ctx->parent)
+    if (osi_value_table_get(&ctx->values, name)) return ctx->path;
+  return NULL;
+}
+
+void osi_run_keep_scope(OsiRun *run, const OsiContext *child, const OsiGraph *graph,
+                        const char *caller, int node_index, const char *tag) {
+  size_t refs = (size_t)graph->n_outputs;
+  for (int k = 0; k < graph->n_nodes; k++) refs += (size_t)graph->nodes[k].n_inputs;
+  const char **where = osi_arena_array(run->arena, refs + 1, sizeof *where);
+  char *tag_copy = osi_arena_strdup(run->arena, tag);
+  if (!where || !tag_copy) return;
+  size_t at = 0;
+  for (int k = 0; k < graph->n_nodes; k++)
+    for (int i = 0; i < graph->nodes[k].n_inputs; i++)
+      where[at++] = defining_path(child, graph->nodes[k].inputs[i]);
+  for (int i = 0; i < graph->n_outputs; i++) where[at++] = defining_path(child, graph->outputs[i].name);
+
+  if (!run->scope_index.cap && !osi_value_table_init(&run->scope_index, 16)) return;
+  OsiValueEntry *e = osi_value_table_get(&run->scope_index, child->path);
+  if (!e) {
+    if (run->n_scopes == run->cap_scopes) {
+      int cap = run->cap_scopes ? run->cap_scopes * 2 : 16;
+      OsiScopeLog *scopes = realloc(run->scopes, (size_t)cap * sizeof *scopes);
+      if (!scopes) return;
+      run->scopes = scopes;
+      run->cap_scopes = cap;
+    }
+    e = osi_arena_alloc(run->arena, sizeof *e);
+    if (!e) return;
+    e->name = child->path;
+    e->producer = run->n_scopes; /* index into run->scopes */
+    if (!osi_value_table_put(&run->scope_index, e)) return;
+    run->n_scopes++;
+  }
+  OsiScopeLog *log = &run->scopes[e->producer];
+  log->path = child->path;
+  log->caller = caller;
+  log->node_index = node_index;
+  log->tag = tag_copy;
+  log->graph = *graph;
+  log->where = where;
+}
+
 void osi_run_free(OsiRun *run) {
   free(run->diags);
+  free(run->scopes);
+  free(run->top_io);
+  free(run->top_io_at);
+  osi_value_table_free(&run->scope_index);
+  run->scopes = NULL;
+  run->top_io = NULL;
+  run->top_io_at = NULL;
   free(run->events);
   free(run->subs);
   free(run->equal.items);

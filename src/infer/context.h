@@ -18,7 +18,7 @@ typedef struct OsiDiagnostic {
   const char *message;
   const char *node;    /* node name, "" when none */
   const char *op_type; /* "" when none */
-  int node_index;      /* -1 when none */
+  int node_index;      /* -1 when none; in the graph of `path` */
   const char *path;    /* subgraph path of the node ("" at top level) */
 } OsiDiagnostic;
 
@@ -54,6 +54,20 @@ typedef struct OsiSubValue {
   const OsiType *type;
 } OsiSubValue;
 
+/* A subgraph or function body as it was last inferred, kept so that the
+ * result can describe every node of every scope (viewers draw them). */
+typedef struct OsiScopeLog {
+  const char *path;   /* e.g. "loop/body/" */
+  const char *caller; /* path of the scope holding the calling node */
+  int node_index;     /* the calling node's index in the caller's graph */
+  const char *tag;    /* the graph attribute, or the called function's name */
+  OsiGraph graph;     /* a copy: nodes, inputs and outputs are arena memory */
+  /* Path of the scope that defines each name a node of the body reads
+   * (every node's inputs in order, then the graph outputs), NULL for an
+   * omitted input or a name no scope defines: outer values included. */
+  const char **where;
+} OsiScopeLog;
+
 /* State shared by every scope of one run. */
 typedef struct OsiRun {
   OsiArena *arena;
@@ -82,6 +96,15 @@ typedef struct OsiRun {
   OsiValueTable sub_index;
   OsiSubValue *subs;
   int n_subs, cap_subs;
+  /* Top-level graph: the entries node k read and wrote, its inputs then its
+   * outputs from top_io[top_io_at[k]] (NULL: omitted), so that the result
+   * lists them without looking their names up again. */
+  const OsiValueEntry **top_io;
+  size_t *top_io_at;
+  /* Subgraph and function body scopes, by path (first inference order). */
+  OsiValueTable scope_index;
+  OsiScopeLog *scopes;
+  int n_scopes, cap_scopes;
   /* Function call nesting (cycle and depth checks). */
   int call_depth;
   const char *call_stack[32];
@@ -144,6 +167,11 @@ const char *osi_type_text(OsiExprStore *s, const OsiType *t, char *buf, size_t c
 /* Remembers a subgraph value under its scope path (replacing an earlier
  * inference of the same scope, e.g. a previous fixed-point round). */
 void osi_run_keep_sub_value(OsiRun *run, const char *path, const char *name, const OsiType *type);
+/* Remembers the body `graph` just inferred in `child` (still alive: names
+ * are resolved through its scopes), replacing an earlier inference of the
+ * same path. */
+void osi_run_keep_scope(OsiRun *run, const OsiContext *child, const OsiGraph *graph,
+                        const char *caller, int node_index, const char *tag);
 /* Frees what the run allocated outside the arena. */
 void osi_run_free(OsiRun *run);
 

@@ -175,10 +175,13 @@ static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index) {
   op.in = osi_arena_array(run->arena, (size_t)n->n_inputs + 1, sizeof(OsiType *));
   op.out = osi_arena_array(run->arena, (size_t)n->n_outputs + 1, sizeof(OsiType *));
   if (!op.in || !op.out) return osi_run_fail(run, OSI_ERR_NOMEM, n->name, "out of memory");
+  const OsiValueEntry **kept =
+      !scope->parent && !scope->path[0] && run->top_io ? run->top_io + run->top_io_at[index] : NULL;
   for (int i = 0; i < n->n_inputs; i++) {
     if (!n->inputs[i][0]) continue;
     OsiValueEntry *e = osi_context_lookup(scope, n->inputs[i]);
     op.in[i] = e ? e->type : NULL;
+    if (kept) kept[i] = e;
   }
   run->cur_node = index;
   run->cur_node_name = n->name;
@@ -213,8 +216,9 @@ static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index) {
                 (long long)op.opset, st == OSI_OK ? "" : ": ", st == OSI_OK ? "" : op.message);
   for (int o = 0; o < n->n_outputs; o++) {
     if (!n->outputs[o][0]) continue;
-    if (!osi_context_define(scope, n->outputs[o], op.out[o], index))
-      return osi_run_fail(run, OSI_ERR_NOMEM, n->name, "out of memory");
+    OsiValueEntry *e = osi_context_define(scope, n->outputs[o], op.out[o], index);
+    if (!e) return osi_run_fail(run, OSI_ERR_NOMEM, n->name, "out of memory");
+    if (kept) kept[n->n_inputs + o] = e;
     event_set(run, "set", n->outputs[o], op.out[o]);
   }
   return osi_arena_exhausted(run->arena)
@@ -223,10 +227,26 @@ static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index) {
              : OSI_OK;
 }
 
+/* Room for what infer_node keeps of the top-level graph's node inputs and outputs. */
+static int keep_top_io(OsiRun *run, const OsiGraph *g) {
+  run->top_io_at = malloc(((size_t)g->n_nodes + 1) * sizeof *run->top_io_at);
+  if (!run->top_io_at) return 0;
+  size_t n = 0;
+  for (int k = 0; k < g->n_nodes; k++) {
+    run->top_io_at[k] = n;
+    n += (size_t)g->nodes[k].n_inputs + (size_t)g->nodes[k].n_outputs;
+  }
+  run->top_io_at[g->n_nodes] = n;
+  run->top_io = calloc(n + 1, sizeof *run->top_io);
+  return run->top_io != NULL;
+}
+
 OsiStatus osi_infer_graph(OsiContext *scope, const OsiGraph *g, int n_in,
                           const OsiType *const *in_types) {
   OsiStatus st = seed(scope, g, n_in, in_types);
   if (st != OSI_OK) return st;
+  if (!scope->parent && !scope->path[0] && !scope->run->top_io && !keep_top_io(scope->run, g))
+    return osi_run_fail(scope->run, OSI_ERR_NOMEM, "", "out of memory");
   int *order = malloc(((size_t)g->n_nodes + 1) * sizeof(int));
   if (!order) return osi_run_fail(scope->run, OSI_ERR_NOMEM, "", "out of memory");
   st = osi_topo_order(scope, g, order);
@@ -266,6 +286,7 @@ OsiStatus osi_infer_child(OsiOpCtx *ctx, const OsiGraph *graph, const char *tag,
     for (int i = 0; i < child.n_order; i++)
       if (child.order[i]->type && !child.order[i]->is_initializer)
         osi_run_keep_sub_value(run, child.path, child.order[i]->name, child.order[i]->type);
+    osi_run_keep_scope(run, &child, graph, caller->path, ctx->node_index, tag);
   }
   osi_context_free(&child);
   return st;

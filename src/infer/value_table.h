@@ -17,6 +17,7 @@ typedef struct OsiValueEntry {
   const OsiType *type;   /* NULL: defined, type unknown */
   int producer;          /* node index in its graph, -1 for inputs/initializers */
   int is_initializer;
+  int order;             /* position in its scope's definition order (OsiContext.order) */
 } OsiValueEntry;
 
 /* A slot keeps 32 bits of its name's hash, so probes skip other names

@@ -63,6 +63,28 @@ static void write_type(OsiJson *j, OsiExprStore *s, const OsiType *t, int depth)
 
 void osi_json_type(OsiJson *j, OsiExprStore *s, const OsiType *t) { write_type(j, s, t, 0); }
 
+int osi_json_has_content(const OsiType *t) {
+  return t && (t->kind == OSI_KIND_TENSOR || t->kind == OSI_KIND_SPARSE_TENSOR) && t->value &&
+         t->value->ints && t->value->count <= OSI_JSON_MAX_CONTENT;
+}
+
+void osi_json_type_content(OsiJson *j, OsiExprStore *s, const OsiType *t) {
+  if (!osi_json_has_content(t)) {
+    write_type(j, s, t, 0);
+    return;
+  }
+  /* write_type ends a tensor with "}": write it, then take the brace back. */
+  write_type(j, s, t, 0);
+  if (j->failed || !j->len || j->buf[j->len - 1] != '}') return;
+  j->buf[--j->len] = 0;
+  osi_json_raw(j, ",\"value\":[");
+  for (int64_t i = 0; i < t->value->count; i++) {
+    if (i) osi_json_raw(j, ",");
+    write_dim(j, s, t->value->ints[i]);
+  }
+  osi_json_raw(j, "]}");
+}
+
 int32_t osi_dtype_from_name(const char *name) {
   for (int32_t dt = 1; name && dt < OSI_DT_COUNT; dt++)
     if (osi_dtype_name(dt) && !strcmp(osi_dtype_name(dt), name)) return dt;

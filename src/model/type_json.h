@@ -8,6 +8,15 @@
 
 /* {"kind":"tensor","elemType":"float","dims":[4,"N",null]} or null. */
 void osi_json_type(OsiJson *j, OsiExprStore *s, const OsiType *t);
+/* Most elements of a known integer content that results show: as many as
+ * a shape has dims, so that a value costs what a shape does. */
+#define OSI_JSON_MAX_CONTENT OSI_MAX_RANK
+/* 1 when osi_json_type_content writes t's content. */
+int osi_json_has_content(const OsiType *t);
+/* osi_json_type, plus "value":[...] (numbers, expression strings, null) for
+ * an integer or bool tensor whose content is known and has at most
+ * OSI_JSON_MAX_CONTENT elements (row-major). */
+void osi_json_type_content(OsiJson *j, OsiExprStore *s, const OsiType *t);
 /* The inverse; dims may be numbers, expression strings or null, and a type
  * without "kind" is a tensor. NULL for JSON null; sets *bad on malformed
  * input. */

@@ -47,7 +47,7 @@ describe('a built Relu model', () => {
     expect(r.getShape('__proto__')).toBeNull();
     expect(r.getShape('toString')).toBeNull();
     expect(Array.isArray(r.diagnostics)).toBe(true);
-    expect(r.nodes).toEqual([{ name: 'relu0', opType: 'Relu', domain: '' }]);
+    expect(r.nodes).toEqual([{ name: 'relu0', opType: 'Relu', domain: '', inputs: ['X'], outputs: ['Y'] }]);
     expect(r.producers).toEqual({ Y: 0 });
   });
 

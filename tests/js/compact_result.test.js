@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { init } from '../../js/index.js';
-import { model } from './onnx_builder.js';
+import { model, attr, tensor } from './onnx_builder.js';
 import { REPO } from './helpers.js';
 
 let engine;
@@ -82,6 +82,38 @@ test('bundled example models (subgraphs included)', () => {
     const r = expectSameAsFull(readFileSync(join(REPO, 'examples/models', name)));
     expect(r.names().length).toBeGreaterThan(0);
   }
+});
+
+test('node inputs and outputs, graph inputs and outputs, subgraph and function bodies, known contents', () => {
+  const body = {
+    name: 'body',
+    inputs: [{ name: 'i', elemType: 'int64', dims: [] }, { name: 'c', elemType: 'bool', dims: [] }, { name: 'acc', elemType: 'float', dims: ['N'] }],
+    outputs: ['c_out', 'acc_out'],
+    nodes: [
+      { op: 'Identity', name: 'keep', inputs: ['c'], outputs: ['c_out'] },
+      { op: 'Add', name: 'add', inputs: ['acc', 'X'], outputs: ['acc_out'] },
+    ],
+  };
+  const bytes = model({
+    opsets: [{ domain: '', version: 17 }, { domain: 'local', version: 1 }],
+    functions: [{
+      name: 'Twice', domain: 'local', inputs: ['a'], outputs: ['out'], opsets: [{ domain: '', version: 17 }],
+      nodes: [{ op: 'Add', name: 'sum', inputs: ['a', 'a'], outputs: ['out'] }],
+    }],
+    inputs: [{ name: 'X', elemType: 'float', dims: ['N'] }, { name: 'n', elemType: 'int64', dims: [] }, { name: 'go', elemType: 'bool', dims: [] }],
+    initializers: [tensor({ name: 'axes', elemType: 'int64', dims: [2], int64Data: [0, -1] })],
+    outputs: ['loop/body/acc_out', 'Y', 'S', 'T'],
+    nodes: [
+      { op: 'Relu', name: 'first', inputs: ['X'], outputs: ['loop/body/acc_out'] },
+      { op: 'Loop', name: 'loop', inputs: ['n', 'go', 'X'], outputs: ['Y'], attrs: { body: attr.graph(body) } },
+      { op: 'Shape', name: 'shape', inputs: ['Y'], outputs: ['S'] },
+      { op: 'Twice', domain: 'local', name: 'call', inputs: ['X'], outputs: ['T'] },
+    ],
+  });
+  const r = expectSameAsFull(bytes);
+  expect(Object.keys(r.subgraphs)).toEqual(['loop/body/', 'call/Twice/']);
+  expect(r.getShape('S').value).toEqual(['N']);
+  expectSameAsFull(bytes, { events: true });
 });
 
 /** getShape(name) for every name, before anything reads result.values (the binary-search path). */

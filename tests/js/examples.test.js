@@ -46,7 +46,8 @@ describe('tiny decoder layer with a KV cache', () => {
     expect(r.getShape('q_t').dims).toEqual(['batch', 4, 'seq', 16]);
     expect(r.getShape('ctx').dims).toEqual(['batch', 'seq', 64]);
     expect(r.getShape('logits').dims).toEqual(['batch', 'seq', 100]);
-    expect(r.getShape('split_shape')).toEqual({ kind: 'tensor', elemType: 'int64', dims: [4] });
+    // The head split's target shape: 4 heads of 16 (examples/models/make_models.py).
+    expect(r.getShape('split_shape')).toEqual({ kind: 'tensor', elemType: 'int64', dims: [4], value: ['batch', 'seq', 4, 16] });
     expect(r.constraints.equal).toEqual([['past_seq+seq', 'total_seq']]);
   });
 });

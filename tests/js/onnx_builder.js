@@ -225,16 +225,31 @@ export function graph({ name = 'g', nodes = [], inputs = [], outputs = [], initi
   return w.finish();
 }
 
+const opsetImport = ({ domain = '', version }) => new Writer().len(1, domain).int(2, version).finish();
+
 /**
- * ModelProto. `opset` is the default-domain version; `opsets` ([{ domain, version }]) lists them all.
- * Everything else is passed to graph().
+ * FunctionProto (a model-local function): { name, domain, inputs, outputs, nodes, attributes?,
+ * opsets? } where inputs, outputs and attributes are name lists.
  */
-export function model({ irVersion = 8, opset = 17, opsets, ...graphSpec } = {}) {
+export function functionProto({ name, domain = '', inputs = [], outputs = [], attributes = [], nodes = [], opsets = [] }) {
+  const w = new Writer().len(1, name);
+  for (const i of inputs) w.len(4, i);
+  for (const o of outputs) w.len(5, o);
+  for (const a of attributes) w.len(6, a);
+  for (const n of nodes) w.len(7, n instanceof Uint8Array ? n : node(n));
+  for (const o of opsets) w.len(9, opsetImport(o));
+  return w.len(10, domain).finish();
+}
+
+/**
+ * ModelProto. `opset` is the default-domain version; `opsets` ([{ domain, version }]) lists them all;
+ * `functions` are functionProto() specs. Everything else is passed to graph().
+ */
+export function model({ irVersion = 8, opset = 17, opsets, functions = [], ...graphSpec } = {}) {
   const w = new Writer().int(1, irVersion);
   w.len(7, graph(graphSpec));
-  for (const { domain = '', version } of opsets ?? [{ domain: '', version: opset }]) {
-    w.len(8, new Writer().len(1, domain).int(2, version).finish());
-  }
+  for (const o of opsets ?? [{ domain: '', version: opset }]) w.len(8, opsetImport(o));
+  for (const f of functions) w.len(25, functionProto(f));
   return w.finish();
 }
 

@@ -1,0 +1,203 @@
+#include "api/result_graph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A reference to value `name` defined by the scope at path `where` (NULL:
+ * omitted, or no scope defines it). Keys are what "values" uses: the name at
+ * top level, the body value's key inside a subgraph (which may carry a "~2"
+ * suffix); a body value with no entry in "values" (unknown type, a body
+ * initializer) is referenced by path + name. */
+static void write_ref(OsiJson *j, const OsiGraphView *v, const char *where, const char *name) {
+  if (!name[0]) {
+    osi_json_raw(j, "null");
+    return;
+  }
+  if (!where) {
+    osi_json_string(j, name);
+    return;
+  }
+  if (!where[0]) {
+    const OsiValueEntry *e = osi_value_table_get(&v->root->values, name);
+    if (v->compact && e) osi_json_int(j, e->order);
+    else osi_json_string(j, name);
+    return;
+  }
+  size_t lp = strlen(where), ln = strlen(name);
+  char small[256];
+  char *key = lp + ln < sizeof small ? small : malloc(lp + ln + 1);
+  if (!key) {
+    j->failed = 1;
+    return;
+  }
+  memcpy(key, where, lp);
+  memcpy(key + lp, name, ln + 1);
+  const OsiValueEntry *e = osi_value_table_get(&v->run->sub_index, key);
+  const char *final = e && v->sub_keys[e->producer] ? v->sub_keys[e->producer] : key;
+  osi_json_string(j, final);
+  if (key != small) free(key);
+}
+
+/* Refs of node n: its inputs resolved by where[at...] (where NULL: a
+ * top-level node), its outputs defined in `path`; top[] (when not NULL)
+ * holds the entries inference resolved its inputs and outputs to. Advances
+ * *at past the inputs. */
+static void write_refs(OsiJson *j, const OsiGraphView *v, const OsiNode *n, const char *path,
+                       const char *const *where, size_t *at, const OsiValueEntry *const *top,
+                       int counted) {
+  if (counted) {
+    osi_json_int(j, n->n_inputs);
+    osi_json_raw(j, n->n_inputs ? "," : "");
+  } else {
+    osi_json_raw(j, ",\"inputs\":[");
+  }
+  for (int i = 0; i < n->n_inputs; i++) {
+    if (i) osi_json_char(j, ',');
+    if (where) {
+      write_ref(j, v, where[(*at)++], n->inputs[i]);
+    } else if (v->compact && top && top[i]) { /* what inference resolved the name to */
+      osi_json_int(j, top[i]->order);
+    } else {
+      write_ref(j, v, n->inputs[i][0] ? "" : NULL, n->inputs[i]);
+    }
+  }
+  if (counted) {
+    osi_json_char(j, ',');
+    osi_json_int(j, n->n_outputs);
+    osi_json_raw(j, n->n_outputs ? "," : "");
+  } else {
+    osi_json_raw(j, "],\"outputs\":[");
+  }
+  for (int i = 0; i < n->n_outputs; i++) {
+    if (i) osi_json_char(j, ',');
+    if (v->compact && top && top[n->n_inputs + i]) osi_json_int(j, top[n->n_inputs + i]->order);
+    else write_ref(j, v, path, n->outputs[i]);
+  }
+  if (!counted) osi_json_raw(j, "]");
+}
+
+void osi_json_node_io(OsiJson *j, const OsiGraphView *v, int k) {
+  write_refs(j, v, &v->graph->nodes[k], "", NULL, NULL, NULL, 0);
+}
+
+void osi_json_node_io_compact(OsiJson *j, const OsiGraphView *v) {
+  const OsiRun *run = v->run;
+  osi_json_raw(j, "\"nodeIO\":[");
+  for (int k = 0; k < v->graph->n_nodes; k++) {
+    if (k) osi_json_char(j, ',');
+    write_refs(j, v, &v->graph->nodes[k], "", NULL, NULL,
+               run->top_io ? run->top_io + run->top_io_at[k] : NULL, 1);
+  }
+  osi_json_raw(j, "]");
+}
+
+/* [ref,...] of a graph's formal inputs (defined in `path`, skipping those an
+ * initializer of the top-level graph shadows) or outputs (where[]). */
+static void write_inputs(OsiJson *j, const OsiGraphView *v, const OsiGraph *g, const char *path) {
+  osi_json_raw(j, "[");
+  for (int i = 0, first = 1; i < g->n_inputs; i++) {
+    if (!path[0]) {
+      const OsiValueEntry *e = osi_value_table_get(&v->root->values, g->inputs[i].name);
+      if (!e || e->is_initializer) continue;
+    }
+    osi_json_raw(j, first ? "" : ",");
+    first = 0;
+    write_ref(j, v, path, g->inputs[i].name);
+  }
+  osi_json_raw(j, "]");
+}
+
+static void write_outputs(OsiJson *j, const OsiGraphView *v, const OsiGraph *g,
+                          const char *const *where) {
+  osi_json_raw(j, "[");
+  for (int i = 0; i < g->n_outputs; i++) {
+    if (i) osi_json_char(j, ',');
+    write_ref(j, v, where ? where[i] : (g->outputs[i].name[0] ? "" : NULL), g->outputs[i].name);
+  }
+  osi_json_raw(j, "]");
+}
+
+void osi_json_graph_io(OsiJson *j, const OsiGraphView *v) {
+  osi_json_raw(j, ",\"inputs\":");
+  write_inputs(j, v, v->graph, "");
+  osi_json_raw(j, ",\"outputs\":");
+  write_outputs(j, v, v->graph, NULL);
+}
+
+static void write_scope_compact(OsiJson *j, const OsiGraphView *v, const OsiScopeLog *s,
+                                int (*intern_op)(void *, const OsiNode *), void *user) {
+  const OsiGraph *g = &s->graph;
+  size_t at = 0;
+  osi_json_string(j, s->path);
+  osi_json_char(j, ',');
+  osi_json_string(j, s->caller);
+  osi_json_char(j, ',');
+  osi_json_int(j, s->node_index);
+  osi_json_char(j, ',');
+  osi_json_string(j, s->tag);
+  osi_json_char(j, ',');
+  write_inputs(j, v, g, s->path);
+  osi_json_char(j, ',');
+  size_t outs_at = 0;
+  for (int k = 0; k < g->n_nodes; k++) outs_at += (size_t)g->nodes[k].n_inputs;
+  write_outputs(j, v, g, s->where + outs_at);
+  osi_json_raw(j, ",\"");
+  for (int k = 0; k < g->n_nodes; k++) {
+    if (k) osi_json_raw(j, "\\u0000");
+    osi_json_string_body(j, g->nodes[k].name);
+  }
+  osi_json_raw(j, "\",[");
+  for (int k = 0; k < g->n_nodes; k++) {
+    if (k) osi_json_char(j, ',');
+    osi_json_int(j, intern_op(user, &g->nodes[k]));
+  }
+  osi_json_raw(j, "],[");
+  for (int k = 0; k < g->n_nodes; k++) {
+    if (k) osi_json_char(j, ',');
+    write_refs(j, v, &g->nodes[k], s->path, s->where, &at, NULL, 1);
+  }
+  osi_json_raw(j, "]");
+}
+
+static void write_scope_full(OsiJson *j, const OsiGraphView *v, const OsiScopeLog *s) {
+  const OsiGraph *g = &s->graph;
+  size_t at = 0;
+  osi_json_string(j, s->path);
+  osi_json_raw(j, ":{\"parent\":");
+  osi_json_string(j, s->caller);
+  osi_json_raw(j, ",\"node\":");
+  osi_json_int(j, s->node_index);
+  osi_json_raw(j, ",\"attribute\":");
+  osi_json_string(j, s->tag);
+  osi_json_raw(j, ",\"inputs\":");
+  write_inputs(j, v, g, s->path);
+  osi_json_raw(j, ",\"outputs\":");
+  size_t outs_at = 0;
+  for (int k = 0; k < g->n_nodes; k++) outs_at += (size_t)g->nodes[k].n_inputs;
+  write_outputs(j, v, g, s->where + outs_at);
+  osi_json_raw(j, ",\"nodes\":[");
+  for (int k = 0; k < g->n_nodes; k++) {
+    const OsiNode *n = &g->nodes[k];
+    osi_json_raw(j, k ? ",{\"name\":" : "{\"name\":");
+    osi_json_string(j, n->name);
+    osi_json_raw(j, ",\"opType\":");
+    osi_json_string(j, n->op_type);
+    osi_json_raw(j, ",\"domain\":");
+    osi_json_string(j, n->domain);
+    write_refs(j, v, n, s->path, s->where, &at, NULL, 0);
+    osi_json_raw(j, "}");
+  }
+  osi_json_raw(j, "]}");
+}
+
+void osi_json_subgraphs(OsiJson *j, const OsiGraphView *v, int (*intern_op)(void *, const OsiNode *),
+                        void *user) {
+  const OsiRun *run = v->run;
+  osi_json_raw(j, v->compact ? ",\"subgraphs\":[" : ",\"subgraphs\":{");
+  for (int i = 0; i < run->n_scopes; i++) {
+    if (i) osi_json_char(j, ',');
+    if (v->compact) write_scope_compact(j, v, &run->scopes[i], intern_op, user);
+    else write_scope_full(j, v, &run->scopes[i]);
+  }
+  osi_json_raw(j, v->compact ? "]" : "}");
+}
