@@ -78,7 +78,7 @@ function asExpr(d) {
   }
 }
 
-function rng(seed) {
+export function rng(seed) {
   let s = seed >>> 0;
   return () => {
     s = (s * 1664525 + 1013904223) >>> 0;
@@ -86,7 +86,7 @@ function rng(seed) {
   };
 }
 
-function makeFeeds(ort, inputs, env, rand) {
+export function makeFeeds(ort, inputs, env, rand) {
   const feeds = {};
   for (const inp of inputs) {
     const dims = inp.dims.map((d) => evalDim(asExpr(d), env));
@@ -152,7 +152,7 @@ function inputEnv(binding, inputs) {
 
 /** Checks one value's inferred type against the runtime tensor at one binding; `fromInputs`: its
  * dims evaluate with `inputsOnly` (the graph inputs' symbols) too. */
-function compareValue(inferred, tensor, env, inputsOnly) {
+export function compareValue(inferred, tensor, env, inputsOnly) {
   const problems = [];
   let resolved = true;
   let fromInputs = true;
