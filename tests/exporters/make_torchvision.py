@@ -305,6 +305,8 @@ def fix_int_sqrt(model):
     """RAFT divides by torch.sqrt(torch.tensor(C)) with C from x.shape: the exporter emits Sqrt on int64,
     which onnxruntime refuses. Cast its input to float and back, as eager PyTorch's type promotion
     does in effect; returns the notes of what was changed."""
+    if not any(n.op_type == "Sqrt" for n in model.graph.node):
+        return []
     types = {vi.name: vi.type.tensor_type.elem_type
              for vi in onnx.shape_inference.infer_shapes(model).graph.value_info}
     notes, nodes = [], []
