@@ -146,13 +146,16 @@ def keypoint_rcnn():
 
 def retinanet():
     backbone = fpn_backbone(D.retinanet.LastLevelP6P7(32, 32), levels=(6, 12, 16))
-    return D.RetinaNet(backbone, DET_CLASSES, topk_candidates=40, detections_per_img=8, **DET_COMMON)
+    # A random head scores about 0.01 (its prior): a lower threshold keeps detections, so the
+    # data-dependent values are not all empty.
+    return D.RetinaNet(backbone, DET_CLASSES, score_thresh=0.001, topk_candidates=40, detections_per_img=8, **DET_COMMON)
 
 
 def fcos():
     backbone = fpn_backbone(D.retinanet.LastLevelP6P7(32, 32), levels=(6, 12, 16))
     # Its head's GroupNorm refuses a 1x1 P7 map: images resized to at least 128 keep P7 above 1x1.
-    return D.FCOS(backbone, DET_CLASSES, topk_candidates=40, detections_per_img=8, min_size=128, max_size=192)
+    return D.FCOS(backbone, DET_CLASSES, score_thresh=0.001, topk_candidates=40, detections_per_img=8, min_size=128,
+                  max_size=192)
 
 
 def ssd(lite):
