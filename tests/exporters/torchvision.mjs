@@ -301,7 +301,9 @@ function layeredRoots(ctx, engine, first) {
     }
     judged = judge(ctx, result, pins);
   }
-  return { layers, firstRoot };
+  // What is still lost after the last layer (0: every lost value is explained by the roots found).
+  const residual = judged.values.filter((v) => (v.verdict === 'unresolved' || v.verdict === 'wrong') && !v.labels.length).length;
+  return { layers, firstRoot, residual };
 }
 
 const ORT_TYPES = { float32: 'float', int64: 'int64', int32: 'int32', bool: 'bool', float64: 'double', uint8: 'uint8' };
@@ -319,7 +321,7 @@ async function checkModel(entry, dir, engine, ort) {
   const ctx = { entry, idx, dd, runtime, inputSymbols, outputLabels, result, bytes,
     resolves: (d, pins) => evalDim(d, { ...entry.bindings[0], ...pins[0] }) !== null };
   const judged = judge(ctx, result, null);
-  const { layers, firstRoot } = layeredRoots(ctx, engine, judged);
+  const { layers, firstRoot, residual } = layeredRoots(ctx, engine, judged);
   const rootOf = new Map((layers[0] ?? []).filter((r) => r.index !== undefined).map((r) => [r.index, r]));
   const gaps = [];
   for (const v of judged.values) {
@@ -360,7 +362,7 @@ async function checkModel(entry, dir, engine, ort) {
     wrong: count((v) => v.verdict === 'wrong'),
     sizeDependent: byKind('size-dependent'), static: byKind('static'), dataDependent: byKind('data-dependent'),
     constraintViolations: judged.constraintViolations,
-    readability: readability(result), gaps, blocking, layers: layers.length,
+    readability: readability(result), gaps, blocking, layers: layers.length, residual,
     errors: [...errors, ...layers.flat().filter((r) => r.error).map((r) => `layered analysis stopped: ${r.error}`)],
     eagerMismatch, notes: entry.notes ?? [],
     diagnostics: result.diagnostics.map((d) => `${d.code} ${d.opType ?? ''} ${d.node ?? ''}: ${d.message}`),
@@ -484,6 +486,7 @@ export function formatReport(report, { verbose = false } = {}) {
       `${padl(m.readability.plusMinus, 5)}${padl(m.readability.over80, 5)}`);
     for (const e of m.errors) lines.push(`  ERROR ${e}`);
     for (const e of m.eagerMismatch) lines.push(`  note: graph output differs from eager PyTorch: ${e}`);
+    if (m.residual) lines.push(`  note: ${m.residual} values still lost after ${m.layers} layers of roots`);
     for (const g of m.gaps) {
       if (!verbose && g.verdict !== 'wrong') continue;
       lines.push(`  ${g.verdict === 'wrong' ? 'WRONG' : 'unresolved'} ${g.value} (${g.op}, ${g.kind}) inferred ${JSON.stringify(g.dims)} ` +
