@@ -330,7 +330,8 @@ async function checkModel(entry, dir, engine, ort) {
     const op = graph.nodes[p]?.op ?? null;
     const rs = firstRoot.get(v.name) ?? [];
     const root = v.labels.length
-      ? { pattern: 'declared output label replaced computed dim', chain: `${op}→graph output`, op, node: v.name, index: p, diagnostic: null }
+      ? { pattern: v.kind === 'data-dependent' ? 'declared output label replaced a data-dependent size (the label has no <= bound)'
+        : 'declared output label replaced computed dim', chain: `${op}→graph output`, op, node: v.name, index: p, diagnostic: null }
       : rootOf.get(rs[0]);
     gaps.push({ value: v.name, op, kind: v.kind, verdict: v.verdict, dims: v.dims, runtime: v.runtime, problems: v.problems,
       unbound: v.unbound, pattern: root?.pattern ?? '?', chain: root?.chain ?? '',
