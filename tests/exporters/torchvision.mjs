@@ -450,21 +450,21 @@ const pctStr = (a, b) => `${b ? ((100 * a) / b).toFixed(1) : '100.0'}%`;
  */
 export function firstOffenders(report, n = 12) {
   const all = report.models.flatMap((m) => m.gaps.map((g) => ({ model: m.name, g })));
-  const picked = new Set();
+  const picked = [];
   const seen = new Set();
   const pick = (pred) => {
     for (const x of all) {
-      if (picked.size >= n) return;
+      if (picked.length >= n) return;
       const key = `${x.model}|${x.g.pattern}`;
-      if (picked.has(x) || !pred(x, key)) continue;
-      picked.add(x);
+      if (picked.includes(x) || !pred(x, key)) continue;
+      picked.push(x);
       seen.add(key);
     }
   };
   pick((x, key) => !x.g.root.inherited && !seen.has(key));
   pick((x, key) => !seen.has(key));
   pick(() => true);
-  return all.filter((x) => picked.has(x)).map(({ model, g }) => {
+  return picked.map(({ model, g }) => {
     const line = `${model} ${g.value} (${g.op}, ${g.kind}, ${g.verdict}): ${JSON.stringify(g.dims)} vs runtime ` +
       `${g.runtime.map((d) => JSON.stringify(d)).join(' / ')}${g.problems.length ? ` {${g.problems[0]}}` : ''} [${g.pattern}]`;
     return line.length > 400 ? `${line.slice(0, 397)}...` : line;
