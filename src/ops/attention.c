@@ -5,6 +5,7 @@
  * layouts carry heads * head_size in the last dim; per-head sizes are that
  * dim divided by the head count, which valid models make exact.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/helpers.h"
@@ -49,6 +50,111 @@ static void set_dims4(OsiOpCtx *ctx, int o, int32_t dtype, OsiExpr a, OsiExpr b,
   dims[0] = a, dims[1] = b, dims[2] = c, dims[3] = d;
 }
 
+/* What Attention requires of its inputs (the spec, and onnxruntime's
+ * checks): Q, K, V of one rank, 3 or 4; one batch; K and V one sequence;
+ * head counts from the attributes or dim 1, q heads a multiple of kv heads;
+ * Q and K one head size; past_key / past_value together, [B, kv_heads,
+ * past, head_size / v_head_size]; the mask broadcasts to
+ * [B, q_heads, S_q, past + S_kv]. */
+static OsiStatus check_attention(OsiOpCtx *ctx, int64_t qh, int64_t kvh) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiType *in[3] = {osi_in_ranked(ctx, 0), osi_in_ranked(ctx, 1), osi_in_ranked(ctx, 2)};
+  int rank = -1;
+  OsiStatus st;
+  for (int i = 0; i < 3; i++) {
+    if (!in[i]) continue;
+    if ((st = osi_op_require_rank(ctx, i, 3, 4)) != OSI_OK) return st;
+    if (rank >= 0 && in[i]->rank != rank)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Attention: Q, K and V have ranks %d, %d and %d; they must be equal",
+                         in[0] ? in[0]->rank : -1, in[1] ? in[1]->rank : -1, in[2] ? in[2]->rank : -1);
+    rank = in[i]->rank;
+  }
+  if (osi_in_present(ctx, 4) != osi_in_present(ctx, 5))
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "Attention: past_key and past_value are given together or not at all");
+  if ((st = osi_op_require_rank(ctx, 4, 4, 4)) != OSI_OK || (st = osi_op_require_rank(ctx, 5, 4, 4)) != OSI_OK) return st;
+  const char *B = "Attention batch";
+  if ((st = osi_op_require_dims_eq(ctx, B, 1, 0, 0, 0)) != OSI_OK || (st = osi_op_require_dims_eq(ctx, B, 2, 0, 0, 0)) != OSI_OK ||
+      (st = osi_op_require_dims_eq(ctx, B, 4, 0, 0, 0)) != OSI_OK || (st = osi_op_require_dims_eq(ctx, B, 5, 0, 0, 0)) != OSI_OK ||
+      (st = osi_op_require_dims_eq(ctx, "Attention past sequence", 5, 2, 4, 2)) != OSI_OK)
+    return st;
+  if (rank < 0) return OSI_OK;
+  OsiExpr q_heads, kv_heads, head, v_head, q_seq, kv_seq;
+  if (rank == 4) {
+    if (qh > 0 && (st = osi_op_require_dim(ctx, "Attention heads", 0, 1, osi_expr_const(s, qh), OSI_WHAT("attribute 'q_num_heads'"))) != OSI_OK)
+      return st;
+    if (kvh > 0 && ((st = osi_op_require_dim(ctx, "Attention heads", 1, 1, osi_expr_const(s, kvh), OSI_WHAT("attribute 'kv_num_heads'"))) != OSI_OK ||
+                    (st = osi_op_require_dim(ctx, "Attention heads", 2, 1, osi_expr_const(s, kvh), OSI_WHAT("attribute 'kv_num_heads'"))) != OSI_OK))
+      return st;
+    if ((st = osi_op_require_dims_eq(ctx, "Attention kv heads", 2, 1, 1, 1)) != OSI_OK ||
+        (st = osi_op_require_dims_eq(ctx, "Attention head size", 1, 3, 0, 3)) != OSI_OK ||
+        (st = osi_op_require_dims_eq(ctx, "Attention kv sequence", 2, 2, 1, 2)) != OSI_OK)
+      return st;
+    q_heads = in[0] ? in[0]->dims[1] : OSI_EXPR_UNKNOWN;
+    kv_heads = in[1] ? in[1]->dims[1] : in[2] ? in[2]->dims[1] : OSI_EXPR_UNKNOWN;
+    head = in[0] ? in[0]->dims[3] : in[1] ? in[1]->dims[3] : OSI_EXPR_UNKNOWN;
+    v_head = in[2] ? in[2]->dims[3] : OSI_EXPR_UNKNOWN;
+    q_seq = in[0] ? in[0]->dims[2] : OSI_EXPR_UNKNOWN;
+    kv_seq = in[1] ? in[1]->dims[2] : in[2] ? in[2]->dims[2] : OSI_EXPR_UNKNOWN;
+  } else {
+    if (qh <= 0 || kvh <= 0)
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "Attention with 3-D inputs needs positive q_num_heads and kv_num_heads");
+    OsiExpr k_head;
+    if ((st = per_head(ctx, in[0] ? in[0]->dims[2] : OSI_EXPR_UNKNOWN, qh, "Q", &head)) != OSI_OK ||
+        (st = per_head(ctx, in[1] ? in[1]->dims[2] : OSI_EXPR_UNKNOWN, kvh, "K", &k_head)) != OSI_OK ||
+        (st = per_head(ctx, in[2] ? in[2]->dims[2] : OSI_EXPR_UNKNOWN, kvh, "V", &v_head)) != OSI_OK ||
+        (st = osi_op_require_eq(ctx, "Attention head size", k_head, OSI_WHAT("K's head size (dim 2 / kv_num_heads)"), head,
+                                OSI_WHAT("Q's head size (dim 2 / q_num_heads)"))) != OSI_OK ||
+        (st = osi_op_require_dims_eq(ctx, "Attention kv sequence", 2, 1, 1, 1)) != OSI_OK)
+      return st;
+    q_heads = osi_expr_const(s, qh);
+    kv_heads = osi_expr_const(s, kvh);
+    q_seq = in[0] ? in[0]->dims[1] : OSI_EXPR_UNKNOWN;
+    kv_seq = in[1] ? in[1]->dims[1] : in[2] ? in[2]->dims[1] : OSI_EXPR_UNKNOWN;
+  }
+  int64_t a, b;
+  if (osi_expr_is_const(s, q_heads, &a) && osi_expr_is_const(s, kv_heads, &b) && (b <= 0 || a % b != 0))
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Attention: %lld query heads are not a multiple of %lld key/value heads",
+                       (long long)a, (long long)b);
+  const char *P = "Attention past";
+  if ((st = osi_op_require_dim(ctx, P, 4, 1, kv_heads, OSI_WHAT("the key/value head count"))) != OSI_OK ||
+      (st = osi_op_require_dim(ctx, P, 5, 1, kv_heads, OSI_WHAT("the key/value head count"))) != OSI_OK ||
+      (st = osi_op_require_dim(ctx, P, 4, 3, head, OSI_WHAT("the head size"))) != OSI_OK ||
+      (st = osi_op_require_dim(ctx, P, 5, 3, v_head, OSI_WHAT("V's head size"))) != OSI_OK)
+    return st;
+  const OsiType *pk = osi_in_ranked(ctx, 4);
+  OsiExpr past = !osi_in_present(ctx, 4) ? osi_expr_const(s, 0) : pk ? pk->dims[2] : OSI_EXPR_UNKNOWN;
+  OsiExpr batch = in[0] ? in[0]->dims[0] : OSI_EXPR_UNKNOWN, total = osi_expr_add(s, past, kv_seq);
+  if (osi_in_present(ctx, 6) && ((st = osi_op_require_rank(ctx, 6, 1, 1)) != OSI_OK ||
+                                 (st = osi_op_require_dim(ctx, "Attention nonpad_kv_seqlen", 6, 0, batch, OSI_WHAT("the batch"))) != OSI_OK))
+    return st;
+  /* The mask broadcasts to the scores, except that from opset 24 its last
+   * dim may also be shorter than the total sequence (padded with -inf). */
+  const OsiType *mask = osi_in_ranked(ctx, 3);
+  if (!mask || mask->rank == 0) return OSI_OK;
+  OsiExpr scores[4] = {batch, q_heads, q_seq, osi_expr_const(s, 1)};
+  OsiType lead = *mask;
+  lead.rank = mask->rank - 1;
+  if (mask->rank > 4)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Attention mask has rank %d; it must broadcast to the 4-D scores", mask->rank);
+  for (int k = 0; k < lead.rank; k++) {
+    int64_t c;
+    if (!osi_expr_is_const(s, lead.dims[k], &c) || c == 1) continue;
+    char what[96];
+    snprintf(what, sizeof what, "dim %d of the scores [B, q_heads, S_q, past + S_kv]", k + 4 - mask->rank);
+    if ((st = osi_op_require_eq(ctx, "Attention mask", lead.dims[k], OSI_DIM(3, k), scores[k + 4 - mask->rank],
+                                OSI_WHAT(what))) != OSI_OK)
+      return st;
+  }
+  OsiExpr last = mask->dims[mask->rank - 1];
+  int64_t c;
+  if (osi_expr_is_const(s, last, &c) && c == 1) return OSI_OK;
+  if (osi_op_opset(ctx) < 24)
+    return osi_op_require_eq(ctx, "Attention mask", last, OSI_DIM(3, mask->rank - 1), total,
+                             OSI_WHAT("the total sequence past + S_kv"));
+  return osi_op_require_le(ctx, "Attention mask", last, OSI_DIM(3, mask->rank - 1), total,
+                           OSI_WHAT("the total sequence past + S_kv"));
+}
+
 /*
  * Attention(Q, K, V, attn_mask, past_key, past_value, nonpad_kv_seqlen)
  * (opset 23/24): 4-D inputs are [B, heads, S, head_size]; 3-D inputs are
@@ -61,7 +167,8 @@ OsiStatus osi_op_attention(OsiOpCtx *ctx) {
   const OsiType *q = osi_in_ranked(ctx, 0);
   int64_t qh = osi_attr_int(ctx, "q_num_heads", 0), kvh = osi_attr_int(ctx, "kv_num_heads", 0);
   Heads hq, hk, hv;
-  OsiStatus st;
+  OsiStatus st = check_attention(ctx, qh, kvh);
+  if (st != OSI_OK) return st;
   if ((st = read_heads(ctx, q, qh, "Q", &hq)) != OSI_OK ||
       (st = read_heads(ctx, osi_in_ranked(ctx, 1), kvh, "K", &hk)) != OSI_OK ||
       (st = read_heads(ctx, osi_in_ranked(ctx, 2), kvh, "V", &hv)) != OSI_OK)
@@ -203,6 +310,19 @@ OsiStatus osi_op_loss(OsiOpCtx *ctx) {
   if (x && t && t->rank != x->rank - 1)
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "target rank %d should be input rank %d minus 1",
                        t->rank, x->rank);
+  /* target [N, d1..dk] matches input [N, C, d1..dk]. */
+  char rule[64];
+  snprintf(rule, sizeof rule, "%s target", osi_op_type(ctx));
+  for (int i = 0; x && t && i < t->rank; i++) {
+    OsiStatus st = osi_op_require_dims_eq(ctx, rule, 1, i, 0, i == 0 ? 0 : i + 1);
+    if (st != OSI_OK) return st;
+  }
+  /* The weight is 1-D; onnxruntime indexes it by the target's classes and
+   * does not compare its length with C. */
+  if (osi_in_present(ctx, 2)) {
+    OsiStatus st = osi_op_require_rank(ctx, 2, 1, 1);
+    if (st != OSI_OK) return st;
+  }
   if (osi_out_present(ctx, 1) && x) osi_out_like(ctx, 1, dtype, x);
   if (strcmp(red, "none") != 0) {
     if (strcmp(red, "sum") != 0 && strcmp(red, "mean") != 0)

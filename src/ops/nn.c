@@ -168,6 +168,15 @@ OsiStatus osi_op_global_pool(OsiOpCtx *ctx) {
 /* BatchNormalization: Y like X; the optional statistics outputs (training
  * mode, or the opset < 9 outputs) take the shape of the mean input [C]. */
 OsiStatus osi_op_batch_norm(OsiOpCtx *ctx) {
+  /* scale, B, mean, var are [C] (before opset 9, unless spatial=0). */
+  const OsiType *x = osi_in_ranked(ctx, 0);
+  OsiStatus st = osi_op_require_rank(ctx, 0, 2, -1);
+  for (int i = 1; st == OSI_OK && x && i < 5 && (osi_op_opset(ctx) >= 9 || osi_attr_int(ctx, "spatial", 1)); i++) {
+    if (!osi_in_present(ctx, i)) continue;
+    st = osi_op_require_rank(ctx, i, 1, 1);
+    if (st == OSI_OK) st = osi_op_require_dims_eq(ctx, "BatchNormalization channels", i, 0, 0, 1);
+  }
+  if (st != OSI_OK) return st;
   osi_out_same_as_input(ctx, 0, 0);
   for (int o = 1; o < osi_out_count(ctx); o++) {
     const OsiType *stat = osi_in(ctx, 3) ? osi_in(ctx, 3) : osi_in(ctx, 1);

@@ -3,7 +3,35 @@
  * LayerNormalization (with its Mean/InvStdDev statistics outputs),
  * GroupNormalization, InstanceNormalization, RMSNormalization.
  */
+#include <stdio.h>
+#include <string.h>
+
 #include "ops/helpers.h"
+
+/* Scale (and bias) of Layer/RMS normalization: numpy-broadcastable to X
+ * (onnxruntime takes X.shape[axis:] and forms that also cover the leading
+ * dims, (B, S, ...) or (1, S, ...)). */
+static OsiStatus check_affine(OsiOpCtx *ctx, const OsiType *x, int first, int last) {
+  char rule[64];
+  snprintf(rule, sizeof rule, "%s scale and bias", osi_op_type(ctx));
+  for (int i = first; i <= last; i++) {
+    if (!osi_in_present(ctx, i)) continue;
+    OsiStatus st = osi_require_broadcast_to(ctx, rule, i, x->rank, x->dims, "X");
+    if (st != OSI_OK) return st;
+  }
+  return OSI_OK;
+}
+
+/* Per-channel inputs [C] of a normalization over X [N, C, ...]. */
+static OsiStatus check_per_channel(OsiOpCtx *ctx, int first, int last, const char *rule) {
+  for (int i = first; i <= last; i++) {
+    if (!osi_in_present(ctx, i)) continue;
+    OsiStatus st = osi_op_require_rank(ctx, i, 1, 1);
+    if (st == OSI_OK) st = osi_op_require_dims_eq(ctx, rule, i, 0, 0, 1);
+    if (st != OSI_OK) return st;
+  }
+  return OSI_OK;
+}
 
 /* LayerNormalization(X, Scale[, B]) (opset 17): Y like X. Mean and
  * InvStdDev have X's dims before `axis` (default -1) and 1 from `axis`
@@ -23,6 +51,10 @@ OsiStatus osi_op_layer_norm(OsiOpCtx *ctx) {
   if (!osi_norm_axis(axis, x->rank, &ax))
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axis %lld is out of range for rank %d",
                        (long long)axis, x->rank);
+  if (!strcmp(osi_op_type(ctx), "LayerNormalization") || !strcmp(osi_op_type(ctx), "SimplifiedLayerNormalization")) {
+    OsiStatus st = check_affine(ctx, x, 1, 2);
+    if (st != OSI_OK) return st;
+  }
   for (int o = 1; o < 3; o++) {
     if (!osi_out_present(ctx, o)) continue;
     OsiType *t = osi_out_like(ctx, o, stash, x);
@@ -39,6 +71,33 @@ OsiStatus osi_op_channel_norm(OsiOpCtx *ctx) {
   if (x && x->kind == OSI_KIND_TENSOR && x->rank >= 0 && x->rank < 2)
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input X has rank %d, expected at least 2 (N, C, ...)",
                        x->rank);
+  OsiStatus st = OSI_OK;
+  if (!strcmp(osi_op_type(ctx), "InstanceNormalization")) {
+    st = check_per_channel(ctx, 1, 2, "InstanceNormalization channels");
+  } else if (!strcmp(osi_op_type(ctx), "GroupNormalization")) {
+    /* C splits into num_groups; scale and bias are [C] (opset 21) or
+     * [num_groups] (opset 18). */
+    OsiExprStore *s = osi_op_exprs(ctx);
+    int64_t groups = osi_attr_int(ctx, "num_groups", 0), c;
+    if (groups < 1)
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute 'num_groups' is %lld; expected at least 1", (long long)groups);
+    const OsiType *xt = osi_in_ranked(ctx, 0);
+    if (xt && osi_expr_is_const(s, xt->dims[1], &c) && c % groups != 0)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "GroupNormalization: %lld channels do not split into %lld groups",
+                         (long long)c, (long long)groups);
+    if (osi_op_opset(ctx) >= 21) {
+      st = check_per_channel(ctx, 1, 2, "GroupNormalization channels");
+    } else {
+      for (int i = 1; i <= 2 && st == OSI_OK; i++) {
+        st = osi_op_require_rank(ctx, i, 1, 1);
+        const OsiType *p = osi_in_ranked(ctx, i);
+        if (st == OSI_OK && p)
+          st = osi_op_require_eq(ctx, "GroupNormalization groups", p->dims[0], OSI_DIM(i, 0), osi_expr_const(s, groups),
+                                 OSI_WHAT("attribute 'num_groups'"));
+      }
+    }
+  }
+  if (st != OSI_OK) return st;
   return osi_out_same_as_input(ctx, 0, 0);
 }
 
@@ -52,6 +111,10 @@ OsiStatus osi_op_rms_norm(OsiOpCtx *ctx) {
   if (x->kind == OSI_KIND_TENSOR && x->rank >= 0 && !osi_norm_axis(axis, x->rank, &ax))
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axis %lld is out of range for rank %d",
                        (long long)axis, x->rank);
+  if (x->kind == OSI_KIND_TENSOR && x->rank >= 0) {
+    OsiStatus st = check_affine(ctx, x, 1, 1);
+    if (st != OSI_OK) return st;
+  }
   osi_out_like(ctx, 0, osi_in_dtype(ctx, 1), x);
   return OSI_OK;
 }
