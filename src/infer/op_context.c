@@ -8,6 +8,10 @@
 int64_t osi_op_opset(const OsiOpCtx *ctx) { return ctx->opset; }
 const char *osi_op_type(const OsiOpCtx *ctx) { return ctx->node->op_type; }
 const char *osi_op_name(const OsiOpCtx *ctx) { return ctx->node->name; }
+int osi_op_is_onnx(const OsiOpCtx *ctx) {
+  const char *d = ctx->node->domain ? ctx->node->domain : "";
+  return !d[0] || !strcmp(d, "ai.onnx");
+}
 OsiArena *osi_op_arena(OsiOpCtx *ctx) { return ctx->scope->run->arena; }
 OsiExprStore *osi_op_exprs(OsiOpCtx *ctx) { return ctx->scope->run->exprs; }
 

@@ -204,12 +204,65 @@ OsiStatus osi_op_attention(OsiOpCtx *ctx) {
   return OSI_OK;
 }
 
+/* What RotaryEmbedding (opset 23) requires (the spec, and onnxruntime's
+ * checks): head_size from X (4-D: dim 3; 3-D: hidden / num_heads), a
+ * rotary_embedding_dim of at most head_size; cos and sin caches of one
+ * shape, [max_pos, rot / 2] with position_ids [B, S], else [B, S, rot / 2]. */
+static OsiStatus check_rotary(OsiOpCtx *ctx, const OsiType *x) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  int64_t heads = osi_attr_int(ctx, "num_heads", 0), rot_attr = osi_attr_int(ctx, "rotary_embedding_dim", 0);
+  OsiStatus st = OSI_OK;
+  OsiExpr batch = OSI_EXPR_UNKNOWN, seq = OSI_EXPR_UNKNOWN, head = OSI_EXPR_UNKNOWN;
+  if (x && x->rank == 4) {
+    batch = x->dims[0], seq = x->dims[2], head = x->dims[3];
+  } else if (x) {
+    if (heads <= 0)
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "RotaryEmbedding with a 3-D input needs a positive num_heads");
+    batch = x->dims[0], seq = x->dims[1];
+    if ((st = per_head(ctx, x->dims[2], heads, "X", &head)) != OSI_OK) return st;
+  }
+  OsiExpr rot = head;
+  if (rot_attr > 0) {
+    rot = osi_expr_const(s, rot_attr);
+    if ((st = osi_op_require_le(ctx, "RotaryEmbedding", rot, OSI_WHAT("attribute 'rotary_embedding_dim'"), head,
+                                OSI_WHAT("the head size"))) != OSI_OK)
+      return st;
+  }
+  OsiExpr half = osi_expr_floordiv(s, rot, osi_expr_const(s, 2));
+  const char *R = "RotaryEmbedding caches";
+  int with_ids = osi_in_present(ctx, 3), r = with_ids ? 2 : 3;
+  const OsiType *cos = osi_in_ranked(ctx, 1), *sin = osi_in_ranked(ctx, 2);
+  if ((st = osi_op_require_rank(ctx, 1, r, r)) != OSI_OK || (st = osi_op_require_rank(ctx, 2, r, r)) != OSI_OK)
+    return st;
+  for (int k = 0; k < r && cos && sin; k++)
+    if ((st = osi_op_require_dims_eq(ctx, R, 2, k, 1, k)) != OSI_OK) return st;
+  const OsiType *cache = cos ? cos : sin;
+  int cache_in = cos ? 1 : 2;
+  if (with_ids) {
+    if ((st = osi_op_require_rank(ctx, 3, 2, 2)) != OSI_OK ||
+        (st = osi_op_require_dim(ctx, "RotaryEmbedding position_ids", 3, 0, batch, OSI_WHAT("the batch of X"))) != OSI_OK ||
+        (st = osi_op_require_dim(ctx, "RotaryEmbedding position_ids", 3, 1, seq, OSI_WHAT("the sequence of X"))) != OSI_OK)
+      return st;
+    if (cache) st = osi_op_require_dim(ctx, R, cache_in, 1, half, OSI_WHAT("half the rotary dim"));
+  } else if (cache) {
+    if ((st = osi_op_require_dim(ctx, R, cache_in, 0, batch, OSI_WHAT("the batch of X"))) != OSI_OK ||
+        (st = osi_op_require_dim(ctx, R, cache_in, 1, seq, OSI_WHAT("the sequence of X"))) != OSI_OK)
+      return st;
+    st = osi_op_require_dim(ctx, R, cache_in, 2, half, OSI_WHAT("half the rotary dim"));
+  }
+  return st;
+}
+
 /* RotaryEmbedding(X, cos_cache, sin_cache[, position_ids]) (opset 23):
  * Y has X's type and shape; X is 3-D (packed heads) or 4-D. */
 OsiStatus osi_op_rotary_embedding(OsiOpCtx *ctx) {
   const OsiType *x = osi_in_ranked(ctx, 0);
   if (x && x->rank != 3 && x->rank != 4)
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input X has rank %d, expected 3 or 4", x->rank);
+  if (osi_op_is_onnx(ctx)) {
+    OsiStatus st = check_rotary(ctx, x);
+    if (st != OSI_OK) return st;
+  }
   return osi_out_same_as_input(ctx, 0, 0);
 }
 

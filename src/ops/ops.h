@@ -27,6 +27,9 @@ typedef OsiStatus (*OsiOpFn)(OsiOpCtx *ctx);
 int64_t osi_op_opset(const OsiOpCtx *ctx);       /* version of the node's domain */
 const char *osi_op_type(const OsiOpCtx *ctx);
 const char *osi_op_name(const OsiOpCtx *ctx);    /* node name, "" if none */
+/* 1 for a standard (ai.onnx) operator: rules shared with com.microsoft
+ * ops that lay their inputs out differently check only these. */
+int osi_op_is_onnx(const OsiOpCtx *ctx);
 OsiArena *osi_op_arena(OsiOpCtx *ctx);
 OsiExprStore *osi_op_exprs(OsiOpCtx *ctx);
 

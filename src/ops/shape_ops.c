@@ -89,6 +89,9 @@ OsiStatus osi_op_reshape(OsiOpCtx *ctx) {
     d[i] = shape[i];
     if (!osi_expr_is_const(s, shape[i], &c)) continue;
     if (c == 0 && !allowzero) {
+      if (x && x->kind == OSI_KIND_TENSOR && x->rank >= 0 && x->rank <= i)
+        return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH,
+                           "Reshape: shape entry %d is 0 (copy the input's dim) but the input has rank %d", i, x->rank);
       d[i] = x && x->rank > i ? x->dims[i] : OSI_EXPR_UNKNOWN;
     } else if (c == -1) {
       if (infer_at >= 0) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "shape has two -1 entries");
@@ -104,8 +107,17 @@ OsiStatus osi_op_reshape(OsiOpCtx *ctx) {
       if (i != infer_at) rest = osi_expr_mul(s, rest, d[i]);
     int64_t rc;
     /* numel // 0 is undefined: with another 0 dim the -1 cannot be inferred. */
-    if (!(osi_expr_is_const(s, rest, &rc) && rc == 0))
-      d[infer_at] = osi_expr_floordiv(s, osi_type_numel(s, x), rest);
+    if (osi_expr_is_const(s, rest, &rc) && rc == 0)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Reshape: the dims other than -1 multiply to 0, so -1 has no size");
+    d[infer_at] = osi_expr_floordiv(s, osi_type_numel(s, x), rest);
+  }
+  /* The element count is kept: the -1 must divide it exactly. */
+  if (x && x->kind == OSI_KIND_TENSOR && x->rank >= 0) {
+    OsiExpr count = osi_expr_const(s, 1);
+    for (int i = 0; i < n; i++) count = osi_expr_mul(s, count, d[i]);
+    OsiStatus st = osi_op_require_eq(ctx, "Reshape", count, OSI_WHAT("the requested shape's element count"),
+                                     osi_type_numel(s, x), OSI_WHAT("the input's element count"));
+    if (st != OSI_OK) return st;
   }
   if (x && x->value && x->value->ints) y->value = x->value; /* row-major order is unchanged */
   return OSI_OK;
