@@ -5,6 +5,7 @@
  * The gathers propagate small known integer content (shape subgraphs).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/helpers.h"
@@ -54,6 +55,13 @@ OsiStatus osi_op_gather_elements(OsiOpCtx *ctx) {
                          "attribute 'axis' (%lld) is out of range [-%d, %d] for input rank %d",
                          (long long)osi_attr_int(ctx, "axis", 0), x->rank, x->rank - 1, x->rank);
   }
+  /* Off the axis the indices may not reach past the data (onnxruntime). */
+  for (int i = 0, axis = -1; x && i < x->rank; i++) {
+    if (axis < 0) osi_norm_axis(osi_attr_int(ctx, "axis", 0), x->rank, &axis);
+    OsiStatus st = i == axis ? OSI_OK
+                             : osi_op_require_le(ctx, "GatherElements indices", idx->dims[i], OSI_DIM(1, i), x->dims[i], OSI_DIM(0, i));
+    if (st != OSI_OK) return st;
+  }
   OsiType *y = osi_out_like(ctx, 0, dtype, idx);
   if (!y || !x) return OSI_OK;
   return gather_value_1d(ctx, y, x, idx->value);
@@ -77,6 +85,17 @@ OsiStatus osi_op_gather_nd(OsiOpCtx *ctx) {
     osi_out_tensor(ctx, 0, dtype, -1);
     return OSI_OK;
   }
+  /* The spec has equal batch dims; onnxruntime also runs indices whose
+   * batch is a multiple of the data's, and refuses any other. */
+  int64_t ib = 1, db = 1, c;
+  for (int i = 0; i < b && ib >= 0; i++) {
+    if (!osi_expr_is_const(s, idx->dims[i], &c) || __builtin_mul_overflow(ib, c, &ib)) ib = -1;
+    if (db >= 0 && (!osi_expr_is_const(s, x->dims[i], &c) || __builtin_mul_overflow(db, c, &db))) db = -1;
+  }
+  if (b > 0 && ib >= 0 && db > 0 && ib % db != 0)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH,
+                       "GatherND: the indices' batch dims hold %lld entries, not a multiple of the data's %lld",
+                       (long long)ib, (long long)db);
   int q = idx->rank, r = x->rank;
   if (k < 1 || k > r - b)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
@@ -110,6 +129,16 @@ OsiStatus osi_op_scatter_elements(OsiOpCtx *ctx) {
       return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
                          "attribute 'axis' (%lld) is out of range [-%d, %d] for input rank %d",
                          (long long)osi_attr_int(ctx, "axis", 0), x->rank, x->rank - 1, x->rank);
+    /* updates has the indices' shape; off the axis the indices may not
+     * reach past the data (onnxruntime). */
+    char rule[64];
+    snprintf(rule, sizeof rule, "%s updates", osi_op_type(ctx));
+    for (int i = 0; i < x->rank; i++) {
+      OsiStatus st = idx && upd ? osi_op_require_dims_eq(ctx, rule, 2, i, 1, i) : OSI_OK;
+      if (st == OSI_OK && idx && i != axis)
+        st = osi_op_require_le(ctx, rule, idx->dims[i], OSI_DIM(1, i), x->dims[i], OSI_DIM(0, i));
+      if (st != OSI_OK) return st;
+    }
   }
   return osi_out_same_as_input(ctx, 0, 0);
 }
@@ -129,6 +158,13 @@ OsiStatus osi_op_scatter_nd(OsiOpCtx *ctx) {
     if (upd && upd->rank != idx->rank + x->rank - k - 1)
       return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "updates rank %d; expected %lld", upd->rank,
                          (long long)(idx->rank + x->rank - k - 1));
+    /* updates = indices.shape[:-1] + data.shape[k:]. */
+    for (int i = 0; upd && i < upd->rank; i++) {
+      int from_idx = i < idx->rank - 1;
+      OsiStatus st = osi_op_require_dims_eq(ctx, "ScatterND updates", 2, i, from_idx ? 1 : 0,
+                                            from_idx ? i : (int)(i - (idx->rank - 1) + k));
+      if (st != OSI_OK) return st;
+    }
   }
   return osi_out_same_as_input(ctx, 0, 0);
 }
@@ -146,6 +182,15 @@ OsiStatus osi_op_tensor_scatter(OsiOpCtx *ctx) {
     if (upd && upd->rank != x->rank)
       return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "update rank %d differs from past_cache rank %d",
                          upd->rank, x->rank);
+    for (int i = 0; upd && i < x->rank; i++) {
+      OsiStatus st = i == axis ? OSI_OK : osi_op_require_dims_eq(ctx, "TensorScatter update", 1, i, 0, i);
+      if (st != OSI_OK) return st;
+    }
+    if (osi_in_present(ctx, 2)) {
+      OsiStatus st = osi_op_require_rank(ctx, 2, 1, 1);
+      if (st == OSI_OK) st = osi_op_require_dims_eq(ctx, "TensorScatter write_indices", 2, 0, 0, 0);
+      if (st != OSI_OK) return st;
+    }
   }
   return osi_out_same_as_input(ctx, 0, 0);
 }

@@ -70,6 +70,28 @@ static void test_attention_3d(OpTest *t) {
   CHECK_STR(op_requirements(t), "D//4 == 64");
 }
 
+static void test_rotary(OpTest *t) {
+  const char *x = "float[2,4,3,8]";
+  CHECK_STR(op_run(t, "", "RotaryEmbedding", 23, x, "float[50,4]", "float[50,4]", "int64[2,3]", NULL), "float[2,4,3,8]");
+  MISMATCH(op_run(t, "", "RotaryEmbedding", 23, x, "float[50,4]", "float[51,4]", "int64[2,3]", NULL));
+  MISMATCH(op_run(t, "", "RotaryEmbedding", 23, x, "float[50,5]", "float[50,5]", "int64[2,3]", NULL));
+  MISMATCH(op_run(t, "", "RotaryEmbedding", 23, x, "float[50,4]", "float[50,4]", "int64[3,3]", NULL));
+  MISMATCH(op_run(t, "", "RotaryEmbedding", 23, x, "float[50,4]", "float[50,4]", "int64[2,4]", NULL));
+  /* Without position_ids the caches are [B, S, rot / 2]. */
+  CHECK_STR(op_run(t, "", "RotaryEmbedding", 23, x, "float[2,3,4]", "float[2,3,4]", NULL), "float[2,4,3,8]");
+  MISMATCH(op_run(t, "", "RotaryEmbedding", 23, x, "float[50,4]", "float[50,4]", NULL));
+  op_attr_int(t, "rotary_embedding_dim", 4);
+  CHECK_STR(op_run(t, "", "RotaryEmbedding", 23, x, "float[50,2]", "float[50,2]", "int64[2,3]", NULL), "float[2,4,3,8]");
+  op_attr_int(t, "rotary_embedding_dim", 16);
+  MISMATCH(op_run(t, "", "RotaryEmbedding", 23, x, "float[50,8]", "float[50,8]", "int64[2,3]", NULL));
+  op_attr_int(t, "num_heads", 4);
+  CHECK_STR(op_run(t, "", "RotaryEmbedding", 23, "float[2,3,32]", "float[50,4]", "float[50,4]", "int64[2,3]", NULL),
+            "float[2,3,32]");
+  op_attr_int(t, "num_heads", 4);
+  MISMATCH(op_run(t, "", "RotaryEmbedding", 23, "float[2,3,33]", "float[50,4]", "float[50,4]", "int64[2,3]", NULL));
+  INVALID(op_run(t, "", "RotaryEmbedding", 23, "float[2,3,32]", "float[50,4]", "float[50,4]", "int64[2,3]", NULL));
+}
+
 static void test_rms_layer_norm(OpTest *t) {
   CHECK_STR(op_run(t, "", "LayerNormalization", 17, "float[B,S,64]", "float[64]", "float[64]", NULL), "float[B,S,64]");
   MISMATCH(op_run(t, "", "LayerNormalization", 17, "float[B,S,64]", "float[65]", NULL));
@@ -122,6 +144,7 @@ int main(void) {
   OpTest *t = op_test_new();
   test_attention_4d(t);
   test_attention_3d(t);
+  test_rotary(t);
   test_rms_layer_norm(t);
   test_channel_norms(t);
   test_losses(t);

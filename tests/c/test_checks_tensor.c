@@ -41,9 +41,51 @@ static void test_concat(OpTest *t) {
   MISMATCH(op_run(t, "", "Concat", 13, "float[*]", "float[2,3]", "float[2,4]", NULL));
 }
 
+static void test_reshape(OpTest *t) {
+  CHECK_STR(op_run(t, "", "Reshape", 14, "float[2,3,4]", "int64[2]{6,4}", NULL), "float[6,4]");
+  CHECK_STR(op_run(t, "", "Reshape", 14, "float[2,4,4]", "int64[4]{2,3,2,2}", NULL),
+            "error:SHAPE_MISMATCH: Reshape: the requested shape's element count is 24 where the input's element count is 32");
+  MISMATCH(op_run(t, "", "Reshape", 14, "float[2,3,5]", "int64[3]{2,-1,2}", NULL)); /* 30 is not a multiple of 4 */
+  CHECK_STR(op_run(t, "", "Reshape", 14, "float[2,3,4]", "int64[3]{2,-1,2}", NULL), "float[2,6,2]");
+  MISMATCH(op_run(t, "", "Reshape", 14, "float[2,3]", "int64[3]{0,0,0}", NULL)); /* 0 copies a dim past the rank */
+  MISMATCH(op_run(t, "", "Reshape", 14, "float[2,0]", "int64[2]{-1,0}", NULL));  /* -1 over a zero product */
+  op_attr_int(t, "allowzero", 1);
+  CHECK_STR(op_run(t, "", "Reshape", 14, "float[0,3]", "int64[3]{3,0,5}", NULL), "float[3,0,5]");
+  /* Symbolic: the element count is a requirement unless provably kept. */
+  CHECK_STR(op_run(t, "", "Reshape", 14, "float[B,S,768]", "int64[4]{B,S,12,64}", NULL), "float[B,S,12,64]");
+  CHECK_STR(op_requirements(t), "");
+  CHECK_STR(op_run(t, "", "Reshape", 14, "float[B,S,H]", "int64[3]{B,S,768}", NULL), "float[B,S,768]");
+  CHECK_STR(op_requirements(t), "768*B*S == B*H*S");
+}
+
+static void test_gather_scatter(OpTest *t) {
+  op_attr_int(t, "axis", 1);
+  CHECK_STR(op_run(t, "", "GatherElements", 13, "float[3,4]", "int64[3,9]", NULL), "float[3,9]");
+  op_attr_int(t, "axis", 1);
+  MISMATCH(op_run(t, "", "GatherElements", 13, "float[3,4]", "int64[5,2]", NULL)); /* 5 rows of 3 */
+  CHECK_STR(op_run(t, "", "GatherElements", 13, "float[3,4]", "int64[2,4]", NULL), "float[2,4]");
+  CHECK_STR(op_run(t, "", "GatherElements", 13, "float[N,4]", "int64[M,K]", NULL), "float[M,K]");
+  CHECK_STR(op_requirements(t), "K <= 4");
+  CHECK_STR(op_run(t, "", "ScatterElements", 16, "float[3,4]", "int64[2,2]", "float[2,2]", NULL), "float[3,4]");
+  MISMATCH(op_run(t, "", "ScatterElements", 16, "float[3,4]", "int64[2,2]", "float[2,3]", NULL));
+  MISMATCH(op_run(t, "", "ScatterElements", 16, "float[3,4]", "int64[2,5]", "float[2,5]", NULL));
+  CHECK_STR(op_run(t, "", "ScatterND", 16, "float[4,4,4]", "int64[2,1]", "float[2,4,4]", NULL), "float[4,4,4]");
+  MISMATCH(op_run(t, "", "ScatterND", 16, "float[4,5,4]", "int64[2,1]", "float[2,4,4]", NULL));
+  MISMATCH(op_run(t, "", "ScatterND", 16, "float[4,4,4]", "int64[3,1]", "float[2,4,4]", NULL));
+  op_attr_int(t, "batch_dims", 1);
+  CHECK_STR(op_run(t, "", "GatherND", 13, "int32[2,2,2]", "int64[2,1]", NULL), "int32[2,2]");
+  op_attr_int(t, "batch_dims", 1);
+  MISMATCH(op_run(t, "", "GatherND", 13, "int32[3,2,2]", "int64[2,1]", NULL));
+  CHECK_STR(op_run(t, "", "TensorScatter", 24, "float[2,3,8,5]", "float[2,3,1,5]", "int64[2]", NULL), "float[2,3,8,5]");
+  MISMATCH(op_run(t, "", "TensorScatter", 24, "float[2,3,8,5]", "float[2,4,1,5]", "int64[2]", NULL));
+  MISMATCH(op_run(t, "", "TensorScatter", 24, "float[2,3,8,5]", "float[2,3,1,5]", "int64[3]", NULL));
+}
+
 int main(void) {
   OpTest *t = op_test_new();
   test_concat(t);
+  test_reshape(t);
+  test_gather_scatter(t);
   op_test_free(t);
   TEST_MAIN_END();
 }
