@@ -4,6 +4,7 @@
  * from X (sequence and batch), the `direction` attribute and the hidden
  * size (attribute, else read off R, W or initial_h).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/helpers.h"
@@ -51,6 +52,52 @@ static OsiStatus check_weights(OsiOpCtx *ctx, int64_t dirs, OsiExpr hidden) {
   return OSI_OK;
 }
 
+/* The spec's shapes of the other inputs, G gates of `hidden` each:
+ * W [dirs, G*hidden, input], R [dirs, G*hidden, hidden], B [dirs,
+ * 2*G*hidden], sequence_lens [batch], initial_h / initial_c [dirs, batch,
+ * hidden] (layout 1: [batch, dirs, hidden]), LSTM's P [dirs, 3*hidden]. */
+static OsiStatus check_shapes(OsiOpCtx *ctx, int64_t dirs, int64_t layout, OsiExpr hidden, OsiExpr input, OsiExpr batch) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const char *op = osi_op_type(ctx);
+  int64_t gates = gate_count(op);
+  OsiExpr gh = osi_expr_mul(s, osi_expr_const(s, gates), hidden), d = osi_expr_const(s, dirs);
+  char rule[48];
+  snprintf(rule, sizeof rule, "%s weights", op);
+  OsiStatus st;
+  if ((st = osi_op_require_dim(ctx, rule, 1, 1, gh, OSI_WHAT("the gate count times hidden_size"))) != OSI_OK ||
+      (st = osi_op_require_dim(ctx, rule, 1, 2, input, OSI_WHAT("the input size (dim 2 of X)"))) != OSI_OK ||
+      (st = osi_op_require_dim(ctx, rule, 2, 1, gh, OSI_WHAT("the gate count times hidden_size"))) != OSI_OK ||
+      (st = osi_op_require_dim(ctx, rule, 2, 2, hidden, OSI_WHAT("hidden_size"))) != OSI_OK)
+    return st;
+  int n_in = osi_in_count(ctx);
+  if (n_in > 3 && osi_in_present(ctx, 3) &&
+      ((st = osi_op_require_rank(ctx, 3, 2, 2)) != OSI_OK ||
+       (st = osi_op_require_dim(ctx, rule, 3, 0, d, OSI_WHAT("num_directions"))) != OSI_OK ||
+       (st = osi_op_require_dim(ctx, rule, 3, 1, osi_expr_mul(s, osi_expr_const(s, 2), gh),
+                                OSI_WHAT("twice the gate count times hidden_size"))) != OSI_OK))
+    return st;
+  if (n_in > 4 && osi_in_present(ctx, 4) &&
+      ((st = osi_op_require_rank(ctx, 4, 1, 1)) != OSI_OK ||
+       (st = osi_op_require_dim(ctx, "sequence_lens", 4, 0, batch, OSI_WHAT("the batch"))) != OSI_OK))
+    return st;
+  int states = !strcmp(op, "LSTM") || !strcmp(op, "AttnLSTM") ? 2 : 1;
+  for (int i = 5; i < 5 + states && i < n_in; i++) {
+    if (!osi_in_present(ctx, i)) continue;
+    if ((st = osi_op_require_rank(ctx, i, 3, 3)) != OSI_OK ||
+        (st = osi_op_require_dim(ctx, "initial state", i, layout ? 1 : 0, d, OSI_WHAT("num_directions"))) != OSI_OK ||
+        (st = osi_op_require_dim(ctx, "initial state", i, layout ? 0 : 1, batch, OSI_WHAT("the batch"))) != OSI_OK ||
+        (st = osi_op_require_dim(ctx, "initial state", i, 2, hidden, OSI_WHAT("hidden_size"))) != OSI_OK)
+      return st;
+  }
+  if (states == 2 && n_in > 7 && osi_in_present(ctx, 7) &&
+      ((st = osi_op_require_rank(ctx, 7, 2, 2)) != OSI_OK ||
+       (st = osi_op_require_dim(ctx, "LSTM peepholes", 7, 0, d, OSI_WHAT("num_directions"))) != OSI_OK ||
+       (st = osi_op_require_dim(ctx, "LSTM peepholes", 7, 1, osi_expr_mul(s, osi_expr_const(s, 3), hidden),
+                                OSI_WHAT("three times hidden_size"))) != OSI_OK))
+    return st;
+  return OSI_OK;
+}
+
 /* RNN/GRU/LSTM (opset 1+; `layout` since opset 14, 0 before):
  *   layout 0: X [seq, batch, in]  -> Y [seq, dirs, batch, hidden], Y_h/Y_c [dirs, batch, hidden]
  *   layout 1: X [batch, seq, in]  -> Y [batch, seq, dirs, hidden], Y_h/Y_c [batch, dirs, hidden]
@@ -79,6 +126,7 @@ OsiStatus osi_op_rnn(OsiOpCtx *ctx) {
   } else if (init && init->rank == 3) {
     batch = init->dims[layout ? 0 : 1];
   }
+  if ((st = check_shapes(ctx, dirs, layout, hidden, x ? x->dims[2] : OSI_EXPR_UNKNOWN, batch)) != OSI_OK) return st;
   OsiType *y = osi_out_tensor(ctx, 0, dtype, 4);
   if (y) {
     OsiExpr *yd = osi_type_dims_mut(y);

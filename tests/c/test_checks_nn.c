@@ -154,6 +154,35 @@ static void test_conv_transpose(OpTest *t) {
   CHECK_STR(op_run(t, "", "MaxUnpool", 11, "float[1,1,3]", "int64[1,1,3]", NULL), "float[1,1,?]");
 }
 
+static void test_recurrent(OpTest *t) {
+  /* LSTM: X [seq, batch, input], W [dirs, 4*hidden, input], R [dirs, 4*hidden, hidden]. */
+  op_set_outputs(t, 3);
+  op_attr_int(t, "hidden_size", 3);
+  CHECK_STR(op_run(t, "", "LSTM", 14, "float[S,2,5]", "float[1,12,5]", "float[1,12,3]", "float[1,24]", "int32[2]",
+                   "float[1,2,3]", "float[1,2,3]", "float[1,9]", NULL), "float[S,1,2,3]");
+  op_attr_int(t, "hidden_size", 3);
+  MISMATCH(op_run(t, "", "LSTM", 14, "float[S,2,4]", "float[1,12,5]", "float[1,12,3]", NULL)); /* input size */
+  op_attr_int(t, "hidden_size", 3);
+  MISMATCH(op_run(t, "", "LSTM", 14, "float[S,2,5]", "float[1,13,5]", "float[1,12,3]", NULL));
+  op_attr_int(t, "hidden_size", 3);
+  MISMATCH(op_run(t, "", "LSTM", 14, "float[S,2,5]", "float[1,12,5]", "float[1,12,3]", "float[1,12]", NULL)); /* B */
+  op_attr_int(t, "hidden_size", 3);
+  MISMATCH(op_run(t, "", "LSTM", 14, "float[S,2,5]", "float[1,12,5]", "float[1,12,3]", "", "int32[3]", NULL));
+  op_attr_int(t, "hidden_size", 3);
+  MISMATCH(op_run(t, "", "LSTM", 14, "float[S,2,5]", "float[1,12,5]", "float[1,12,3]", "", "", "float[1,3,3]", NULL));
+  op_attr_int(t, "hidden_size", 3);
+  MISMATCH(op_run(t, "", "LSTM", 14, "float[S,2,5]", "float[1,12,5]", "float[1,12,3]", "", "", "", "", "float[1,12]", NULL));
+  /* layout 1: X [batch, seq, input], initial_h [batch, dirs, hidden]. */
+  op_attr_int(t, "hidden_size", 3);
+  op_attr_int(t, "layout", 1);
+  CHECK_STR(op_run(t, "", "GRU", 14, "float[2,S,5]", "float[1,9,5]", "float[1,9,3]", "", "", "float[2,1,3]", NULL),
+            "float[2,S,1,3]");
+  /* Without hidden_size it comes from R; a symbolic input size is a requirement. */
+  CHECK_STR(op_run(t, "", "RNN", 14, "float[S,B,I]", "float[1,4,5]", "float[1,4,4]", NULL), "float[S,1,B,4]");
+  CHECK_STR(op_requirements(t), "I == 5");
+  op_set_outputs(t, 1);
+}
+
 int main(void) {
   OpTest *t = op_test_new();
   test_gemm(t);
@@ -161,6 +190,7 @@ int main(void) {
   test_windows(t);
   test_no_wrapped_sizes(t);
   test_conv_transpose(t);
+  test_recurrent(t);
   op_test_free(t);
   TEST_MAIN_END();
 }
