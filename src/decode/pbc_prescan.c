@@ -267,6 +267,7 @@ typedef struct Rec {
   const ProtobufCFieldDescriptor *f; /* NULL: unknown field */
   int wire;
   long next;            /* next occurrence of the same non-repeated message field, -1 */
+  int merged;           /* one of the occurrences merged (the others are oneof members cleared) */
 } Rec;
 
 static int merge_msg(Out *o, const ProtobufCMessageDescriptor *desc, const Part *parts, size_t n_parts);
@@ -285,7 +286,10 @@ static int emit_merged(Out *o, const ProtobufCFieldDescriptor *f, const Part *pa
 }
 
 /* The fields of parts[0..n_parts) (one message: their concatenation) with
- * each non-repeated message field once, at its last occurrence. */
+ * each non-repeated message field once, at its last occurrence. A oneof
+ * member that a later member cleared stays as it was, unmerged: protobuf-c
+ * still checks its bytes (as the nanopb decoder does), and the later member
+ * replaces it. */
 static int merge_msg(Out *o, const ProtobufCMessageDescriptor *desc, const Part *parts, size_t n_parts) {
   Rec *recs = NULL;
   size_t n = 0, cap = 0;
@@ -298,7 +302,7 @@ static int merge_msg(Out *o, const ProtobufCMessageDescriptor *desc, const Part 
     size_t len = parts[k].len;
     for (size_t at = 0; ok && at < len;) {
       uint64_t key, v;
-      Rec r = {p + at, 0, {NULL, 0}, NULL, 0, -1};
+      Rec r = {p + at, 0, {NULL, 0}, NULL, 0, -1, 0};
       size_t used = scan_varint(p + at, len - at, &key);
       if (!used) {
         ok = 0;
@@ -352,15 +356,18 @@ static int merge_msg(Out *o, const ProtobufCMessageDescriptor *desc, const Part 
       recs[n++] = r;
     }
   }
+  for (unsigned i = 0; ok && i < nf; i++)
+    for (long q = head[i]; q >= 0; q = recs[q].next) recs[q].merged = 1;
   for (size_t j = 0; ok && j < n; j++) {
     const Rec *r = &recs[j];
-    if (r->f && r->f->type == PROTOBUF_C_TYPE_MESSAGE && r->wire == 2) {
+    if (r->f && r->f->type == PROTOBUF_C_TYPE_MESSAGE && r->wire == 2 &&
+        (r->f->label == PROTOBUF_C_LABEL_REPEATED || r->merged)) {
       if (r->f->label == PROTOBUF_C_LABEL_REPEATED) {
         ok = emit_merged(o, r->f, &r->content, 1);
         continue;
       }
       size_t i = (size_t)(r->f - desc->fields);
-      if (tail[i] != (long)j) continue; /* merged into the last occurrence, or cleared */
+      if (tail[i] != (long)j) continue; /* merged into the last occurrence */
       size_t count = 0;
       for (long q = head[i]; q >= 0; q = recs[q].next) count++;
       Part *occ = malloc(count * sizeof *occ);

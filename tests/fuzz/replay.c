@@ -10,8 +10,9 @@
  * A PATH that is a directory is walked recursively (sorted, hidden entries
  * skipped). Options apply to the PATHs after them: --every K keeps every
  * K-th file of a directory walk, --ext keeps only files whose name ends
- * with SUFFIX (e.g. .onnx). A missing PATH is skipped with a note (the backend
- * models are optional). Prints the number of inputs run.
+ * with SUFFIX (e.g. .onnx). A PATH that is missing, or a directory that
+ * gives no input, fails the run (exit 2): a replay that silently ran nothing
+ * would pass. Prints the number of inputs run.
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -116,12 +117,21 @@ int main(int argc, char **argv) {
     }
     struct stat st;
     if (stat(argv[i], &st) != 0) {
-      fprintf(stderr, "replay: %s does not exist (skipped)\n", argv[i]);
-      continue;
+      fprintf(stderr, "replay: %s does not exist\n", argv[i]);
+      return 2;
     }
     seen = 0;
+    long before = n_run;
     if (S_ISDIR(st.st_mode)) walk(argv[i]);
     else run_file(argv[i]);
+    if (n_run == before) {
+      fprintf(stderr, "replay: %s gave no input\n", argv[i]);
+      return 2;
+    }
+  }
+  if (n_run == 0) {
+    fprintf(stderr, "replay: no input given\n");
+    return 2;
   }
   printf("replay: %ld inputs, no finding\n", n_run);
   return 0;

@@ -4,6 +4,13 @@
 # Builds the libFuzzer targets with clang (-DOSI_FUZZ=ON, ASan+UBSan) in build-fuzz/ and runs each
 # target (default: all of them, one after the other, one process: this is a 2-core machine) for N
 # seconds (default 60). Also: npm run fuzz -- --seconds N [target].
+# The release check (30 minutes per target after the last change to the C sources):
+#   bash tests/fuzz/run.sh --seconds 1800
+# which ends with one line per target ("fuzz_model: clean, 1800 s, 250000 runs") and exits 0 only
+# when every target ran its time without a finding.
+#
+# fuzz_model also has a structural mutator (proto_mutator.c): duplicated, split, reordered and
+# unknown fields, changed wire types and varint lengths, besides libFuzzer's byte mutations.
 #
 # Corpora live in build-fuzz/corpus/<target>/ (never committed):
 #   seed/  rebuilt on every run: fuzz_model gets every backend model under ../shared/onnx-backend
@@ -24,7 +31,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=$2; shift 2 ;;
     --seconds=*) seconds=${1#*=}; shift ;;
     --build-only) build_only=1; shift ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
@@ -67,6 +74,7 @@ seed_corpus() {
 }
 
 rc=0
+summary=()
 for target in "${targets[@]}"; do
   seed_corpus "$target"
   dict=()
@@ -85,6 +93,13 @@ for target in "${targets[@]}"; do
   trc=$?
   tail -n 12 "$B/$target.log"
   echo "== $target: exit $trc after $((SECONDS - t0)) s (log: $B/$target.log)"
-  [ "$trc" -ne 0 ] && rc=1
+  runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$B/$target.log" | tail -n 1)
+  if [ "$trc" -eq 0 ] && [ -n "$runs" ]; then
+    summary+=("$target: clean, $((SECONDS - t0)) s, $runs runs")
+  else
+    summary+=("$target: FINDING after $((SECONDS - t0)) s (exit $trc): see $B/$target.log and $B/artifacts/$target/")
+    rc=1
+  fi
 done
+printf '%s\n' "${summary[@]}"
 exit $rc
