@@ -18,7 +18,9 @@
  * protobuf-c decoder unpacks: protobuf-c itself recurses without a limit,
  * so deeper input (e.g. 100,000 nested TypeProto) would overflow the C
  * stack. Every model within OSI_MAX_GRAPH_DEPTH (3 message levels per
- * subgraph, 2 per nested type) stays well below it. */
+ * subgraph, 2 per nested type) stays well below it, and every recursion of
+ * the schema goes through a GraphProto or a TypeProto, which the pre-scan
+ * counts first (pbc_prescan.c): this one is a safety net. */
 #define OSI_MAX_PROTO_DEPTH 256
 
 typedef struct OsiDecodeError {
