@@ -190,10 +190,16 @@ function showError(err, fileName) {
       <p class="error-meta"><span class="badge error">${esc(code)}</span>${err?.node ? ` at node <code>${esc(err.node)}</code>` : ''}</p>
       <p class="error-message">${esc(err?.message || String(err))}</p>
       ${ERROR_HINTS[code] ? `<p class="hint">${esc(ERROR_HINTS[code])}</p>` : ''}
-      <p class="hint">Try another file, or one of the bundled examples above.</p>
-    </div>`;
+      <p class="hint">${state.result ? `The model on screen is still ${esc(state.fileName)}.` : 'Try another file, or one of the bundled examples above.'}</p>
+    </div>
+    <button type="button" class="btn icon ghost error-close" data-dismiss aria-label="Dismiss">
+      <svg viewBox="0 0 20 20" aria-hidden="true"><path d="m5 5 10 10M15 5 5 15"/></svg>
+    </button>`;
   card.hidden = false;
-  // The page goes back to its start: the error on top, the drop zone and examples below.
+  document.body.dataset.state = 'error';
+  // A model on screen stays there (the error is about another file); otherwise the page goes
+  // back to its start: the error on top, the drop zone and examples below.
+  if (state.result) return;
   state.result = null;
   state.detail = null;
   $('workspace').hidden = true;
@@ -202,8 +208,13 @@ function showError(err, fileName) {
   $('welcome').hidden = false;
   $('model-title').textContent = 'symbolic shape inference, in your browser';
   document.title = 'onnx-shapes · symbolic shapes of an ONNX model';
-  document.body.dataset.state = 'error';
   delete document.body.dataset.model;
+}
+
+/** Closes the error card; with a model on screen the page is ready again. */
+function dismissError() {
+  $('error-card').hidden = true;
+  if (state.result) document.body.dataset.state = 'ready';
 }
 
 let toastTimer = 0;
@@ -434,10 +445,12 @@ function showModel(msg, displayName, size) {
   for (const r of byInputOrder) for (const s of r.syms) { const u = symUses.get(s); if (!u.source) { u.source = r.name; u.rank = rank++; } }
 
   // Symbols: the graph inputs' symbols first (in input order), then the others by name.
+  // Symbols a DATA_DEPENDENT diagnostic names: the identifiers of its message that are symbols
+  // (one pass over each message, whatever the number of symbols).
   const ddSyms = new Set();
   for (const d of result.diagnostics || []) {
     if (d.code !== 'DATA_DEPENDENT') continue;
-    for (const s of symUses.keys()) if (d.message.includes(s)) ddSyms.add(s);
+    for (const m of d.message.matchAll(/[A-Za-z_][A-Za-z0-9_]*/g)) if (symUses.has(m[0])) ddSyms.add(m[0]);
   }
   state.symbols = [...symUses.values()]
     .map((s) => ({ ...s, dataDependent: ddSyms.has(s.name) }))
@@ -584,6 +597,14 @@ function shapeHTML(r) {
   return html;
 }
 
+/** The shape as plain text, for titles: [batch, (H+1)//2, 4]. */
+function shapeText(r) {
+  if (!r.tensor) return r.type?.kind ?? 'unknown';
+  if (!r.dims) return 'unknown rank';
+  const concrete = state.mode === 'concrete' && r.concrete;
+  return `[${r.dims.map((d, k) => (concrete && r.concrete[k] !== null ? r.concrete[k] : d ?? '?')).join(', ')}]`;
+}
+
 // Section - Filtering, sorting, virtual table
 
 function parseFilter(text) {
@@ -718,7 +739,7 @@ function renderRows() {
         + `<div role="gridcell" class="c-name"><span class="kind k-${r.kind}" title="${KIND_LABEL[r.kind]}">${KIND_SHORT[r.kind]}</span><span class="vname" title="${esc(r.name)}">${r.sub ? `<span class="vpath">${esc(r.sub.path)}</span>${esc(r.sub.local)}` : esc(r.name)}</span></div>`
         + `<div role="gridcell" class="c-op">${opCell(r)}</div>`
         + `<div role="gridcell" class="c-type"><span class="etype">${esc(r.elem)}</span></div>`
-        + `<div role="gridcell" class="c-shape">${shapeHTML(r)}</div>`
+        + `<div role="gridcell" class="c-shape" title="${esc(shapeText(r))}">${shapeHTML(r)}</div>`
         + `<div role="gridcell" class="c-size num"${r.bytes !== null ? ` title="${fmtInt(r.bytes)} bytes"` : ''}>${r.bytes !== null ? fmtBytes(r.bytes) : '<span class="muted">—</span>'}</div>`
         + '</div>';
     }
@@ -791,18 +812,29 @@ function renderSymbols() {
     renderMemory();
     return;
   }
-  const shown = state.symbols.slice(0, 200);
-  box.innerHTML = `<div class="sym-list">${shown.map((s, k) => {
+  // Sizes are chosen for the graph inputs' symbols: they get a field. The others (data-dependent
+  // counts, sizes inference named, labels) follow from the model's data or from those inputs;
+  // they are listed, and the text field above still binds them.
+  const inputSyms = state.symbols.filter((s) => s.source).slice(0, 200);
+  const others = state.symbols.filter((s) => !s.source);
+  const symRow = (s, k, field) => {
     const d = state.derived.get(s.name);
     const v = state.env.get(s.name);
     const src = s.source ? `<button type="button" class="link" data-goto="${esc(s.source)}" title="First declared by graph input ${esc(s.source)}">${esc(s.source)}</button>`
       : `<span>${s.dataDependent ? 'data-dependent' : 'from inference'}</span>`;
-    return `<div class="sym-row">
+    return `<div class="sym-row${field ? '' : ' no-field'}">
       <button type="button" class="sym-btn" data-filter="sym:${esc(s.name)}" aria-label="Show values using ${esc(s.name)}" title="Show the ${s.uses} values that use ${esc(s.name)}">${symChip(s.name)}</button>
       <span class="sym-meta">${src}<span class="uses" title="used by ${s.uses} values">${fmtInt(s.uses)}</span></span>
-      <input type="number" min="0" step="1" inputmode="numeric" id="sym-in-${k}" data-sym="${esc(s.name)}" value="${v ?? ''}" placeholder="${d ? esc(String(d.value)) : ''}" aria-label="Size of ${esc(s.name)}"${d ? ` title="derived: ${esc(d.from)} = ${d.value}"` : ''}>
+      ${field ? `<input type="number" min="0" step="1" inputmode="numeric" id="sym-in-${k}" data-sym="${esc(s.name)}" value="${v ?? ''}" placeholder="${d ? esc(String(d.value)) : ''}" aria-label="Size of ${esc(s.name)}"${d ? ` title="derived: ${esc(d.from)} = ${d.value}"` : ''}>`
+        : `<span class="sym-val" data-sym-val="${esc(s.name)}">${symValueHTML(s.name)}</span>`}
     </div>`;
-  }).join('')}</div>${state.symbols.length > shown.length ? `<p class="hint">and ${fmtInt(state.symbols.length - shown.length)} more symbols (bind them in the text field).</p>` : ''}`;
+  };
+  const shownOthers = others.slice(0, 50);
+  box.innerHTML = `<div class="sym-list">${inputSyms.map((s, k) => symRow(s, k, true)).join('')}</div>${
+    others.length ? `<h3 class="sym-others-title">Other symbols <span class="count">${fmtInt(others.length)}</span></h3>
+      <p class="hint">Not sizes of the graph inputs: counts that depend on the data, and sizes inference named. Bind them in the text field if you need to.</p>
+      <div class="sym-list">${shownOthers.map((s, k) => symRow(s, k, false)).join('')}</div>` : ''}${
+    others.length > shownOthers.length ? `<p class="hint">and ${fmtInt(others.length - shownOthers.length)} more.</p>` : ''}`;
   renderMemory();
 }
 
@@ -844,16 +876,25 @@ function renderDiagnostics() {
     }).join('')}</ul>${diags.length > shown.length ? `<p class="hint">and ${fmtInt(diags.length - shown.length)} more.</p>` : ''}`;
 }
 
-/** The value a diagnostic is about: a value its message names, else the node's first output. */
+/**
+ * The value a diagnostic is about: for a node (in the graph its path names), its first output
+ * with a type, else its first such input; for the model (no node), a value its message quotes.
+ */
 function diagTarget(d) {
-  if (typeof d.nodeIndex === 'number') {
-    const n = nodeIO(d.nodeIndex);
-    if (n) { const o = n.outputs.find((x) => state.byName.has(x)); if (o) return o; }
-    for (const r of state.rows) if (r.nodeIndex === d.nodeIndex) return r.name;
+  if (typeof d.nodeIndex === 'number' && d.nodeIndex >= 0) {
+    const n = nodeAt(d.path ?? '', d.nodeIndex);
+    if (!n) return null;
+    return n.outputs.find((x) => x && state.byName.has(x)) ?? n.inputs.find((x) => x && state.byName.has(x)) ?? null;
   }
-  const m = /'([^']+)'/.exec(d.message);
-  if (m && state.byName.has(m[1])) return m[1];
+  for (const m of d.message.matchAll(/'([^']+)'/g)) if (state.byName.has(m[1])) return m[1];
   return null;
+}
+
+/** Node `index` of graph `path` ('' or a subgraph path) from the result, or null. */
+function nodeAt(path, index) {
+  const r = state.result;
+  const nodes = path === '' ? r.nodes : r.subgraphs?.[path]?.nodes;
+  return nodes && index >= 0 && index < nodes.length ? nodes[index] : null;
 }
 
 function constraintHTML(a, b, rel, env) {
@@ -1199,7 +1240,15 @@ function bindingsChanged({ rerenderSymbols = true } = {}) {
   if (state.detail) openDetail(state.detail, { focus: false });
 }
 
+/** The size a field-less symbol has now: bound in the text field, or derived. */
+function symValueHTML(name) {
+  const v = state.env.get(name);
+  const d = state.derived.get(name);
+  return v !== undefined ? String(v) : d ? `<span class="muted" title="derived: ${esc(d.from)}">${d.value}</span>` : '';
+}
+
 function updateSymbolPlaceholders() {
+  for (const el of document.querySelectorAll('#symbols [data-sym-val]')) el.innerHTML = symValueHTML(el.dataset.symVal);
   for (const input of document.querySelectorAll('#symbols input[data-sym]')) {
     const d = state.derived.get(input.dataset.sym);
     input.placeholder = d ? String(d.value) : '';
@@ -1294,6 +1343,7 @@ function wire() {
 
   // Delegated buttons: data-goto (open a value), data-filter (set the filter).
   document.addEventListener('click', (e) => {
+    if (e.target.closest('#error-card [data-dismiss]')) { dismissError(); return; }
     const g = e.target.closest('[data-goto]');
     if (g) { gotoValue(g.dataset.goto); return; }
     const f = e.target.closest('[data-filter]');

@@ -2,30 +2,25 @@
 // Browser tests of the demo page (examples/web/) in headless Debian chromium via playwright-core.
 //   npm run test:browser           (needs dist/ built: npm run build; and `apt-get install chromium`)
 // Prints "N passed, N failed" and exits non-zero on a failure. Screenshots: build/screenshots/.
-import { mkdirSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
+// This file holds the main flows and runs every test file of tests/browser/ (imported below).
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { start, waitReady, row, REPO } from './harness.mjs';
+import { waitReady, row, REPO, SHOTS, ctx, test, runTests } from './harness.mjs';
 
-const SHOTS = join(REPO, 'build/screenshots');
 const BACKEND = join(process.env.OSI_SHARED_DIR || join(REPO, '../shared'), 'onnx-backend');
 const SQUEEZENET = join(BACKEND, 'light/light_squeezenet.onnx');
 const NODE_MODEL = join(BACKEND, 'node/test_conv_with_strides_padding/model.onnx');
-mkdirSync(SHOTS, { recursive: true });
 
-const tests = [];
-const test = (name, fn, { skip } = {}) => tests.push({ name, fn, skip });
-
-let env;
 let page; // one page shared by the tests that follow a flow
 const shot = (p, name) => p.screenshot({ path: join(SHOTS, `${name}.png`) });
 const noErrors = (p) => assert.deepEqual(p.errors, [], 'no console errors');
 
 test('page loads: welcome screen, engine ready, no console errors', async () => {
-  page = await env.newPage();
-  await page.goto(`${env.base}/examples/web/`);
+  page = ctx.page = await ctx.env.newPage();
+  await page.goto(`${ctx.env.base}/examples/web/`);
   await page.waitForFunction(() => document.body.dataset.engine, null, { timeout: 60000 });
   assert.equal(await page.isVisible('#welcome'), true);
   assert.equal(await page.locator('.example-card').count(), 3);
@@ -224,8 +219,8 @@ test('an invalid file shows a friendly error with its code', async () => {
 });
 
 test('dark colour scheme renders (screenshot)', async () => {
-  const p = await env.newPage({ colorScheme: 'dark' });
-  await p.goto(`${env.base}/examples/web/`);
+  const p = await ctx.env.newPage({ colorScheme: 'dark' });
+  await p.goto(`${ctx.env.base}/examples/web/`);
   await p.waitForFunction(() => document.body.dataset.engine, null, { timeout: 60000 });
   await p.click('.example-card[data-example=tiny_decoder]');
   await waitReady(p, 'tiny_decoder.onnx');
@@ -244,7 +239,7 @@ test('dark colour scheme renders (screenshot)', async () => {
 
 test('single-file build (dist/onnx-shapes-demo.html) works from file://', async () => {
   execFileSync(process.execPath, [join(REPO, 'examples/web/build.mjs'), join(REPO, 'build/onnx-shapes-demo.test.html')], { stdio: 'pipe' });
-  const p = await env.newPage();
+  const p = await ctx.env.newPage();
   const requests = [];
   p.on('request', (r) => { if (!r.url().startsWith('blob:') && !r.url().startsWith('data:')) requests.push(r.url()); });
   await p.goto(pathToFileURL(join(REPO, 'build/onnx-shapes-demo.test.html')).href);
@@ -259,35 +254,7 @@ test('single-file build (dist/onnx-shapes-demo.html) works from file://', async 
   await p.close();
 });
 
-// Section - Runner
+// Section - The other test files, then the run
 
-let passed = 0;
-let failed = 0;
-let skipped = 0;
-try {
-  env = await start();
-} catch (err) {
-  console.error(`cannot start the browser: ${err.message}`);
-  console.log(`0 passed, ${tests.length} failed`);
-  process.exit(1);
-}
-try {
-  for (const t of tests) {
-    if (t.skip) { skipped++; console.log(`skip  ${t.name} (${t.skip})`); continue; }
-    const t0 = Date.now();
-    try {
-      await t.fn();
-      passed++;
-      console.log(`ok    ${t.name} (${Date.now() - t0} ms)`);
-    } catch (err) {
-      failed++;
-      console.log(`FAIL  ${t.name}\n      ${String(err.stack || err).split('\n').slice(0, 6).join('\n      ')}`);
-      if (page && !page.isClosed()) await shot(page, `fail-${tests.indexOf(t)}`).catch(() => {});
-    }
-  }
-} finally {
-  await env.close();
-}
-writeFileSync(join(SHOTS, 'README.txt'), `Screenshots of tests/browser/demo.test.mjs: ${readdirSync(SHOTS).filter((f) => f.endsWith('.png')).join(', ')}\n`);
-console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
-process.exit(failed ? 1 : 0);
+await import('./page_edges.test.mjs');
+await runTests();

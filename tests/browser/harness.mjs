@@ -1,7 +1,8 @@
 // Shared setup of the browser tests and the table benchmark: the repository served by
 // examples/web/serve.mjs on an ephemeral port, and Debian's headless chromium driven by
-// playwright-core (no browser download). CHROMIUM=/path overrides the browser.
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+// playwright-core (no browser download). CHROMIUM=/path overrides the browser. Test files
+// register tests with test(); tests/browser/demo.test.mjs imports them all and runs runTests().
+import { mkdtempSync, rmSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,4 +95,63 @@ export async function row(page, name) {
     }
     return null;
   }, name);
+}
+
+// Section - Test registry and runner
+
+export const SHOTS = join(REPO, 'build/screenshots');
+export const ctx = { env: null, page: null }; // env: start()'s; page: the current flow's page (screenshots on failure)
+const tests = [];
+
+/** Registers a test; `skip` is a reason string to skip it. */
+export function test(name, fn, { skip } = {}) {
+  tests.push({ name, fn, skip });
+}
+
+/** A fresh page on the demo, once the engine is ready. */
+export async function openPage({ colorScheme } = {}) {
+  const page = await ctx.env.newPage({ colorScheme });
+  ctx.page = page;
+  await page.goto(`${ctx.env.base}/examples/web/`);
+  await page.waitForFunction(() => document.body.dataset.engine, null, { timeout: 60000 });
+  return page;
+}
+
+/** Runs every registered test; prints "N passed, N failed" and sets the exit code. */
+export async function runTests() {
+  mkdirSync(SHOTS, { recursive: true });
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  try {
+    ctx.env = await start();
+  } catch (err) {
+    console.error(`cannot start the browser: ${err.message}`);
+    console.log(`0 passed, ${tests.length} failed`);
+    process.exit(1);
+  }
+  // BROWSER_TESTS=regex runs only the matching tests (while working on the page).
+  const only = process.env.BROWSER_TESTS ? new RegExp(process.env.BROWSER_TESTS) : null;
+  try {
+    for (const t of tests) {
+      if (only && !only.test(t.name)) continue;
+      if (t.skip) { skipped++; console.log(`skip  ${t.name} (${t.skip})`); continue; }
+      const t0 = Date.now();
+      try {
+        await t.fn();
+        passed++;
+        console.log(`ok    ${t.name} (${Date.now() - t0} ms)`);
+      } catch (err) {
+        failed++;
+        console.log(`FAIL  ${t.name}\n      ${String(err.stack || err).split('\n').slice(0, 6).join('\n      ')}`);
+        const p = ctx.page;
+        if (p && !p.isClosed()) await p.screenshot({ path: join(SHOTS, `fail-${tests.indexOf(t)}.png`) }).catch(() => {});
+      }
+    }
+  } finally {
+    await ctx.env.close();
+  }
+  writeFileSync(join(SHOTS, 'README.txt'), `Screenshots of tests/browser/*.test.mjs: ${readdirSync(SHOTS).filter((f) => f.endsWith('.png')).join(', ')}\n`);
+  console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+  process.exitCode = failed ? 1 : 0;
 }
