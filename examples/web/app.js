@@ -2,6 +2,7 @@
 // symbolic shape (virtualised table), the model's symbols with size bindings and memory figures,
 // diagnostics, constraints, and a "Why this shape" panel per value. No dependencies.
 import { evalDim, parseBindings, printSymbol, symbolsOf, tokenize } from '../../js/expr.js';
+import { createGraphView } from './graph_view.js';
 
 // Section - Small helpers
 
@@ -103,6 +104,8 @@ const state = {
   derived: new Map(),  // bindings derived from equality constraints
   effective: new Map(),
   mode: 'symbolic',
+  tab: 'table',        // 'table' | 'graph'
+  broken: null,        // brokenNode() of the model on screen
   active: -1,          // index into state.view
   detail: null,        // name shown in the detail panel
   symbols: [],         // [{name, uses, source, dataDependent}]
@@ -306,12 +309,40 @@ async function loadExample(name) {
 
 // Section - Building rows
 
-/** Node k's {inputs, outputs} from the model scan (null when the scan does not match the result). */
-function nodeIO(k) {
-  const m = state.model;
-  if (!m?.nodeIO || k < 0 || k >= m.nodeIO.length || m.nodeOps[k] !== state.result.nodes[k]?.opType) return null;
-  const [ins, outs] = m.nodeIO[k].split('\u0001');
+/** Node k's {inputs, outputs} (value keys, '' for an omitted one) of the model's graph. */
+const nodeIO = (k) => ioAt('', k);
+
+/** The {inputs, outputs} of node k of graph `path` ('' or a subgraph path), or null. */
+function ioAt(path, k) {
+  const g = path === '' ? state.result : state.result.subgraphs?.[path];
+  const io = g?.nodeIO?.[k];
+  if (io === undefined) return null;
+  const [ins, outs] = io.split('\u0001');
   return { inputs: ins === '' ? [] : ins.split('\0'), outputs: outs === '' ? [] : outs.split('\0') };
+}
+
+/** Every node that reads value `key`: [{path, index}], indexed once per model. */
+function consumersOf(key) {
+  if (!state.consumers) {
+    const idx = new Map();
+    const add = (path, list) => {
+      for (let k = 0; k < list.length; k++) {
+        const ins = list[k].slice(0, list[k].indexOf('\u0001'));
+        if (ins === '') continue;
+        for (const v of ins.split('\0')) {
+          if (!v) continue;
+          const l = idx.get(v);
+          const ref = { path, index: k };
+          if (!l) idx.set(v, [ref]);
+          else if (l[l.length - 1].index !== k || l[l.length - 1].path !== path) l.push(ref);
+        }
+      }
+    };
+    add('', state.result.nodeIO || []);
+    for (const [path, g] of Object.entries(state.result.subgraphs || {})) add(path, g.nodeIO || []);
+    state.consumers = idx;
+  }
+  return state.consumers.get(key) ?? [];
 }
 
 function typeText(t) {
@@ -352,6 +383,7 @@ function showModel(msg, displayName, size) {
   state.detail = null;
   state.active = -1;
   state.eventsByValue = null;
+  state.consumers = null;
 
   const inputs = new Set(model ? model.inputs.map((v) => v.name) : []);
   const inits = new Set(model ? model.initializers : []);
@@ -478,11 +510,57 @@ function showModel(msg, displayName, size) {
   $('model-title').textContent = `${displayName} · ${fmtInt(nodes.length)} nodes · ${fmtInt(rows.length)} values`;
   document.title = `${displayName} · onnx-shapes`;
 
+  state.broken = brokenNode();
   renderSummary();
   renderSymbols();
   renderDiagnostics();
   renderConstraints();
   applyView();
+  graphView.reset(result);
+  if (state.tab === 'graph') graphView.show();
+}
+
+// Section - Graph view (graph_view.js draws, layout_worker.js lays out)
+
+/**
+ * The first broken node: result.firstError when the engine gives it, else the first diagnostic
+ * saying that a node's inputs contradict its rule. {path, nodeIndex, node, opType, code, message}.
+ */
+function brokenNode() {
+  const r = state.result;
+  if (!r) return null;
+  const d = r.firstError ?? (r.diagnostics || []).find((x) => (x.code === 'SHAPE_MISMATCH' || x.code === 'INVALID_MODEL') && x.nodeIndex >= 0);
+  return d && d.nodeIndex >= 0 ? { ...d, path: d.path ?? '' } : null;
+}
+
+const graphView = createGraphView({
+  root: $('graph'),
+  hue,
+  tokenize,
+  brokenNode,
+  workerUrl: globalThis.__ONNX_SHAPES_LAYOUT_URL__ ?? new URL('./layout_worker.js', import.meta.url),
+  workerType: 'classic',
+  requestGraph: () => ask({ type: 'graph' }).then((m) => m.json),
+  onValue: (key) => { if (state.byName.has(key)) openDetail(key, { focus: false }); },
+});
+
+function setTab(tab) {
+  state.tab = tab;
+  for (const b of document.querySelectorAll('[data-tab]')) b.setAttribute('aria-selected', String(b.dataset.tab === tab));
+  document.querySelector('.values-panel').dataset.tab = tab;
+  $('values').hidden = tab !== 'table';
+  $('filter-help').hidden = tab !== 'table';
+  $('graph').hidden = tab !== 'graph';
+  if (tab === 'graph' && !graphView.state.view) return graphView.show();
+  return null;
+}
+
+/** Shows value `key` in the graph: its producer (or first reader), in the graph that holds it. */
+function showInGraph(key) {
+  const path = state.result.subgraphValues?.[key]?.path ?? '';
+  state.tab = 'graph';
+  setTab('graph');
+  return graphView.focusValue(key, path);
 }
 
 // Section - Bindings and sizes
@@ -735,7 +813,7 @@ function renderRows() {
       const r = rows[state.view[v]];
       const active = v === state.active;
       const open = r.name === state.detail;
-      html += `<div role="row" class="row${active ? ' active' : ''}${open ? ' open' : ''}${v % 2 ? ' odd' : ''}" id="row-${v}" data-v="${v}" aria-rowindex="${v + 2}" aria-selected="${open}">`
+      html += `<div role="row" class="row${active ? ' active' : ''}${open ? ' open' : ''}${v % 2 ? ' odd' : ''}${isBroken(r) ? ' broken' : ''}" id="row-${v}" data-v="${v}" aria-rowindex="${v + 2}" aria-selected="${open}">`
         + `<div role="gridcell" class="c-name"><span class="kind k-${r.kind}" title="${KIND_LABEL[r.kind]}">${KIND_SHORT[r.kind]}</span><span class="vname" title="${esc(r.name)}">${r.sub ? `<span class="vpath">${esc(r.sub.path)}</span>${esc(r.sub.local)}` : esc(r.name)}</span></div>`
         + `<div role="gridcell" class="c-op">${opCell(r)}</div>`
         + `<div role="gridcell" class="c-type"><span class="etype">${esc(r.elem)}</span></div>`
@@ -767,6 +845,14 @@ function opCell(r) {
   if (r.op && !(r.sub && r.sub.seeded)) return `<span class="opname">${esc(r.op)}</span><span class="nodename" title="${esc(r.nodeName)}">${esc(r.nodeName)}</span>`;
   if (r.sub) return `<span class="muted">${r.sub.op ? `${esc(r.sub.op)} body input` : 'subgraph input'}</span>`;
   return `<span class="muted">${r.kind === 'weight' ? 'initializer' : 'graph input'}</span>`;
+}
+
+/** Whether row r is read or written by the first broken node (its rows are marked red). */
+function isBroken(r) {
+  const b = state.broken;
+  if (!b) return false;
+  b.keys ??= new Set(Object.values(ioAt(b.path, b.nodeIndex) ?? {}).flat().filter(Boolean));
+  return b.keys.has(r.name);
 }
 
 function setActive(v, { scroll = true } = {}) {
@@ -866,8 +952,10 @@ function renderDiagnostics() {
   }
   const byCode = new Map();
   for (const d of diags) byCode.set(d.code, (byCode.get(d.code) || 0) + 1);
+  const b = state.broken;
+  const first = b ? `<div class="first-error" id="first-error"><span class="badge error">first error</span><span><span class="opname">${esc(b.opType || '')}</span> <span class="mono">${esc(b.node || `node #${b.nodeIndex}`)}</span>${b.path ? ` <span class="muted">in ${esc(b.path)}</span>` : ''}</span><button type="button" class="link small" data-broken>show in graph</button></div>` : '';
   const shown = diags.slice(0, 200);
-  $('diagnostics').innerHTML = `<p class="diag-summary">${[...byCode].map(([c, n]) => `<span class="badge ${DIAG_LEVEL[c] || 'warn'}">${esc(c)} ${n}</span>`).join(' ')}</p>
+  $('diagnostics').innerHTML = `${first}<p class="diag-summary">${[...byCode].map(([c, n]) => `<span class="badge ${DIAG_LEVEL[c] || 'warn'}">${esc(c)} ${n}</span>`).join(' ')}</p>
     <ul class="diag-list">${shown.map((d) => {
       const target = diagTarget(d);
       const where = d.node || d.opType ? `<span class="diag-node">${d.opType ? `<span class="opname">${esc(d.opType)}</span>` : ''}${d.node ? ` <span class="mono">${esc(d.node)}</span>` : ''}</span>` : '';
@@ -882,7 +970,7 @@ function renderDiagnostics() {
  */
 function diagTarget(d) {
   if (typeof d.nodeIndex === 'number' && d.nodeIndex >= 0) {
-    const n = nodeAt(d.path ?? '', d.nodeIndex);
+    const n = ioAt(d.path ?? '', d.nodeIndex);
     if (!n) return null;
     return n.outputs.find((x) => x && state.byName.has(x)) ?? n.inputs.find((x) => x && state.byName.has(x)) ?? null;
   }
@@ -890,7 +978,7 @@ function diagTarget(d) {
   return null;
 }
 
-/** Node `index` of graph `path` ('' or a subgraph path) from the result, or null. */
+/** Node `index` of graph `path` ('' or a subgraph path): {name, opType, domain}, or null. */
 function nodeAt(path, index) {
   const r = state.result;
   const nodes = path === '' ? r.nodes : r.subgraphs?.[path]?.nodes;
@@ -1155,29 +1243,25 @@ function openDetail(name, { focus = true } = {}) {
     html += '</section>';
   }
 
-  const diags = (result.diagnostics || []).filter((d) => (r.nodeIndex >= 0 && d.nodeIndex === r.nodeIndex) || d.message.includes(`'${r.name}'`));
+  const diags = (result.diagnostics || []).filter((d) => (r.nodeIndex >= 0 && d.nodeIndex === r.nodeIndex && !d.path) || d.message.includes(`'${r.name}'`));
   if (diags.length) {
     html += `<section class="d-sec"><h3>Diagnostics</h3><ul class="diag-list">${diags.map((d) => `<li class="diag ${DIAG_LEVEL[d.code] || 'warn'}"><span class="badge ${DIAG_LEVEL[d.code] || 'warn'}">${esc(d.code)}</span><p>${esc(d.message)}</p></li>`).join('')}</ul></section>`;
   }
 
-  // Consumers (from the model scan).
-  if (model?.nodeIO && !r.sub) {
-    const users = [];
-    for (let k = 0; k < model.nodeIO.length && users.length < 30; k++) {
-      if (!model.nodeIO[k].includes(name)) continue; // cheap pre-check
-      const io = nodeIO(k);
-      if (io.inputs.includes(name)) users.push({ ...io, opType: result.nodes[k]?.opType ?? '', name: result.nodes[k]?.name ?? '' });
-    }
-    if (users.length) {
-      html += `<section class="d-sec"><h3>Used by</h3><ul class="io-list">${users.map((u) => {
-        const o = u.outputs.find((x) => state.byName.has(x));
-        return `<li><span class="opname">${esc(u.opType)}</span> <span class="mono muted">${esc(u.name)}</span>${o ? ` <span class="arrow">→</span> ${valueLink(o)}` : ''}</li>`;
-      }).join('')}</ul></section>`;
-    }
+  // Consumers: every node that reads it, in the model's graph or a body.
+  const users = consumersOf(name);
+  if (users.length) {
+    html += `<section class="d-sec" id="d-users"><h3>Used by <span class="count">${fmtInt(users.length)}</span></h3><ul class="io-list">${users.slice(0, 30).map((u) => {
+      const n = nodeAt(u.path, u.index);
+      const o = ioAt(u.path, u.index)?.outputs.find((x) => x && state.byName.has(x));
+      return `<li><span class="opname">${esc(n?.opType ?? '')}</span> <span class="mono muted">${esc(n?.name ?? '')}</span>${u.path ? ` <span class="muted">in ${esc(u.path)}</span>` : ''}${o ? ` <span class="arrow">→</span> ${valueLink(o)}` : ''}</li>`;
+    }).join('')}</ul>${users.length > 30 ? `<p class="hint">and ${fmtInt(users.length - 30)} more.</p>` : ''}</section>`;
   }
 
   $('detail-title').textContent = name;
+  html = `<p class="d-actions"><button type="button" class="btn small" data-show-graph="${esc(name)}">Show in graph</button></p>${html}`;
   $('detail-body').innerHTML = html;
+  graphView.select(name);
   $('detail-body').scrollTop = 0;
   $('detail').hidden = false;
   document.body.classList.add('detail-open');
@@ -1344,6 +1428,19 @@ function wire() {
   // Delegated buttons: data-goto (open a value), data-filter (set the filter).
   document.addEventListener('click', (e) => {
     if (e.target.closest('#error-card [data-dismiss]')) { dismissError(); return; }
+    const sg = e.target.closest('[data-show-graph]');
+    if (sg) { showInGraph(sg.dataset.showGraph); return; }
+    const tab = e.target.closest('[data-tab]');
+    if (tab) { setTab(tab.dataset.tab); return; }
+    const be = e.target.closest('[data-broken]');
+    if (be) {
+      const b = brokenNode();
+      setTab('graph');
+      graphView.state.scope = b.path;
+      graphView.state.focus = { node: b.nodeIndex };
+      graphView.show();
+      return;
+    }
     const g = e.target.closest('[data-goto]');
     if (g) { gotoValue(g.dataset.goto); return; }
     const f = e.target.closest('[data-filter]');
@@ -1396,7 +1493,7 @@ function wire() {
 
 // Section - Start
 
-window.__onnxShapesDemo = { timings: null, state };
+window.__onnxShapesDemo = { timings: null, state, get graph() { return graphView.metrics; }, graphView };
 $('lede-example').innerHTML = `<span class="etype">float</span> <span class="shape">${['batch', 4, 'total_seq', 16].map((d) => typeof d === 'number' ? `<span class="dim">${d}</span>` : `<span class="dim symd" style="--h:${hue(d)}">${d}</span>`).join('<span class="x">×</span>')}</span>`;
 wire();
 startWorker();

@@ -3,9 +3,11 @@
 //   npm run build:web            → dist/onnx-shapes-demo.html
 //   node examples/web/build.mjs [out.html]
 //
-// Inlined: styles.css, the page script (app.js + expr.js), the worker (worker.js + model_scan.js +
-// js/index.js + js/errors.js + dist/onnx_shapes.mjs, started from a blob: URL), the wasm (base64,
-// handed to the engine as wasmBinary) and the bundled example models (base64).
+// Inlined: styles.css, the page script (app.js + graph_view.js + expr.js), the worker (worker.js +
+// model_scan.js + js/index.js + js/errors.js + dist/onnx_shapes.mjs, started from a blob: URL), the
+// graph view's layout worker (@dagrejs/dagre's dist/dagre.min.js + layout_worker.js, a classic
+// script, also from a blob: URL), the wasm (base64, handed to the engine as wasmBinary) and the
+// bundled example models (base64).
 //
 // The ES modules are joined by a deliberately small bundler: each module becomes an async factory
 // (top-level await keeps working) and its import/export statements are rewritten. It understands
@@ -145,6 +147,10 @@ function build() {
   const css = readFileSync(join(HERE, 'styles.css'), 'utf8');
   const app = bundle(join(HERE, 'app.js'));
   const worker = `globalThis.__ONNX_SHAPES_WASM__ = ${JSON.stringify(wasm.toString('base64'))};\n${bundle(join(HERE, 'worker.js'))}`;
+  // The layout library defines the global `dagre`, so layout_worker.js skips its importScripts.
+  const dagre = readFileSync(need(join(REPO, 'node_modules/@dagrejs/dagre/dist/dagre.min.js'), 'run `npm ci`'), 'utf8')
+    .replace(/^\/\/# sourceMappingURL=.*$/m, '');
+  const layout = `${dagre}\n${readFileSync(join(HERE, 'layout_worker.js'), 'utf8')}`;
   const examples = {};
   for (const name of EXAMPLES) {
     examples[name] = readFileSync(need(join(REPO, `examples/models/${name}.onnx`))).toString('base64');
@@ -153,6 +159,7 @@ function build() {
 // Single-file build: the worker, the wasm and the examples are inline.
 globalThis.__ONNX_SHAPES_WORKER_TYPE__ = 'classic';
 globalThis.__ONNX_SHAPES_WORKER_URL__ = URL.createObjectURL(new Blob([document.getElementById('onnx-shapes-worker').textContent], { type: 'text/javascript' }));
+globalThis.__ONNX_SHAPES_LAYOUT_URL__ = URL.createObjectURL(new Blob([document.getElementById('onnx-shapes-layout').textContent], { type: 'text/javascript' }));
 globalThis.__ONNX_SHAPES_EXAMPLES__ = JSON.parse(document.getElementById('onnx-shapes-examples').textContent);`;
 
   let out = html;
@@ -164,6 +171,7 @@ globalThis.__ONNX_SHAPES_EXAMPLES__ = JSON.parse(document.getElementById('onnx-s
   replaceOnce('<link rel="stylesheet" href="styles.css">', `<style>\n${css.replace(/<\/style/gi, '<\\/style')}</style>`);
   replaceOnce('<script type="module" src="app.js"></script>', [
     `<script type="text/plain" id="onnx-shapes-worker">${inlineScriptText(worker, 'worker')}</script>`,
+    `<script type="text/plain" id="onnx-shapes-layout">${inlineScriptText(layout, 'layout worker')}</script>`,
     `<script type="application/json" id="onnx-shapes-examples">${JSON.stringify(examples)}</script>`,
     `<script>${boot}</script>`,
     `<script type="module">\n${inlineScriptText(app, 'app')}\n</script>`,

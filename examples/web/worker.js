@@ -3,10 +3,12 @@
 //
 //   main → worker  {type: 'infer', id, file?: Blob, bytes?: ArrayBuffer, name}
 //                  {type: 'toModel', id}                    (write-back of the last result)
+//                  {type: 'graph', id}                      (the last result's graph, for the graph view)
 //   worker → main  {type: 'ready', version, streaming, writeBack}
 //                  {type: 'progress', id, phase: 'read'|'scan'|'infer', fraction: number|null}
 //                  {type: 'done', id, json, eventsJson, modelJson, info} | {type: 'error', id, error}
 //                  {type: 'model', id, bytes}
+//                  {type: 'graph', id, json}                (layout_worker.js reads it)
 import { init } from '../../js/index.js';
 import { scanModel } from './model_scan.js';
 
@@ -61,6 +63,18 @@ async function readBlob(blob, id) {
 }
 
 /**
+ * Nodes without their inputs and outputs, which go as one string per node ("in\0in\1out", an
+ * omitted one as ''): a 100k-node model then parses as 100k strings instead of 100k objects with
+ * two arrays each.
+ */
+function compactNodes(nodes) {
+  return {
+    nodes: nodes.map((n) => ({ name: n.name, opType: n.opType, domain: n.domain })),
+    nodeIO: nodes.map((n) => `${n.inputs.map((k) => k ?? '').join('\0')}\u0001${n.outputs.map((k) => k ?? '').join('\0')}`),
+  };
+}
+
+/**
  * The result as JSON text (functions such as toModel stay in the worker). For large models a
  * string crosses threads far faster than structured clone of ~10^5 small objects (100k nodes:
  * 2.2 s cloned vs ~0.3 s as JSON). The event log goes as a separate string, which the page only
@@ -69,23 +83,48 @@ async function readBlob(blob, id) {
 function serialize(result) {
   const out = {};
   for (const key of Object.keys(result)) {
-    if (key !== 'events' && typeof result[key] !== 'function') out[key] = result[key];
+    if (key === 'events' || key === 'nodes' || key === 'subgraphs' || typeof result[key] === 'function') continue;
+    out[key] = result[key];
   }
+  Object.assign(out, compactNodes(result.nodes));
+  out.subgraphs = {};
+  for (const [path, g] of Object.entries(result.subgraphs)) out.subgraphs[path] = { ...g, ...compactNodes(g.nodes) };
   return { json: JSON.stringify(out), eventsJson: Array.isArray(result.events) ? JSON.stringify(result.events) : null };
 }
 
-/**
- * The model scan with each node's inputs and outputs as one string ("in\0in\1out"): a
- * 100k-node model then parses as 100k strings instead of 100k objects with two arrays each.
- */
+/** The scan without its nodes (the result has them, with subgraphs). */
 function compactModel(model) {
   if (!model) return null;
   const { nodes, ...rest } = model;
-  return {
-    ...rest,
-    nodeOps: nodes.map((n) => n.opType),
-    nodeIO: nodes.map((n) => `${n.inputs.join('\0')}\u0001${n.outputs.join('\0')}`),
-  };
+  return rest;
+}
+
+/**
+ * "[batch, 8, (H+1)//2]" for an edge label, followed by a short known content ("[4] = [batch,
+ * seq, 4, 16]": the shape a Reshape gets); '' when nothing is known.
+ */
+function shapeText(t) {
+  while (t && (t.kind === 'sequence' || t.kind === 'optional')) t = t.elem;
+  if (!t || t.kind !== 'tensor') return t?.kind ?? '';
+  const dims = !t.dims ? '[*]' : t.dims.length ? `[${t.dims.map((d) => d ?? '?').join(', ')}]` : 'scalar';
+  const value = t.value ? `[${t.value.map((d) => d ?? '?').join(', ')}]` : '';
+  return value && value.length <= 40 && t.dims?.length <= 1 ? `${dims} = ${value}` : dims;
+}
+
+/**
+ * The graph of the last result for the graph view's worker (layout_worker.js): every graph (the
+ * model's, then each body) with its nodes as [name, opType, domain, inputs, outputs], and each
+ * value's shape as text.
+ */
+function graphJson(result) {
+  const row = (n) => [n.name, n.opType, n.domain, n.inputs, n.outputs];
+  const scopes = [{ path: '', parent: null, node: -1, attribute: '', inputs: result.inputs, outputs: result.outputs, nodes: result.nodes.map(row) }];
+  for (const [path, g] of Object.entries(result.subgraphs)) {
+    scopes.push({ path, parent: g.parent, node: g.node, attribute: g.attribute, inputs: g.inputs, outputs: g.outputs, nodes: g.nodes.map(row) });
+  }
+  const shapes = {};
+  for (const key of result.names()) shapes[key] = shapeText(result.getShape(key));
+  return JSON.stringify({ scopes, shapes });
 }
 
 async function infer({ id, file, bytes, name }) {
@@ -140,7 +179,10 @@ self.onmessage = async (ev) => {
   const msg = ev.data;
   try {
     if (msg.type === 'infer') await infer(msg);
-    else if (msg.type === 'toModel') {
+    else if (msg.type === 'graph') {
+      if (!lastResult) throw new Error('no model');
+      post({ type: 'graph', id: msg.id, json: graphJson(lastResult) });
+    } else if (msg.type === 'toModel') {
       if (!lastResult || typeof lastResult.toModel !== 'function') throw new Error('write-back is not available');
       let out;
       try {

@@ -257,4 +257,5 @@ test('single-file build (dist/onnx-shapes-demo.html) works from file://', async 
 // Section - The other test files, then the run
 
 await import('./page_edges.test.mjs');
+await import('./graph_view.test.mjs');
 await runTests();
