@@ -333,6 +333,12 @@ export interface ShapeFunctionTensor {
  */
 export type ShapeFunction = (request: ShapeFunctionRequest) => readonly (ShapeFunctionOutput | null)[];
 
+/** What inferShapesFromSource reads from. */
+export interface ByteSource {
+  readonly size: number;
+  read(pos: number, len: number): Uint8Array;
+}
+
 export interface Engine {
   /**
    * Registers a shape function for domain:opType ('' or 'ai.onnx' is the default domain), used
@@ -365,6 +371,12 @@ export interface Engine {
    * into JS memory (use inferShapesFromPath there).
    */
   inferShapesFromFile(file: Blob, options?: InferOptions): Promise<ShapeInferenceResult>;
+  /**
+   * Streams a model from a synchronous random-access source through the nanopb decoder: `size`
+   * is the file's length, `read(pos, len)` returns up to `len` bytes at `pos` (fewer only at the
+   * end). Weight payloads are skipped, never read. Synchronous, like inferShapes.
+   */
+  inferShapesFromSource(source: ByteSource, options?: InferOptions): ShapeInferenceResult;
   /** Ends the Web Worker inferShapesFromFile started, if any (a later call starts a new one). */
   terminateWorker(): void;
   /** getShape on this engine's most recent successful result; null before the first one. */

@@ -565,6 +565,26 @@ class Engine {
     return this.inferShapes(bytes, { ...options, decoder: 'nanopb' });
   }
 
+  /**
+   * Streams a model from any synchronous random-access source through the nanopb decoder:
+   * `source.size` is the file's length and `source.read(pos, len)` returns up to `len` bytes at
+   * `pos` (a Uint8Array; fewer only at the end). Weight payloads are skipped, never read, so a
+   * source over the network fetches only what the graph needs (js/url_source.js: HTTP Range
+   * requests in a Web Worker). Synchronous, like inferShapes.
+   */
+  inferShapesFromSource(source, options) {
+    if (!source || typeof source.read !== 'function' || !Number.isSafeInteger(source.size) || source.size < 0) {
+      throw new TypeError('onnx-shapes: inferShapesFromSource needs { size, read(pos, len) }');
+    }
+    const flags = optionFlags(options);
+    return this.#runStream(flags, source.size, options, (pos, dst, len) => {
+      const chunk = source.read(pos, len);
+      const n = Math.min(chunk.length, len);
+      this.#M.HEAPU8.set(n === chunk.length ? chunk : chunk.subarray(0, n), dst);
+      return n;
+    });
+  }
+
   /** The module Web Worker for inferShapesFromFile on a browser's main thread (lazily made, reused). */
   #inWorker(file, options) {
     if (!this.#worker) {

@@ -233,6 +233,39 @@ function toast(html, { error = false } = {}) {
 
 // Section - Loading a model
 
+/**
+ * The model among files given at once: a model saved with external data comes as model.onnx plus
+ * its data files (model.onnx.data, or one file per tensor). Inference reads the graph only, so
+ * only the .onnx is read; the others are named in a note. Returns {model, ignored}.
+ */
+function pickModelFile(files) {
+  const list = [...files];
+  const onnx = list.filter((f) => /\.(onnx|ort)$/i.test(f.name));
+  const model = onnx.length ? onnx.reduce((a, b) => (b.name.length < a.name.length ? b : a)) : list.reduce((a, b) => (b.size > a.size ? b : a), list[0]);
+  return { model, ignored: list.filter((f) => f !== model) };
+}
+
+/** Loads the model of a set of files (pickModelFile), saying which files were not read. */
+async function loadFiles(files) {
+  if (!files.length) return;
+  const { model, ignored } = pickModelFile(files);
+  state.loaded = { read: model.name, ignored: ignored.map((f) => f.name) };
+  await loadFile(model);
+  if (ignored.length && state.fileName === model.name) {
+    const bytes = ignored.reduce((n, f) => n + f.size, 0);
+    toast(`Read <code>${esc(model.name)}</code> only. ${ignored.length === 1 ? `<code>${esc(ignored[0].name)}</code>` : `${fmtInt(ignored.length)} other files`} (${fmtBytes(bytes)}) ${ignored.length === 1 ? 'was' : 'were'} not read: inference needs the graph, not the weights.`);
+  }
+}
+
+/** Loads a model from a URL: the worker fetches the graph with Range requests, skipping weights. */
+async function loadUrl(url) {
+  let href;
+  try { href = new URL(url, location.href).href; } catch { showError({ code: 'URL', message: `${url} is not a URL` }, url); return; }
+  const name = decodeURIComponent(new URL(href).pathname.split('/').pop() || href);
+  state.loaded = { url: href };
+  await loadFrom({ url: href }, name, null);
+}
+
 async function loadFile(file, displayName = file.name) {
   await loadFrom({ file }, displayName, file.size);
 }
@@ -879,7 +912,8 @@ function renderSummary() {
   for (const r of state.rows) counts[r.kind]++;
   const opset = model?.opsets?.find((o) => o.domain === '' || o.domain === 'ai.onnx');
   const facts = [
-    ['File', `<span class="mono">${esc(state.fileName)}</span> <span class="muted">(${fmtBytes(state.fileSize)})</span>`],
+    state.info.fetched ? ['URL', urlFacts(state.info.fetched)]
+      : ['File', `<span class="mono">${esc(state.fileName)}</span> <span class="muted">(${fmtBytes(state.fileSize)})</span>`],
     model?.producer ? ['Producer', `${esc(model.producer)} ${esc(model.producerVersion || '')}`] : null,
     model ? ['IR / opset', `${model.irVersion ?? '?'} / ${opset?.version ?? '?'}`] : null,
     ['Nodes', `${fmtInt(result.nodes.length)} <span class="muted">(${fmtInt(ops.size)} op types)</span>`],
@@ -889,6 +923,15 @@ function renderSummary() {
   $('summary').innerHTML = `<dl class="facts">${facts.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>`
     + (topOps.length ? `<div class="ops" aria-label="Most used operators">${topOps.map(([op, n]) =>
       `<button type="button" class="op-chip" data-filter="op:${esc(op)}" aria-label="Filter by op ${esc(op)} (${n} nodes)">${esc(op)}<span>${n}</span></button>`).join('')}</div>` : '');
+}
+
+/** What reading a model from a URL cost: bytes fetched of the file's size, requests. */
+function urlFacts(f) {
+  const pct = f.size ? (100 * f.bytes) / f.size : 100;
+  const how = f.ranged
+    ? `fetched ${fmtBytes(f.bytes)} of ${fmtBytes(f.size)} (${pct < 0.1 ? pct.toFixed(3) : pct.toFixed(1)}%) in ${fmtInt(f.requests)} Range request${f.requests === 1 ? '' : 's'}`
+    : `the server ignored Range requests: the whole file (${fmtBytes(f.bytes)}) was read`;
+  return `<span class="mono url-name">${esc(state.fileName)}</span> <span class="muted" id="url-fetched" data-bytes="${f.bytes}" data-requests="${f.requests}" data-ranged="${f.ranged}">${how}</span>`;
 }
 
 function renderSymbols() {
@@ -1351,9 +1394,14 @@ function wire() {
   const fileInput = $('file-input');
   for (const id of ['open-file', 'open-file-2']) $(id).addEventListener('click', () => fileInput.click());
   fileInput.addEventListener('change', () => {
-    const f = fileInput.files[0];
-    if (f) loadFile(f);
+    const files = [...fileInput.files];
     fileInput.value = '';
+    loadFiles(files);
+  });
+  $('url-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const url = $('url-input').value.trim();
+    if (url) loadUrl(url);
   });
   for (const b of document.querySelectorAll('[data-example]')) b.addEventListener('click', () => loadExample(b.dataset.example));
 
@@ -1368,8 +1416,7 @@ function wire() {
     e.preventDefault();
     depth = 0;
     overlay.hidden = true;
-    const f = e.dataTransfer?.files?.[0];
-    if (f) loadFile(f);
+    loadFiles([...(e.dataTransfer?.files || [])]);
   });
 
   // Table.
@@ -1498,6 +1545,11 @@ $('lede-example').innerHTML = `<span class="etype">float</span> <span class="sha
 wire();
 startWorker();
 workerReady.then(
-  (info) => { document.body.dataset.engine = info.version; },
+  (info) => {
+    document.body.dataset.engine = info.version;
+    // ?url=... (links from model hubs): open that model.
+    const url = new URLSearchParams(location.search).get('url');
+    if (url) { $('url-input').value = url; loadUrl(url); }
+  },
   (err) => showError({ code: 'LOAD', message: err?.message ?? String(err) }),
 );

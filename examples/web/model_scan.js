@@ -17,11 +17,15 @@ const ELEM_TYPE_NAMES = [
 
 const WINDOW = 64 << 10; // small: a jump over a large tensor costs one window read
 
-/** A random-access byte source over a Uint8Array, or a Blob read synchronously (workers only). */
+/**
+ * A random-access byte source over a Uint8Array, a Blob read synchronously (workers only), or a
+ * { size, read(pos, len) } source (js/url_source.js).
+ */
 function byteSource(data) {
   if (data instanceof Uint8Array) {
     return { size: data.length, bytes: data, get: (pos, len) => data.subarray(pos, pos + len) };
   }
+  if (typeof data.read === 'function') return { size: data.size, get: (pos, len) => data.read(pos, len) };
   const blob = data;
   const reader = new FileReaderSync();
   // Small enough: one read, then scan in memory (per-window reads cost more than they save).

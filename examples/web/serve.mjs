@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // A tiny dependency-free static server for the demo: serves a folder (default: the repository
-// root) on 127.0.0.1 with the MIME types module scripts and WebAssembly need.
+// root) on 127.0.0.1 with the MIME types module scripts and WebAssembly need, and single HTTP
+// Range requests (the page's URL field reads a model's graph without its weights).
 //
 //   node examples/web/serve.mjs [root] [port]     → http://127.0.0.1:8080/examples/web/
-//   import { serve } from './serve.mjs'; const server = await serve(root, 0);
+//   import { serve } from './serve.mjs'; const server = await serve(root, 0, { onResponse });
+//   onResponse({ path, status, bytes }) is called for every answer (tests count bytes with it).
 import http from 'node:http';
 import { createReadStream, statSync } from 'node:fs';
 import { extname, join, normalize, resolve, sep } from 'node:path';
@@ -30,7 +32,7 @@ const MIME = {
 const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
 /** Starts serving `root` on 127.0.0.1:`port` (0: any free port). Resolves to the http.Server. */
-export function serve(root = REPO, port = 0, { quiet = true } = {}) {
+export function serve(root = REPO, port = 0, { quiet = true, onResponse } = {}) {
   const base = resolve(root);
   const server = http.createServer((req, res) => {
     let pathname;
@@ -54,15 +56,35 @@ export function serve(root = REPO, port = 0, { quiet = true } = {}) {
         file = join(file, 'index.html');
       }
       const st = statSync(file);
-      res.writeHead(200, {
+      const headers = {
         'Content-Type': MIME[extname(file).toLowerCase()] || 'application/octet-stream',
-        'Content-Length': st.size,
         'Cache-Control': 'no-store',
         'X-Content-Type-Options': 'nosniff',
-      });
+        'Accept-Ranges': 'bytes',
+      };
+      // One range, "bytes=first-last" or "bytes=first-" (what the page's URL reader sends).
+      const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
+      let first = 0;
+      let last = st.size - 1;
+      let status = 200;
+      if (range) {
+        first = Number(range[1]);
+        last = range[2] === '' ? st.size - 1 : Math.min(Number(range[2]), st.size - 1);
+        if (first >= st.size || first > last) {
+          res.writeHead(416, { 'Content-Range': `bytes */${st.size}` }).end();
+          onResponse?.({ path: pathname, status: 416, bytes: 0 });
+          return;
+        }
+        status = 206;
+        headers['Content-Range'] = `bytes ${first}-${last}/${st.size}`;
+      }
+      const length = st.size === 0 ? 0 : last - first + 1;
+      res.writeHead(status, { ...headers, 'Content-Length': length });
       if (req.method === 'HEAD') { res.end(); return; }
-      createReadStream(file).pipe(res);
-      if (!quiet) console.log(`200 ${pathname}`);
+      onResponse?.({ path: pathname, status, bytes: length });
+      if (length === 0) res.end();
+      else createReadStream(file, { start: first, end: last }).pipe(res);
+      if (!quiet) console.log(`${status} ${pathname}${range ? ` ${first}-${last}` : ''}`);
     } catch {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('not found');
       if (!quiet) console.log(`404 ${pathname}`);

@@ -1,7 +1,7 @@
 // The demo's module Web Worker: loads the engine once, runs inference off the main thread, and
 // answers with plain data (the result, plus what model_scan.js reads from the model itself).
 //
-//   main → worker  {type: 'infer', id, file?: Blob, bytes?: ArrayBuffer, name}
+//   main → worker  {type: 'infer', id, file?: Blob, bytes?: ArrayBuffer, url?: string, name}
 //                  {type: 'toModel', id}                    (write-back of the last result)
 //                  {type: 'graph', id}                      (the last result's graph, for the graph view)
 //   worker → main  {type: 'ready', version, streaming, writeBack}
@@ -10,6 +10,7 @@
 //                  {type: 'model', id, bytes}
 //                  {type: 'graph', id, json}                (layout_worker.js reads it)
 import { init } from '../../js/index.js';
+import { urlSourceSync } from '../../js/url_source.js';
 import { scanModel } from './model_scan.js';
 
 const now = () => performance.timeOrigin + performance.now(); // comparable across threads
@@ -127,15 +128,28 @@ function graphJson(result) {
   return JSON.stringify({ scopes, shapes });
 }
 
-async function infer({ id, file, bytes, name }) {
+async function infer({ id, file, bytes, url, name }) {
   const eng = await engine();
   const t0 = now();
   let result;
   let model = null;
   let streamed = false;
   let tScan = 0;
+  let fetched = null;
   const options = { events: true };
-  if (file && typeof eng.inferShapesFromFile === 'function') {
+  if (url) {
+    // Range requests for the graph, never the weights (js/url_source.js).
+    streamed = true;
+    post({ type: 'progress', id, phase: 'infer', fraction: 0 });
+    const source = urlSourceSync(url); // absolute (the page resolves it)
+    result = eng.inferShapesFromSource(source, {
+      ...options,
+      onProgress: (a, b) => post({ type: 'progress', id, phase: 'infer', fraction: progressFraction(a, b) }),
+    });
+    tScan = now();
+    try { model = scanModel(source); } catch { model = null; }
+    fetched = { size: source.size, ...source.stats };
+  } else if (file && typeof eng.inferShapesFromFile === 'function') {
     // Streaming engine (issue 4/7): the file never has to be in memory at once.
     streamed = true;
     post({ type: 'progress', id, phase: 'infer', fraction: 0 });
@@ -166,7 +180,8 @@ async function infer({ id, file, bytes, name }) {
     modelJson: JSON.stringify(compactModel(model)),
     info: {
       streamed,
-      writeBack: typeof result.toModel === 'function',
+      fetched, // URL: {size, requests, bytes, ranged}
+      writeBack: typeof result.toModel === 'function' && !url,
       inferMs: tScan - t0,
       scanMs: t1 - tScan,
       doneAt: now(),

@@ -23,11 +23,12 @@ export function findChromium() {
   return null;
 }
 
-/** Starts the server and the browser. Returns {base, context, newPage, close}. */
+/** Starts the server and the browser. Returns {base, context, newPage, close, served}. */
 export async function start({ viewport = { width: 1440, height: 900 } } = {}) {
   const executablePath = findChromium();
   if (!executablePath) throw new Error('chromium not found: apt-get install -y chromium (or set CHROMIUM)');
-  const server = await serve(REPO, 0);
+  const served = []; // every answer of the server: { path, status, bytes }
+  const server = await serve(REPO, 0, { onResponse: (r) => served.push(r) });
   const base = `http://127.0.0.1:${server.address().port}`;
   const profile = mkdtempSync(join(tmpdir(), 'onnx-shapes-chromium-'));
   let context;
@@ -59,7 +60,7 @@ export async function start({ viewport = { width: 1440, height: 900 } } = {}) {
   }
 
   for (const p of context.pages()) await p.close().catch(() => {});
-  return { base, context, newPage, close };
+  return { base, context, newPage, close, served };
 }
 
 // Section - Page helpers
