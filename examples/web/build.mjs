@@ -3,7 +3,7 @@
 //   npm run build:web            → dist/onnx-shapes-demo.html
 //   node examples/web/build.mjs [out.html]
 //
-// Inlined: styles.css, the page script (app.js + graph_view.js + expr.js), the worker (worker.js +
+// Inlined: styles.css, the page script (app.js and the modules it imports, expr.js), the worker (worker.js +
 // model_scan.js + js/index.js + js/errors.js + dist/onnx_shapes.mjs, started from a blob: URL), the
 // graph view's layout worker (@dagrejs/dagre's dist/dagre.min.js + layout_worker.js, a classic
 // script, also from a blob: URL), the wasm (base64, handed to the engine as wasmBinary) and the

@@ -1,0 +1,200 @@
+// The demo page's state (the model on screen, its rows, bindings, view) and what is read from it:
+// node inputs and outputs, readers of a value, the first broken node, shapes as HTML.
+import { printSymbol, symbolsOf } from '../../js/expr.js';
+import { esc, hue, exprHTML, sideValue } from './page_util.js';
+
+export const state = {
+  fileName: '',
+  fileSize: 0,
+  result: null,        // plain result from the worker
+  model: null,         // model_scan.js output, or null
+  info: null,
+  rows: [],            // all rows
+  view: [],            // filtered + sorted row indices
+  sort: { key: 'order', dir: 1 },
+  filter: '',
+  env: new Map(),      // user bindings
+  derived: new Map(),  // bindings derived from equality constraints
+  effective: new Map(),
+  mode: 'symbolic',
+  tab: 'table',        // 'table' | 'graph'
+  broken: null,        // brokenNode() of the model on screen
+  active: -1,          // index into state.view
+  detail: null,        // name shown in the detail panel
+  symbols: [],         // [{name, uses, source, dataDependent}]
+  eventsByValue: null,
+};
+
+export const ROW_H = 38;
+
+export const OVERSCAN = 8;
+
+/** Node k's {inputs, outputs} (value keys, '' for an omitted one) of the model's graph. */
+export const nodeIO = (k) => ioAt('', k);
+
+/** The {inputs, outputs} of node k of graph `path` ('' or a subgraph path), or null. */
+export function ioAt(path, k) {
+  const g = path === '' ? state.result : state.result.subgraphs?.[path];
+  const io = g?.nodeIO?.[k];
+  if (io === undefined) return null;
+  const [ins, outs] = io.split('\u0001');
+  return { inputs: ins === '' ? [] : ins.split('\0'), outputs: outs === '' ? [] : outs.split('\0') };
+}
+
+/** Every node that reads value `key`: [{path, index}], indexed once per model. */
+export function consumersOf(key) {
+  if (!state.consumers) {
+    const idx = new Map();
+    const add = (path, list) => {
+      for (let k = 0; k < list.length; k++) {
+        const ins = list[k].slice(0, list[k].indexOf('\u0001'));
+        if (ins === '') continue;
+        for (const v of ins.split('\0')) {
+          if (!v) continue;
+          const l = idx.get(v);
+          const ref = { path, index: k };
+          if (!l) idx.set(v, [ref]);
+          else if (l[l.length - 1].index !== k || l[l.length - 1].path !== path) l.push(ref);
+        }
+      }
+    };
+    add('', state.result.nodeIO || []);
+    for (const [path, g] of Object.entries(state.result.subgraphs || {})) add(path, g.nodeIO || []);
+    state.consumers = idx;
+  }
+  return state.consumers.get(key) ?? [];
+}
+
+export function typeText(t) {
+  if (!t) return '?';
+  switch (t.kind) {
+    case 'tensor': return t.elemType ?? '?';
+    case 'sequence': return `seq<${typeText(t.elem)}>`;
+    case 'optional': return `opt<${typeText(t.elem)}>`;
+    case 'map': return `map<${t.keyType},${typeText(t.value)}>`;
+    default: return t.kind ?? '?';
+  }
+}
+
+/** The tensor inside a sequence/optional, for display of a shape. */
+export function innerTensor(t) {
+  while (t && (t.kind === 'sequence' || t.kind === 'optional')) t = t.elem;
+  return t && t.kind === 'tensor' ? t : null;
+}
+
+/**
+ * The first broken node: result.firstError when the engine gives it, else the first diagnostic
+ * saying that a node's inputs contradict its rule. {path, nodeIndex, node, opType, code, message}.
+ */
+export function brokenNode() {
+  const r = state.result;
+  if (!r) return null;
+  const d = r.firstError ?? (r.diagnostics || []).find((x) => (x.code === 'SHAPE_MISMATCH' || x.code === 'INVALID_MODEL') && x.nodeIndex >= 0);
+  return d && d.nodeIndex >= 0 ? { ...d, path: d.path ?? '' } : null;
+}
+
+export function memoryFigures() {
+  let total = 0;
+  let weights = 0;
+  let largest = null;
+  let unknown = 0;
+  for (const r of state.rows) {
+    if (r.kind === 'weight') {
+      if (r.bytes !== null) weights += r.bytes;
+      continue;
+    }
+    if (r.kind === 'inner') continue; // lives inside a subgraph run, not in the top-level graph
+    if (r.bytes === null) { if (r.tensor) unknown++; continue; }
+    total += r.bytes;
+    if (!largest || r.bytes > largest.bytes) largest = r;
+  }
+  return { total, weights, largest, unknown };
+}
+
+export const shapeCache = new Map();
+
+export function shapeHTML(r) {
+  if (!r.tensor) return `<span class="muted">${esc(r.type?.kind ?? 'unknown')}</span>`;
+  const concrete = state.mode === 'concrete';
+  const key = (concrete ? 'c' : 's') + r.shapeKey + (concrete && r.concrete ? r.concrete.join(',') : '');
+  let html = shapeCache.get(key);
+  if (html !== undefined) return html;
+  const dims = r.dims;
+  if (!dims) html = '<span class="dim unk" title="rank unknown">unknown rank</span>';
+  else if (dims.length === 0) html = '<span class="scalar">scalar</span>';
+  else {
+    html = '<span class="shape">';
+    for (let k = 0; k < dims.length; k++) {
+      const d = dims[k];
+      if (k) html += '<span class="x" aria-hidden="true">×</span><span class="visually-hidden">, </span>';
+      if (d === null) { html += '<span class="dim unk" title="unknown dim">?</span>'; continue; }
+      if (typeof d === 'number') { html += `<span class="dim">${d}</span>`; continue; }
+      const syms = symbolsOf(d);
+      const h = syms.length ? hue(syms[0]) : 0;
+      const v = concrete && r.concrete ? r.concrete[k] : null;
+      if (v !== null && v !== undefined) {
+        html += `<span class="dim symd bound" style="--h:${h}" title="${esc(d)} = ${v}">${v}</span>`;
+      } else if (syms.length === 1 && d === printSymbol(syms[0])) {
+        html += `<span class="dim symd" style="--h:${h}">${esc(d)}</span>`;
+      } else {
+        html += `<span class="dim symd expr" style="--h:${h}">${exprHTML(d)}</span>`;
+      }
+    }
+    html += '</span>';
+  }
+  shapeCache.set(key, html);
+  return html;
+}
+
+/** The shape as plain text, for titles: [batch, (H+1)//2, 4]. */
+export function shapeText(r) {
+  if (!r.tensor) return r.type?.kind ?? 'unknown';
+  if (!r.dims) return 'unknown rank';
+  const concrete = state.mode === 'concrete' && r.concrete;
+  return `[${r.dims.map((d, k) => (concrete && r.concrete[k] !== null ? r.concrete[k] : d ?? '?')).join(', ')}]`;
+}
+
+export const KIND_SHORT = { input: 'in', output: 'out', weight: 'w', activation: '', inner: 'sub' };
+
+export const KIND_LABEL = { input: 'graph input', output: 'graph output', weight: 'initializer (weight)', activation: 'intermediate value', inner: 'value inside a subgraph' };
+
+/** Whether row r is read or written by the first broken node (its rows are marked red). */
+export function isBroken(r) {
+  const b = state.broken;
+  if (!b) return false;
+  b.keys ??= new Set(Object.values(ioAt(b.path, b.nodeIndex) ?? {}).flat().filter(Boolean));
+  return b.keys.has(r.name);
+}
+
+export const DIAG_LEVEL = { ANCHOR_CONFLICT: 'error', SHAPE_MISMATCH: 'error', INVALID_MODEL: 'error', UNSUPPORTED_OP: 'warn', OPSET_MISMATCH: 'warn', MISSING_OPSET: 'warn', DATA_DEPENDENT: 'info' };
+
+/** Node `index` of graph `path` ('' or a subgraph path): {name, opType, domain}, or null. */
+export function nodeAt(path, index) {
+  const r = state.result;
+  const nodes = path === '' ? r.nodes : r.subgraphs?.[path]?.nodes;
+  return nodes && index >= 0 && index < nodes.length ? nodes[index] : null;
+}
+
+export function constraintHTML(a, b, rel, env) {
+  let check = '';
+  if (env.size) {
+    const va = sideValue(a, env);
+    const vb = sideValue(b, env);
+    if (va !== null && vb !== null && Number.isFinite(va) && Number.isFinite(vb)) {
+      const ok = rel === '=' ? va === vb : va <= vb;
+      check = ok ? `<span class="check ok" title="${va} ${rel === '=' ? '=' : '≤'} ${vb}" aria-label="holds">✓</span>`
+        : `<span class="check bad" title="${va} vs ${vb}" aria-label="violated">✗ ${va} vs ${vb}</span>`;
+    }
+  }
+  return `<li><code class="expr-line">${exprHTML(a)} <span class="rel">${rel === '=' ? '=' : '≤'}</span> ${exprHTML(b)}</code>${check}</li>`;
+}
+
+export function valueLink(name) {
+  const r = state.byName.get(name);
+  if (!r) return `<span class="mono muted">${esc(name || '(none)')}</span>`;
+  return `<button type="button" class="link mono" data-goto="${esc(name)}">${esc(name)}</button>`;
+}
+
+export function typeLine(r) {
+  return `<span class="etype">${esc(r.elem)}</span> ${shapeHTML(r)}`;
+}
