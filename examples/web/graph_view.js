@@ -4,7 +4,7 @@
 // asks it for views and draws the answers as SVG.
 //
 //   const view = createGraphView({ root, hue, tokenize, requestGraph, onValue, onNode });
-//   view.reset(model)     a new model (nothing is laid out until the view is shown)
+//   view.reset(result)    a new model (nothing is laid out until the view is shown)
 //   view.show()           lays out the current scope (the first time: the model's graph, or the
 //                         graph of the first broken node, focused on it)
 //   view.focusValue(key)  the producer of value `key` (or its first reader), in its graph
@@ -72,8 +72,8 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, br
     $('.graph-status').textContent = text;
   }
 
-  /** Lays out and draws the current scope. `why` names what asked (for the metrics). */
-  async function refresh({ keepScroll = false } = {}) {
+  /** Asks the worker for a view of the current scope and focus, and draws it (the newest answer wins). */
+  async function refresh() {
     const t0 = now();
     const id = ++latest;
     status('Laying out…');
@@ -100,7 +100,7 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, br
       const tView = now();
       st.view = view;
       st.expanded.set(st.scope, view.expanded);
-      draw(view, keepScroll);
+      draw(view);
       const tDraw = now();
       // Painted: the next frame after the SVG went in.
       await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
