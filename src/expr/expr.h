@@ -109,6 +109,10 @@ OsiExpr osi_expr_ftoint(OsiExprStore *s, OsiExpr a);
 int osi_expr_is_float(const OsiExprStore *s, OsiExpr e);
 /* 1 and *out set when e is a float number. */
 int osi_expr_is_fconst(const OsiExprStore *s, OsiExpr e, double *out);
+/* Bounds of float e's value for every value of the symbols (>= 0 ones
+ * under assume_nonneg): 1 with *lo and *hi set (infinities when unbounded)
+ * when e is never NaN, else 0. */
+int osi_expr_float_bounds(const OsiExprStore *s, OsiExpr e, double *lo, double *hi);
 /* Section - Parsing and printing */
 
 /* Parses text in the expression grammar (see expr_parse.c). Returns

@@ -39,10 +39,13 @@
  *   Float(n) -> n;  Floor(n/d) -> n//d and Ceil(n/d) -> CeilDiv(n, d) for an
  *   integer d in [1, 2^24] with |n| < 2^24 (the quotient rounds by less than
  *   its distance 1/d to the next integer: |n/d| * 2^-24 < 1/d); for d a
- *   power of two (or a product by 2^-k) any |n| < 2^62 (exact division);
- *   n*c with c integral when |n*c| <= 2^24 or c a power of two; sums, Min,
- *   Max of exact parts when the result stays within [-2^24, 2^24];
- *   Trunc(q) as Floor(q) when q >= 0 and as Ceil(q) when q <= 0.
+ *   power of two (or a product by 2^-k) any n (an exact division, and
+ *   where n is defined it is a finite float); n*c with c integral when
+ *   |n*c| <= 2^24, any n when c is a power of two; sums, Min, Max of exact
+ *   parts when the result stays within [-2^24, 2^24]; Trunc(q) as Floor(q)
+ *   when q >= 0 and as Ceil(q) when q <= 0; and a rounding that nothing
+ *   above reduces is the integer atom Floor(z) (Ceil, Round) itself, equal
+ *   to the float wherever that atom is defined.
  */
 #include <math.h>
 #include <string.h>
@@ -361,7 +364,9 @@ static OsiExpr exact_int(OsiExprStore *s, OsiExpr e, int64_t symhi);
 static OsiExpr round_quotient(OsiExprStore *s, OsiExpr n, int64_t d, int dir, int exact_div,
                               int64_t symhi) {
   if (n == OSI_EXPR_UNKNOWN || d < 1) return OSI_EXPR_UNKNOWN;
-  if (!within(s, n, exact_div ? 0x1p62 : F24 - 1, symhi)) return OSI_EXPR_UNKNOWN;
+  /* A division by 2^k is exact for any finite float; by another integer
+   * the quotient must round by less than 1/d. */
+  if (!exact_div && !within(s, n, F24 - 1, symhi)) return OSI_EXPR_UNKNOWN;
   if (dir == 0) {
     IIv r = ival(s, n, symhi);
     if (r.lo >= 0) dir = -1;
@@ -429,9 +434,10 @@ static OsiExpr exact_int(OsiExprStore *s, OsiExpr e, int64_t symhi) {
     OsiExpr ya = exact_int(s, a0, symhi), yb = ya ? exact_int(s, a1, symhi) : OSI_EXPR_UNKNOWN;
     OsiExpr y = yb ? osi_expr_mul(s, ya, yb) : OSI_EXPR_UNKNOWN;
     if (y == OSI_EXPR_UNKNOWN) return y;
-    /* A power-of-two factor scales without rounding. */
+    /* A power-of-two factor scales any finite float without rounding (and
+     * where y is defined, in int64, the float is finite). */
     int scaled = (is_fconst(s, a0, &c) && pow2(c)) || (is_fconst(s, a1, &c) && pow2(c));
-    return within(s, y, scaled ? 0x1p62 : F24, symhi) ? y : OSI_EXPR_UNKNOWN;
+    return scaled || within(s, y, F24, symhi) ? y : OSI_EXPR_UNKNOWN;
   }
   case EK_FMIN:
   case EK_FMAX: {
@@ -443,9 +449,14 @@ static OsiExpr exact_int(OsiExprStore *s, OsiExpr e, int64_t symhi) {
     }
     return acc;
   }
-  case EK_FFLOOR: return exact_rounded(s, a0, -1, symhi);
-  case EK_FCEIL: return exact_rounded(s, a0, 1, symhi);
-  case EK_FROUND: return exact_rounded(s, a0, 2, symhi);
+  case EK_FFLOOR:
+  case EK_FCEIL:
+  case EK_FROUND: {
+    OsiExpr y = exact_rounded(s, a0, nd->kind == EK_FFLOOR ? -1 : nd->kind == EK_FCEIL ? 1 : 2, symhi);
+    /* Otherwise the integer atom Floor(z) itself: its value is the float's
+     * wherever it is defined (the float finite, within int64). */
+    return y != OSI_EXPR_UNKNOWN ? y : expr_intern(s, EK_FTOINT, &e, 1, NULL, 0, NULL, 0);
+  }
   default: return OSI_EXPR_UNKNOWN;
   }
 }
@@ -716,6 +727,14 @@ int osi_expr_is_float(const OsiExprStore *s, OsiExpr e) {
 
 int osi_expr_is_fconst(const OsiExprStore *s, OsiExpr e, double *out) {
   return s && e && e < s->nnodes && is_fconst(s, e, out);
+}
+
+int osi_expr_float_bounds(const OsiExprStore *s, OsiExpr e, double *lo, double *hi) {
+  if (!osi_expr_is_float(s, e)) return 0;
+  FIv r = fival(s, e, INT64_MAX);
+  *lo = r.lo;
+  *hi = r.hi;
+  return !r.nan;
 }
 
 OsiExpr expr_float_rebuild(OsiExprStore *s, OsiExpr e, const OsiExpr *args) {

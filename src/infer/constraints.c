@@ -383,7 +383,7 @@ static int class_of(const Ranking *r, Classes *c, ClassSizes *cs, OsiExpr e) {
  * and past_seq+seq can (total_seq is then defined as that), and so can a size
  * that the definitions so far make equal to the other at ordinary sizes
  * (GPT-2's past+Broadcast(seq, Min(total,64)-Min(past,64)) and past+seq). */
-static int join_consistent(const Ranking *r, Defs *defs, OsiExpr ra, OsiExpr rb) {
+static int join_consistent(const Ranking *r, Defs *defs, OsiExpr ra, OsiExpr rb, OsiExpr lhs, OsiExpr rhs) {
   if (ra == OSI_EXPR_UNKNOWN || rb == OSI_EXPR_UNKNOWN) return 1;
   OsiExprStore *s = r->s;
   OsiExpr a = defs_apply(s, defs, ra), b = defs_apply(s, defs, rb);
@@ -391,10 +391,15 @@ static int join_consistent(const Ranking *r, Defs *defs, OsiExpr ra, OsiExpr rb)
   if (a == b) return 1;
   const char *name, *other;
   int sa = osi_expr_is_symbol(s, a, &name), sb = osi_expr_is_symbol(s, b, &other);
-  /* Two graph-input symbols are two sizes the caller picks: equating them
-   * is left to the samples (torch labels batch and seq dims alike). */
-  if (sa && !sb && !mentions(s, b, name)) return defs_add(s, defs, a, b);
-  if (sb && !sa && !mentions(s, a, other)) return defs_add(s, defs, b, a);
+  /* An input symbol is defined by a size only where a declaration names
+   * that size with the symbol itself: through an output label the two
+   * sides are two computed sizes (torch labels half's batch dim and
+   * pooled's height dim alike), which only the samples may join. Two
+   * graph-input symbols are two sizes the caller picks: equating them is
+   * left to the samples too (torch labels batch and seq dims alike). */
+  int named = ra == lhs || ra == rhs, named_b = rb == lhs || rb == rhs;
+  if (sa && named && !sb && !mentions(s, b, name)) return defs_add(s, defs, a, b);
+  if (sb && named_b && !sa && !mentions(s, a, other)) return defs_add(s, defs, b, a);
   return agree_on_samples(s, a, b);
 }
 
@@ -475,19 +480,18 @@ static const OsiType *rewrite_type(OsiRun *run, const OsiType *t, const OsiExpr 
   }
   const OsiValue *value = t->value;
   OsiExpr *vals = NULL;
-  if (value && value->ints) {
-    for (int64_t i = 0; i < value->count; i++) {
-      OsiExpr e = value->ints[i] == OSI_EXPR_UNKNOWN ? OSI_EXPR_UNKNOWN
-                                                     : osi_expr_substitute(s, value->ints[i], from, to, n);
-      if (e == OSI_EXPR_UNKNOWN || e == value->ints[i]) continue;
-      if (!vals) {
-        OsiValue *nv = osi_value_ints(run->arena, value->count, &vals);
-        if (!nv) break;
-        memcpy(vals, value->ints, (size_t)value->count * sizeof(OsiExpr));
-        value = nv;
-      }
-      vals[i] = e;
+  const OsiExpr *elems = value ? (value->ints ? value->ints : value->floats) : NULL;
+  for (int64_t i = 0; elems && i < value->count; i++) {
+    OsiExpr e = elems[i] == OSI_EXPR_UNKNOWN ? OSI_EXPR_UNKNOWN : osi_expr_substitute(s, elems[i], from, to, n);
+    if (e == OSI_EXPR_UNKNOWN || e == elems[i]) continue;
+    if (!vals) {
+      OsiValue *nv = value->ints ? osi_value_ints(run->arena, value->count, &vals)
+                                 : osi_value_floats(run->arena, value->count, &vals);
+      if (!nv) break;
+      memcpy(vals, elems, (size_t)value->count * sizeof(OsiExpr));
+      value = nv;
     }
+    vals[i] = e;
   }
   changed |= value != t->value;
   if (!changed) return t;
@@ -567,7 +571,7 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
     int a = class_of(&r, &c, &sizes, lhs), b = class_of(&r, &c, &sizes, rhs);
     if (a == b) continue;
     if ((unknown[a] && rep[b] != OSI_EXPR_UNKNOWN) || (unknown[b] && rep[a] != OSI_EXPR_UNKNOWN) ||
-        !join_consistent(&r, &defs, rep[a], rep[b])) {
+        !join_consistent(&r, &defs, rep[a], rep[b], lhs, rhs)) {
       list_add(&rejected, lhs, rhs);
       continue;
     }

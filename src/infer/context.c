@@ -310,10 +310,10 @@ const OsiType *osi_tensor_type(OsiRun *run, const OsiTensor *t) {
       type->value = v;
     }
   } else if (t->floats) {
-    double *elems;
+    OsiExpr *elems;
     OsiValue *v = osi_value_floats(run->arena, t->count, &elems);
     if (v) {
-      memcpy(elems, t->floats, (size_t)t->count * sizeof(double));
+      for (int64_t i = 0; i < t->count; i++) elems[i] = osi_expr_fconst(run->exprs, t->floats[i]);
       type->value = v;
     }
   }

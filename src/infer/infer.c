@@ -13,6 +13,7 @@
 #include "infer/functions.h"
 #include "infer/infer.h"
 #include "infer/op_context.h"
+#include "ops/fold.h"
 #include "ops/op_registry.h"
 
 static void event_set(OsiRun *run, const char *kind, const char *name, const OsiType *t) {
@@ -109,7 +110,11 @@ static OsiStatus dispatch(OsiContext *scope, OsiOpCtx *op) {
     return osi_custom_op_call(op, &custom);
   }
   OsiOpFn rule = resolve_op(scope, n, op->node_index, &op->opset);
-  return rule ? rule(op) : OSI_OK;
+  if (!rule) return OSI_OK;
+  OsiStatus st = rule(op);
+  /* Contents the rule left out, computed from the inputs' (ops/fold.h). */
+  if (st == OSI_OK && !n->domain[0]) osi_op_fold(op);
+  return st;
 }
 
 static int fully_known(const OsiType *t, int depth) {

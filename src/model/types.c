@@ -112,10 +112,10 @@ OsiValue *osi_value_ints(OsiArena *a, int64_t count, OsiExpr **elems) {
   return v;
 }
 
-OsiValue *osi_value_floats(OsiArena *a, int64_t count, double **elems) {
+OsiValue *osi_value_floats(OsiArena *a, int64_t count, OsiExpr **elems) {
   if (count < 0 || count > OSI_MAX_VALUE_ELEMS) return NULL;
   OsiValue *v = osi_arena_alloc(a, sizeof *v);
-  double *e = osi_arena_array(a, (size_t)count, sizeof(double));
+  OsiExpr *e = osi_arena_array(a, (size_t)count, sizeof(OsiExpr));
   if (!v || !e) return NULL;
   v->count = count;
   v->floats = e;

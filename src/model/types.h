@@ -16,7 +16,7 @@
 
 /* Largest rank accepted anywhere (declared, inferred or computed). */
 #define OSI_MAX_RANK 64
-/* Largest tensor whose integer content is tracked as a value (elements). */
+/* Largest tensor whose content is tracked as a value (elements). */
 #define OSI_MAX_VALUE_ELEMS 4096
 
 /* ONNX TensorProto.DataType codes. */
@@ -42,14 +42,16 @@ typedef enum OsiKind {
 } OsiKind;
 
 /*
- * Known content of a tensor, row-major. For integer and bool tensors each
- * element is an expression (constant, symbolic or OSI_EXPR_UNKNOWN); for
- * floating-point tensors `floats` holds the numbers and `ints` is NULL.
+ * Known content of a tensor, row-major, one expression per element
+ * (OSI_EXPR_UNKNOWN for an unknown one): integer expressions in `ints` for
+ * integer and bool tensors, float expressions (expr.h: numbers, or float32
+ * expressions of the sizes) in `floats` for floating-point tensors; the
+ * other pointer is NULL.
  */
 typedef struct OsiValue {
   int64_t count;
   const OsiExpr *ints;
-  const double *floats;
+  const OsiExpr *floats;
 } OsiValue;
 
 typedef struct OsiType {
@@ -82,9 +84,9 @@ OsiType *osi_type_map(OsiArena *a, int32_t key_type, const OsiType *value);
 /* Writable dims of a freshly built type. */
 OsiExpr *osi_type_dims_mut(OsiType *t);
 
-/* Value of `count` integer elements, all OSI_EXPR_UNKNOWN, writable. */
+/* Value of `count` integer (float) elements, all OSI_EXPR_UNKNOWN, writable. */
 OsiValue *osi_value_ints(OsiArena *a, int64_t count, OsiExpr **elems);
-OsiValue *osi_value_floats(OsiArena *a, int64_t count, double **elems);
+OsiValue *osi_value_floats(OsiArena *a, int64_t count, OsiExpr **elems);
 
 /* Section - Queries */
 

@@ -65,8 +65,9 @@ OsiStatus osi_op_ms_range(OsiOpCtx *ctx) {
   if (a->ints && b->ints) {
     n = osi_expr_max(s, osi_expr_sub(s, b->ints[0], a->ints[0]), osi_expr_const(s, 0));
   } else if (a->floats && b->floats) {
-    double diff = dtype == OSI_DT_DOUBLE ? b->floats[0] - a->floats[0]
-                                         : (double)((float)b->floats[0] - (float)a->floats[0]);
+    double fa, fb;
+    if (!osi_expr_is_fconst(s, a->floats[0], &fa) || !osi_expr_is_fconst(s, b->floats[0], &fb)) return OSI_OK;
+    double diff = dtype == OSI_DT_DOUBLE ? fb - fa : (double)((float)fb - (float)fa);
     if (!(fabs(diff) < 9.0e15)) return OSI_OK;
     n = osi_expr_const(s, diff > 0 ? (int64_t)ceil(diff) : 0);
   }

@@ -1,10 +1,11 @@
 /*
  * Element-wise operators: unary (same shape), binary and variadic with
  * multidirectional broadcasting, comparisons (bool output), Where, Cast.
- * Integer ops also compute their value when inputs carry one, which is how
- * exporter shape arithmetic (Shape(x)[1] + 1) stays symbolic.
+ * Contents (Shape(x)[1] + 1 staying symbolic, float sizes, constants of
+ * every dtype) are computed by the fold (fold.c) once these rules set the
+ * output types; comparisons and logical ops also decide here what the
+ * simplifier proves and what one known operand decides.
  */
-#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -32,33 +33,6 @@ OsiStatus osi_op_unary_bool(OsiOpCtx *ctx) {
   return OSI_OK;
 }
 
-static OsiExpr value_neg(OsiExprStore *s, OsiExpr a) { return osi_expr_neg(s, a); }
-
-static OsiExpr value_abs(OsiExprStore *s, OsiExpr a) {
-  int64_t c;
-  if (osi_expr_is_const(s, a, &c)) return c == INT64_MIN ? OSI_EXPR_UNKNOWN : osi_expr_const(s, c < 0 ? -c : c);
-  /* |a| = Max(a, -a) holds for every integer a. */
-  return osi_expr_max(s, a, osi_expr_neg(s, a));
-}
-
-static OsiStatus unary_value(OsiOpCtx *ctx, OsiExpr (*fn)(OsiExprStore *, OsiExpr)) {
-  const OsiType *x = osi_in(ctx, 0);
-  if (!x) return OSI_OK;
-  OsiType *y = osi_out_like(ctx, 0, x->elem_type, x);
-  if (y && x->value && x->value->ints) {
-    OsiExpr *e;
-    OsiValue *v = osi_value_ints(osi_op_arena(ctx), x->value->count, &e);
-    if (!v) return OSI_OK;
-    for (int64_t i = 0; i < x->value->count; i++) e[i] = fn(osi_op_exprs(ctx), x->value->ints[i]);
-    y->value = v;
-  }
-  return OSI_OK;
-}
-
-/* Neg, Abs: same shape; integer content negated / made absolute. */
-OsiStatus osi_op_neg(OsiOpCtx *ctx) { return unary_value(ctx, value_neg); }
-OsiStatus osi_op_abs(OsiOpCtx *ctx) { return unary_value(ctx, value_abs); }
-
 /* Broadcast all present inputs; output dtype taken from input dtype_from. */
 static OsiType *broadcast_out(OsiOpCtx *ctx, int32_t dtype, OsiStatus *st) {
   const OsiType *in[16];
@@ -78,26 +52,6 @@ static OsiType *broadcast_out(OsiOpCtx *ctx, int32_t dtype, OsiStatus *st) {
   }
   return t;
 }
-
-static OsiExpr value_div(OsiExprStore *s, OsiExpr a, OsiExpr b) {
-  /* Integer Div truncates toward zero; it equals floor division when both
-   * operands are non-negative, which we can only be sure of for constants. */
-  int64_t ca, cb;
-  if (osi_expr_is_const(s, a, &ca) && osi_expr_is_const(s, b, &cb)) {
-    if (cb == 0 || (ca == INT64_MIN && cb == -1)) return OSI_EXPR_UNKNOWN;
-    return osi_expr_const(s, ca / cb);
-  }
-  /* Truncation equals floor division when the numerator is provably
-   * non-negative (the simplifier folds Max(a, 0) to a exactly then) and the
-   * divisor a positive constant. */
-  if (osi_expr_is_const(s, b, &cb) && cb > 0 && osi_expr_max(s, a, osi_expr_const(s, 0)) == a)
-    return osi_expr_floordiv(s, a, b);
-  return OSI_EXPR_UNKNOWN;
-}
-
-static OsiExpr value_mod(OsiExprStore *s, OsiExpr a, OsiExpr b) { return osi_expr_mod(s, a, b); }
-static OsiExpr value_max(OsiExprStore *s, OsiExpr a, OsiExpr b) { return osi_expr_max(s, a, b); }
-static OsiExpr value_min(OsiExprStore *s, OsiExpr a, OsiExpr b) { return osi_expr_min(s, a, b); }
 
 /* What the simplifier proves about d for every value of the symbols:
  * SIGN_GE0 (d >= 0), SIGN_GE1 (d >= 1), SIGN_LE0 (d <= 0), SIGN_LEM1
@@ -172,29 +126,18 @@ static OsiExpr value_xor(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   return x >= 0 && y >= 0 ? osi_expr_const(s, x != y) : OSI_EXPR_UNKNOWN;
 }
 
-static double f_add(double a, double b) { return a + b; }
-static double f_sub(double a, double b) { return a - b; }
-static double f_mul(double a, double b) { return a * b; }
-static double f_div(double a, double b) { return a / b; }
-static double f_max(double a, double b) { return a > b ? a : b; }
-static double f_min(double a, double b) { return a < b ? a : b; }
-
 typedef struct BinaryRule {
   const char *op;
   OsiExprBinary value;
   int bool_out;
-  double (*fvalue)(double, double); /* float contents, NULL when not computed */
 } BinaryRule;
 
 static const BinaryRule BINARY_RULES[] = {
-    {"Add", osi_expr_add, 0, f_add},   {"Sub", osi_expr_sub, 0, f_sub},
-    {"Mul", osi_expr_mul, 0, f_mul},   {"Div", value_div, 0, f_div},
-    {"Mod", value_mod, 0, NULL},       {"Max", value_max, 0, f_max},
-    {"Min", value_min, 0, f_min},      {"Equal", value_equal, 1, NULL},
-    {"Less", value_less, 1, NULL},     {"LessOrEqual", value_less_eq, 1, NULL},
-    {"Greater", value_greater, 1, NULL}, {"GreaterOrEqual", value_greater_eq, 1, NULL},
-    {"And", value_and, 1, NULL},       {"Or", value_or, 1, NULL},
-    {"Xor", value_xor, 1, NULL},
+    {"Equal", value_equal, 1},
+    {"Less", value_less, 1},         {"LessOrEqual", value_less_eq, 1},
+    {"Greater", value_greater, 1},   {"GreaterOrEqual", value_greater_eq, 1},
+    {"And", value_and, 1},           {"Or", value_or, 1},
+    {"Xor", value_xor, 1},
 };
 
 static const BinaryRule *find_rule(const char *op) {
@@ -206,59 +149,12 @@ static const BinaryRule *find_rule(const char *op) {
 /*
  * Broadcasting element-wise ops (Add, Sub, Mul, Div, Mod, Pow, Max, Min,
  * Sum, Mean, BitShift, Bitwise*, PRelu's broadcast form): output dtype is
- * the first input's; integer values are computed for the arithmetic ops
- * of BINARY_RULES when there are exactly two inputs.
+ * the first input's.
  */
 OsiStatus osi_op_broadcast(OsiOpCtx *ctx) {
   OsiStatus st;
-  int32_t dtype = osi_in_dtype(ctx, 0);
-  const BinaryRule *rule = find_rule(osi_op_type(ctx));
-  OsiType *y = broadcast_out(ctx, rule && rule->bool_out ? OSI_DT_BOOL : dtype, &st);
-  if (st != OSI_OK) return st;
-  if (rule && osi_in_count(ctx) == 2 && (osi_dtype_is_integer(dtype) || dtype == 0))
-    osi_value_binary(ctx, y, osi_in(ctx, 0), osi_in(ctx, 1), rule->value);
-  else if (rule && rule->fvalue && osi_in_count(ctx) == 2)
-    osi_value_binary_float(ctx, y, osi_in(ctx, 0), osi_in(ctx, 1), rule->fvalue);
-  return OSI_OK;
-}
-
-/* Relu: same shape; known contents clipped at 0 (Range lengths are
- * computed as Relu(Ceil((limit - start) / delta))). */
-OsiStatus osi_op_relu(OsiOpCtx *ctx) {
-  const OsiType *x = osi_in(ctx, 0);
-  if (!x) return OSI_OK;
-  OsiType *y = osi_out_like(ctx, 0, x->elem_type, x);
-  const OsiValue *v = x->value;
-  if (!y || !v) return OSI_OK;
-  if (v->floats) {
-    double *f;
-    OsiValue *nv = osi_value_floats(osi_op_arena(ctx), v->count, &f);
-    for (int64_t i = 0; nv && i < v->count; i++) f[i] = v->floats[i] > 0 ? v->floats[i] : 0;
-    y->value = nv;
-  } else {
-    OsiExpr *e;
-    OsiValue *nv = osi_value_ints(osi_op_arena(ctx), v->count, &e);
-    OsiExprStore *s = osi_op_exprs(ctx);
-    for (int64_t i = 0; nv && i < v->count; i++) e[i] = osi_expr_max(s, v->ints[i], osi_expr_const(s, 0));
-    y->value = nv;
-  }
-  return OSI_OK;
-}
-
-/* Ceil and Floor: same shape; small float contents rounded. */
-OsiStatus osi_op_ceil_floor(OsiOpCtx *ctx) {
-  const OsiType *x = osi_in(ctx, 0);
-  if (!x) return OSI_OK;
-  OsiType *y = osi_out_like(ctx, 0, x->elem_type, x);
-  if (!y || !x->value || !x->value->floats) return OSI_OK;
-  double *f;
-  OsiValue *v = osi_value_floats(osi_op_arena(ctx), x->value->count, &f);
-  if (!v) return OSI_OK;
-  int ceil_op = !strcmp(osi_op_type(ctx), "Ceil");
-  for (int64_t i = 0; i < x->value->count; i++)
-    f[i] = ceil_op ? ceil(x->value->floats[i]) : floor(x->value->floats[i]);
-  y->value = v;
-  return OSI_OK;
+  broadcast_out(ctx, osi_in_dtype(ctx, 0), &st);
+  return st;
 }
 
 /* An operand of a logical op with no content (a runtime value such as a
@@ -291,82 +187,18 @@ OsiStatus osi_op_compare(OsiOpCtx *ctx) {
   return OSI_OK;
 }
 
-/* Where(cond, X, Y): broadcast of all three, X's dtype; integer values
- * selected element by element when the condition is known. */
+/* Where(cond, X, Y): broadcast of all three, X's dtype. */
 OsiStatus osi_op_where(OsiOpCtx *ctx) {
   OsiStatus st;
-  OsiType *y = broadcast_out(ctx, osi_in_dtype(ctx, 1), &st);
-  if (st != OSI_OK || !y) return st;
-  const OsiType *c = osi_in(ctx, 0), *a = osi_in(ctx, 1), *b = osi_in(ctx, 2);
-  int64_t n = osi_static_count(ctx, y);
-  if (n < 0 || !c || !a || !b || !c->value || !a->value || !b->value || !c->value->ints ||
-      !a->value->ints || !b->value->ints)
-    return OSI_OK;
-  /* Only the common exporter case of equal element counts is handled. */
-  if (c->value->count != n || a->value->count != n || b->value->count != n) return OSI_OK;
-  OsiExpr *e;
-  OsiValue *v = osi_value_ints(osi_op_arena(ctx), n, &e);
-  if (!v) return OSI_OK;
-  OsiExprStore *s = osi_op_exprs(ctx);
-  for (int64_t i = 0; i < n; i++) {
-    int64_t cond;
-    if (!osi_expr_is_const(s, c->value->ints[i], &cond)) return OSI_OK;
-    e[i] = cond ? a->value->ints[i] : b->value->ints[i];
-  }
-  y->value = v;
-  return OSI_OK;
+  broadcast_out(ctx, osi_in_dtype(ctx, 1), &st);
+  return st;
 }
 
-/* Content across a cast: integers stay integers (exporters Cast shape
- * values to int64 and back); constant integers become floats and
- * integral floats integers (truncation toward zero, as Cast does), which
- * keeps Range/window arithmetic on sizes known. */
-static void cast_value(OsiOpCtx *ctx, OsiType *y, const OsiType *x, int32_t to) {
-  const OsiValue *v = x->value;
-  if (!y || !v) return;
-  OsiExprStore *s = osi_op_exprs(ctx);
-  if (to == OSI_DT_BOOL) {
-    /* Known non-zero-ness only: a Loop condition made from a trip count. */
-    OsiExpr *e;
-    OsiValue *nv = osi_value_ints(osi_op_arena(ctx), v->count, &e);
-    for (int64_t i = 0; nv && i < v->count; i++) {
-      int64_t c;
-      if (v->floats) e[i] = osi_expr_const(s, v->floats[i] != 0);
-      else if (osi_expr_is_const(s, v->ints[i], &c)) e[i] = osi_expr_const(s, c != 0);
-      else return;
-    }
-    y->value = nv;
-  } else if (v->ints && osi_dtype_is_integer(to)) {
-    y->value = v;
-  } else if (v->ints && osi_dtype_is_float(to) && v->count <= OSI_MAX_FLOAT_DATA) {
-    double *f;
-    OsiValue *nv = osi_value_floats(osi_op_arena(ctx), v->count, &f);
-    for (int64_t i = 0; nv && i < v->count; i++) {
-      int64_t c;
-      if (!osi_expr_is_const(s, v->ints[i], &c)) return;
-      f[i] = (double)c;
-    }
-    y->value = nv;
-  } else if (v->floats && osi_dtype_is_integer(to)) {
-    OsiExpr *e;
-    OsiValue *nv = osi_value_ints(osi_op_arena(ctx), v->count, &e);
-    for (int64_t i = 0; nv && i < v->count; i++) {
-      double t = trunc(v->floats[i]);
-      if (!(t > -9.0e15 && t < 9.0e15)) return; /* NaN, inf, or beyond exact doubles */
-      e[i] = osi_expr_const(s, (int64_t)t);
-    }
-    y->value = nv;
-  } else if (v->floats && osi_dtype_is_float(to) && (to == OSI_DT_DOUBLE || to == OSI_DT_FLOAT)) {
-    y->value = v; /* exact for the sizes and scales kept here */
-  }
-}
-
-/* Cast: input shape, dtype from `to`. */
+/* Cast: input shape, dtype from `to` (contents, every dtype: fold.c). */
 OsiStatus osi_op_cast(OsiOpCtx *ctx) {
   const OsiType *x = osi_in(ctx, 0);
   int32_t to = (int32_t)osi_attr_int(ctx, "to", 0);
-  if (!x) return OSI_OK;
-  cast_value(ctx, osi_out_like(ctx, 0, to, x), x, to);
+  if (x) osi_out_like(ctx, 0, to, x);
   return OSI_OK;
 }
 
@@ -374,8 +206,7 @@ OsiStatus osi_op_cast(OsiOpCtx *ctx) {
 OsiStatus osi_op_cast_like(OsiOpCtx *ctx) {
   const OsiType *x = osi_in(ctx, 0);
   int32_t to = osi_in_dtype(ctx, 1);
-  if (!x) return OSI_OK;
-  cast_value(ctx, osi_out_like(ctx, 0, to, x), x, to);
+  if (x) osi_out_like(ctx, 0, to, x);
   return OSI_OK;
 }
 

@@ -190,29 +190,6 @@ void osi_value_binary(OsiOpCtx *ctx, OsiType *out, const OsiType *a, const OsiTy
   out->value = v;
 }
 
-void osi_value_binary_float(OsiOpCtx *ctx, OsiType *out, const OsiType *a, const OsiType *b,
-                            double (*fn)(double, double)) {
-  if (!out || !a || !b || !a->value || !b->value || !a->value->floats || !b->value->floats) return;
-  if (out->elem_type != OSI_DT_FLOAT && out->elem_type != OSI_DT_DOUBLE) return;
-  int64_t n = osi_static_count(ctx, out);
-  if (n < 0 || n > OSI_MAX_FLOAT_DATA) return;
-  OsiExprStore *s = osi_op_exprs(ctx);
-  int64_t od[OSI_MAX_RANK], ad[OSI_MAX_RANK], bd[OSI_MAX_RANK];
-  if (!const_dims(s, out, od) || !const_dims(s, a, ad) || !const_dims(s, b, bd)) return;
-  double *elems;
-  OsiValue *v = osi_value_floats(osi_op_arena(ctx), n, &elems);
-  if (!v) return;
-  for (int64_t k = 0; k < n; k++) {
-    int64_t ia = broadcast_index(od, out->rank, ad, a->rank, k);
-    int64_t ib = broadcast_index(od, out->rank, bd, b->rank, k);
-    if (ia >= a->value->count || ib >= b->value->count) return;
-    double r = fn(a->value->floats[ia], b->value->floats[ib]);
-    /* The runtime computes in the tensor's precision. */
-    elems[k] = out->elem_type == OSI_DT_FLOAT ? (double)(float)r : r;
-  }
-  out->value = v;
-}
-
 void osi_value_strided(OsiOpCtx *ctx, OsiType *y, const OsiType *x, const int *perm,
                        const int64_t *begin, const int64_t *step) {
   if (!y || !x || !x->value || x->rank != y->rank || x->rank < 1) return;
@@ -220,16 +197,15 @@ void osi_value_strided(OsiOpCtx *ctx, OsiType *y, const OsiType *x, const int *p
   int64_t xd[OSI_MAX_RANK], yd[OSI_MAX_RANK], stride[OSI_MAX_RANK];
   int64_t n = osi_static_count(ctx, y), total = osi_static_count(ctx, x);
   if (n < 0 || total != x->value->count || !const_dims(s, x, xd) || !const_dims(s, y, yd)) return;
-  if (x->value->floats && n > OSI_MAX_FLOAT_DATA) return;
   for (int a = x->rank - 1, acc = 1; a >= 0; a--) { /* total <= OSI_MAX_VALUE_ELEMS: no overflow */
     stride[a] = acc;
     acc *= (int)xd[a];
   }
-  OsiExpr *ints = NULL;
-  double *floats = NULL;
-  OsiValue *v = x->value->ints ? osi_value_ints(osi_op_arena(ctx), n, &ints)
-                               : osi_value_floats(osi_op_arena(ctx), n, &floats);
-  if (!v) return;
+  OsiExpr *elems = NULL;
+  const OsiExpr *from = x->value->ints ? x->value->ints : x->value->floats;
+  OsiValue *v = x->value->ints ? osi_value_ints(osi_op_arena(ctx), n, &elems)
+                               : osi_value_floats(osi_op_arena(ctx), n, &elems);
+  if (!v || !from) return;
   for (int64_t flat = 0; flat < n; flat++) {
     int64_t rest = flat, src = 0;
     for (int k = y->rank - 1; k >= 0; k--) {
@@ -243,8 +219,7 @@ void osi_value_strided(OsiOpCtx *ctx, OsiType *y, const OsiType *x, const int *p
         return;
       src += at * stride[a];
     }
-    if (ints) ints[flat] = x->value->ints[src];
-    else floats[flat] = x->value->floats[src];
+    elems[flat] = from[src];
   }
   y->value = v;
 }
@@ -255,7 +230,7 @@ static int same_value(const OsiValue *a, const OsiValue *b) {
   if (a == b) return 1;
   if (!a || !b || a->count != b->count || !a->ints != !b->ints) return 0;
   if (a->ints) return memcmp(a->ints, b->ints, (size_t)a->count * sizeof(OsiExpr)) == 0;
-  return memcmp(a->floats, b->floats, (size_t)a->count * sizeof(double)) == 0;
+  return memcmp(a->floats, b->floats, (size_t)a->count * sizeof(OsiExpr)) == 0;
 }
 
 /* Kinds and element types of t, every shape unknown. */

@@ -67,10 +67,6 @@ typedef OsiExpr (*OsiExprBinary)(OsiExprStore *s, OsiExpr a, OsiExpr b);
  * the output shape are known: sets out->value. */
 void osi_value_binary(OsiOpCtx *ctx, OsiType *out, const OsiType *a, const OsiType *b,
                       OsiExprBinary fn);
-/* The same for small float/double contents (Range bounds, window sizes,
- * scales computed in the graph), rounded to the output's precision. */
-void osi_value_binary_float(OsiOpCtx *ctx, OsiType *out, const OsiType *a, const OsiType *b,
-                            double (*fn)(double, double));
 
 /* Content of y taken from x's by axis-wise strides: y's element at
  * (i_0, ..., i_r-1) is x's element whose coordinate on axis perm[k] is

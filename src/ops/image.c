@@ -13,29 +13,30 @@
 
 /* Section - Resize and Upsample */
 
-/* floor(dim * scale) as the reference computes it (double(dim) * scale).
- * Constant dims: runtimes multiply in float32, so when the float product
- * floors differently the size is ambiguous and stays unknown. Symbolic
- * dims: every float is p / 2^m; for small p and m, (p * dim) // 2^m is
- * exactly the double result (exact while p * dim < 2^53). */
-static OsiExpr scaled_dim(OsiExprStore *s, OsiExpr dim, double scale) {
-  int64_t c;
-  if (dim == OSI_EXPR_UNKNOWN || !(scale > 0) || scale > 1e9) return OSI_EXPR_UNKNOWN;
-  if (osi_expr_is_const(s, dim, &c)) {
-    double pd = (double)c * scale;
-    float pf = (float)c * (float)scale;
-    if (pd >= 9e15 || (int64_t)pd != (int64_t)pf) return OSI_EXPR_UNKNOWN;
-    return osi_expr_const(s, (int64_t)pd);
+/* The size of a dim resized by `scale` (a float element): onnxruntime
+ * computes static_cast<int64_t>(scale * dim) in float32, the int64 dim
+ * converted to float32: Trunc(scale*dim), a float32 expression (expr.h)
+ * that reduces to 2*h, h//2, ... for powers of two. Constant dim and
+ * scale: the spec's reference computes floor(dim * scale) in double; where
+ * the two disagree the size is ambiguous and stays unknown. */
+static OsiExpr scaled_dim(OsiExprStore *s, OsiExpr dim, OsiExpr scale) {
+  int64_t c, got;
+  double sc;
+  if (dim == OSI_EXPR_UNKNOWN || !osi_expr_is_float(s, scale)) return OSI_EXPR_UNKNOWN;
+  int known = osi_expr_is_fconst(s, scale, &sc);
+  if (known && !(sc > 0 && sc <= 1e9)) return OSI_EXPR_UNKNOWN;
+  OsiExpr r = osi_expr_ftoint(s, osi_expr_fmul(s, scale, osi_expr_to_float(s, dim)));
+  if (known && osi_expr_is_const(s, dim, &c)) {
+    double pd = (double)c * sc;
+    if (!(pd < 9e15) || !osi_expr_is_const(s, r, &got) || (int64_t)pd != got) return OSI_EXPR_UNKNOWN;
   }
-  double p = scale;
-  int m = 0;
-  while (p != (double)(int64_t)p && m < 10) {
-    p *= 2;
-    m++;
-  }
-  if (p != (double)(int64_t)p || p > (m ? 1024 : 1 << 20)) return OSI_EXPR_UNKNOWN;
-  OsiExpr num = osi_expr_mul(s, osi_expr_const(s, (int64_t)p), dim);
-  return m ? osi_expr_floordiv(s, num, osi_expr_const(s, (int64_t)1 << m)) : num;
+  return r;
+}
+
+/* 1 when float element e is the number v. */
+static int fconst_is(OsiExprStore *s, OsiExpr e, double v) {
+  double d;
+  return osi_expr_is_fconst(s, e, &d) && d == v;
 }
 
 /* 1 when optional input i is provably absent: omitted, or (Resize 11+
@@ -111,13 +112,13 @@ static int resize_pick(OsiOpCtx *ctx, int si, int zi, int *n) {
  * tf_crop_and_resize the spec also multiplies by (roi_end - roi_start),
  * which the reference ignores, so only roi [0, 1] axes are sized. */
 static void resize_by_scales(OsiOpCtx *ctx, const OsiType *x, OsiExpr *d, const int *axes, int n,
-                             const double *scales) {
+                             const OsiExpr *scales) {
   OsiExprStore *s = osi_op_exprs(ctx);
   const OsiValue *roi = osi_in_present(ctx, 1) && osi_op_opset(ctx) >= 11 ? osi_in_value(ctx, 1) : NULL;
   int crop = !strcmp(osi_attr_str(ctx, "coordinate_transformation_mode", ""), "tf_crop_and_resize");
   for (int i = 0; i < n; i++) {
-    if (crop && (!roi || !roi->floats || roi->count != 2 * n || roi->floats[i] != 0.0 ||
-                 roi->floats[n + i] != 1.0))
+    if (crop && (!roi || !roi->floats || roi->count != 2 * n || !fconst_is(s, roi->floats[i], 0.0) ||
+                 !fconst_is(s, roi->floats[n + i], 1.0)))
       continue;
     d[axes[i]] = scaled_dim(s, x ? x->dims[axes[i]] : OSI_EXPR_UNKNOWN, scales[i]);
   }
@@ -171,15 +172,23 @@ OsiStatus osi_op_resize(OsiOpCtx *ctx) {
 OsiStatus osi_op_upsample(OsiOpCtx *ctx) {
   int64_t opset = osi_op_opset(ctx);
   const OsiType *x = osi_in_ranked(ctx, 0);
-  double buf[4] = {1, 1, osi_attr_float(ctx, "height_scale", 0), osi_attr_float(ctx, "width_scale", 0)};
-  const double *scales = buf;
+  OsiExprStore *s = osi_op_exprs(ctx);
+  /* Attribute scales are floats (float32 in the runtime). */
+  OsiExpr buf[OSI_MAX_RANK];
+  const OsiExpr *scales = buf;
   int n = 4;
+  buf[0] = buf[1] = osi_expr_fconst(s, 1);
+  buf[2] = osi_expr_fconst(s, (float)osi_attr_float(ctx, "height_scale", 0));
+  buf[3] = osi_expr_fconst(s, (float)osi_attr_float(ctx, "width_scale", 0));
   if (opset >= 9) {
     const OsiValue *v = osi_in_value(ctx, 1);
     scales = v ? v->floats : NULL;
     n = scales ? (int)v->count : param_count(ctx, 1);
   } else if (opset >= 7) {
-    n = osi_attr_floats(ctx, "scales", &scales);
+    const double *a;
+    n = osi_attr_floats(ctx, "scales", &a);
+    for (int i = 0; i < n && i < OSI_MAX_RANK; i++) buf[i] = osi_expr_fconst(s, (float)a[i]);
+    if (n > OSI_MAX_RANK) scales = NULL;
   }
   int rank = x ? x->rank : n;
   OsiType *y = osi_out_tensor(ctx, 0, osi_in_dtype(ctx, 0), rank);
@@ -187,7 +196,6 @@ OsiStatus osi_op_upsample(OsiOpCtx *ctx) {
   if (n >= 0 && n != rank)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "Upsample has %d scales for rank %d", n, rank);
   if (!scales) return OSI_OK;
-  OsiExprStore *s = osi_op_exprs(ctx);
   for (int i = 0; i < rank; i++)
     osi_type_dims_mut(y)[i] = scaled_dim(s, x ? x->dims[i] : OSI_EXPR_UNKNOWN, scales[i]);
   return OSI_OK;

@@ -451,15 +451,22 @@ OsiStatus osi_op_constant(OsiOpCtx *ctx) {
     }
   } else if ((at = osi_attr(ctx, "value_float"))) {
     OsiType *y = osi_out_tensor(ctx, 0, OSI_DT_FLOAT, 0);
-    double *f;
+    OsiExpr *f;
     OsiValue *v = osi_value_floats(a, 1, &f);
     if (y && v) {
-      f[0] = at->f;
+      f[0] = osi_expr_fconst(s, (double)(float)at->f);
       y->value = v;
     }
   } else if ((at = osi_attr(ctx, "value_floats"))) {
     OsiType *y = osi_out_tensor(ctx, 0, OSI_DT_FLOAT, 1);
-    if (y) osi_type_dims_mut(y)[0] = osi_expr_const(s, (int64_t)at->n);
+    if (!y) return OSI_OK;
+    osi_type_dims_mut(y)[0] = osi_expr_const(s, (int64_t)at->n);
+    OsiExpr *f;
+    OsiValue *v = osi_value_floats(a, (int64_t)at->n, &f);
+    if (v) {
+      for (size_t i = 0; i < at->n; i++) f[i] = osi_expr_fconst(s, (double)(float)at->floats[i]);
+      y->value = v;
+    }
   } else if ((at = osi_attr(ctx, "value_string"))) {
     osi_out_tensor(ctx, 0, OSI_DT_STRING, 0);
   } else if ((at = osi_attr(ctx, "value_strings"))) {

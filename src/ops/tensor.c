@@ -24,9 +24,10 @@ static const OsiExpr *value_1d(OsiOpCtx *ctx, const OsiType *x, int64_t *len) {
 static OsiExpr scalar_expr(OsiOpCtx *ctx, int i) {
   const OsiValue *v = osi_in_value(ctx, i);
   if (!v || v->count != 1) return OSI_EXPR_UNKNOWN;
+  double f;
   if (v->ints) return v->ints[0];
-  if (v->floats && v->floats[0] == floor(v->floats[0]) && fabs(v->floats[0]) < 9.0e15)
-    return osi_expr_const(osi_op_exprs(ctx), (int64_t)v->floats[0]);
+  if (v->floats && osi_expr_is_fconst(osi_op_exprs(ctx), v->floats[0], &f) && f == floor(f) && fabs(f) < 9.0e15)
+    return osi_expr_const(osi_op_exprs(ctx), (int64_t)f);
   return OSI_EXPR_UNKNOWN;
 }
 
@@ -300,10 +301,21 @@ OsiStatus osi_op_range(OsiOpCtx *ctx) {
   const OsiValue *fv[3] = {osi_in_value(ctx, 0), osi_in_value(ctx, 1), osi_in_value(ctx, 2)};
   if (fv[0] && fv[1] && fv[2] && fv[0]->floats && fv[1]->floats && fv[2]->floats &&
       fv[0]->count == 1 && fv[1]->count == 1 && fv[2]->count == 1) {
-    if (fv[2]->floats[0] == 0)
+    double v[3];
+    int known = 1;
+    for (int i = 0; i < 3; i++) known &= osi_expr_is_fconst(s, fv[i]->floats[0], &v[i]);
+    if (osi_expr_is_fconst(s, fv[2]->floats[0], &v[2]) && v[2] == 0)
       return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "input 'delta' is 0; expected a nonzero step");
-    int64_t n = float_range_len(dtype, fv[0]->floats[0], fv[1]->floats[0], fv[2]->floats[0]);
-    if (n >= 0) osi_type_dims_mut(y)[0] = osi_expr_const(s, n);
+    if (known) {
+      int64_t n = float_range_len(dtype, v[0], v[1], v[2]);
+      if (n >= 0) osi_type_dims_mut(y)[0] = osi_expr_const(s, n);
+    } else if (dtype == OSI_DT_FLOAT && osi_expr_is_fconst(s, fv[2]->floats[0], &v[2]) && fabs(v[2]) == 1) {
+      /* The runtime's count is ceil(double(limit - start) / delta), the
+       * difference in float32; over a step of +-1 the double division is
+       * exact, so the float32 form is too (arange over a float size). */
+      OsiExpr q = osi_expr_fdiv(s, osi_expr_fsub(s, fv[1]->floats[0], fv[0]->floats[0]), fv[2]->floats[0]);
+      osi_type_dims_mut(y)[0] = osi_expr_max(s, osi_expr_ftoint(s, osi_expr_fceil(s, q)), osi_expr_const(s, 0));
+    }
     return OSI_OK;
   }
   OsiExpr start = scalar_expr(ctx, 0), limit = scalar_expr(ctx, 1), delta = scalar_expr(ctx, 2);

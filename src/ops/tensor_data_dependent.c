@@ -142,8 +142,10 @@ static int64_t count_nonzero(OsiOpCtx *ctx, const OsiType *x) {
   int64_t n = osi_static_count(ctx, x), c, nz = 0;
   if (n < 0 || !x->value || x->value->count != n) return -1;
   for (int64_t i = 0; i < n; i++) {
+    double f;
     if (x->value->floats) {
-      nz += x->value->floats[i] != 0;
+      if (!osi_expr_is_fconst(s, x->value->floats[i], &f)) return -1;
+      nz += f != 0;
     } else {
       if (!x->value->ints || !osi_expr_is_const(s, x->value->ints[i], &c)) return -1;
       nz += c != 0;
@@ -181,8 +183,9 @@ static int64_t count_distinct(OsiOpCtx *ctx, const OsiType *x) {
   double *v = osi_arena_array(osi_op_arena(ctx), (size_t)n + 1, sizeof(double));
   if (!v) return -1;
   for (int64_t i = 0; i < n; i++) {
-    if (x->value->floats) v[i] = x->value->floats[i];
-    else if (x->value->ints && osi_expr_is_const(osi_op_exprs(ctx), x->value->ints[i], &c) &&
+    if (x->value->floats) {
+      if (!osi_expr_is_fconst(osi_op_exprs(ctx), x->value->floats[i], &v[i])) return -1;
+    } else if (x->value->ints && osi_expr_is_const(osi_op_exprs(ctx), x->value->ints[i], &c) &&
              c <= ((int64_t)1 << 53) && c >= -((int64_t)1 << 53))
       v[i] = (double)c;
     else return -1;

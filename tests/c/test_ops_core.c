@@ -14,18 +14,26 @@ static void test_elementwise(OpTest *t) {
   CHECK_STR(op_run(t, "", "Mul", 14, "int64[2]{N,C}", "int64[2]{2,C}", NULL), "int64[2]{2*N,C*C}");
   CHECK_STR(op_run(t, "", "Div", 14, "int64[]{2*N+4}", "int64[]{2}", NULL), "int64[]{N+2}");
   /* Truncating Div of a possibly negative value is not floor division. */
-  CHECK_STR(op_run(t, "", "Div", 14, "int64[]{N-5}", "int64[]{2}", NULL), "int64[]{?}");
+  CHECK_STR(op_run(t, "", "Div", 14, "int64[]{N-5}", "int64[]{2}", NULL), "int64[]");
   CHECK_STR(op_run(t, "", "Neg", 13, "int64[1]{N}", NULL), "int64[1]{-N}");
   /* Small float contents (Range bounds computed in the graph). */
   CHECK_STR(op_run(t, "", "Sub", 14, "float[]{10}", "float[]{1}", NULL), "float[]{9}");
   CHECK_STR(op_run(t, "", "Div", 14, "float[]{10}", "float[]{4}", NULL), "float[]{2.5}");
   CHECK_STR(op_run(t, "", "Ceil", 13, "float[]{2.5}", NULL), "float[]{3}");
   CHECK_STR(op_run(t, "", "Floor", 13, "float[2]{2.5,-0.5}", NULL), "float[2]{2,-1}");
-  CHECK_STR(op_run(t, "", "Div", 14, "float16[]{10}", "float16[]{4}", NULL), "float16[]");
+  /* float16 computes in float32, rounded to float16 */
+  CHECK_STR(op_run(t, "", "Div", 14, "float16[]{10}", "float16[]{4}", NULL), "float16[]{2.5}");
+  CHECK_STR(op_run(t, "", "Div", 14, "float16[]{1}", "float16[]{3}", NULL), "float16[]{0.333252}");
+  CHECK_STR(op_run(t, "", "Add", 14, "float16[]{2048}", "float16[]{1}", NULL), "float16[]{2048}");
+  CHECK_STR(op_run(t, "", "Add", 14, "bfloat16[]{256}", "bfloat16[]{1}", NULL), "bfloat16[]{256}");
+  CHECK_STR(op_run(t, "", "Div", 14, "double[]{1}", "double[]{3}", NULL), "double[]{0.333333}");
   CHECK_STR(op_run(t, "", "Sum", 13, "float[N,1]", "float[1,M]", "float[1]", NULL), "float[N,M]");
   CHECK_STR(op_run(t, "", "Where", 16, "bool[N,1]", "float[1,M]", "float[1]", NULL), "float[N,M]");
+  /* Sizes converted to float32 stay symbolic (README "Sizes computed in float"). */
   op_attr_int(t, "to", 1);
-  CHECK_STR(op_run(t, "", "Cast", 13, "int64[3]{N,C,4}", NULL), "float[3]");
+  CHECK_STR(op_run(t, "", "Cast", 13, "int64[3]{N,C,4}", NULL), "float[3]{Float(N),Float(C),4}");
+  op_attr_int(t, "to", 11); /* double: constants only */
+  CHECK_STR(op_run(t, "", "Cast", 13, "int64[3]{N,C,4}", NULL), "double[3]{?,?,4}");
   op_attr_int(t, "to", 6);
   CHECK_STR(op_run(t, "", "Cast", 13, "int64[3]{N,C,4}", NULL), "int32[3]{N,C,4}");
   op_attr_int(t, "to", 1);

@@ -29,6 +29,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_float_models import float_models  # noqa: E402  (sizes computed in float)
+
 warnings.filterwarnings("ignore")
 torch.manual_seed(0)
 
@@ -698,7 +701,7 @@ def audio(outdir, opset):
 
 class Windows(nn.Module):
     """Swin-style window partition (view/permute with h // 4), Resize by a scale recomputed in
-    float from Shape (its sizes are not known before the model runs), bicubic Resize, ceil-mode
+    float from Shape (Floor(h * 0.5) computed in float32), bicubic Resize, ceil-mode
     AvgPool without padding counted, Conv3d, sort, TopK with k from Shape, meshgrid."""
 
     def __init__(self):
@@ -724,12 +727,10 @@ class Windows(nn.Module):
 def windows(outdir, opset):
     outs = ["windows", "half", "bicubic", "pooled", "conv3d", "sorted", "topk", "grid", "means", "cat"]
     dyn = {"x": {0: "batch_size", 2: "height", 3: "width"}, **{o: {} for o in outs}}
-    # torch labels "half" [Resizehalf_dim_0..3] and reuses those labels on "pooled": a label that
-    # stands for a size no one knows must not give "pooled"'s computed size to "half".
-    extra = {"knownUnresolved": "half: Resize sizes computed in float from Shape (floor(h * 0.5)) are not "
-                                "known before the model runs"}
+    # torch labels "half" [Resizehalf_dim_0..3] and reuses those labels on "pooled": one label then
+    # stands for half's batch size and pooled's height, which must not make them one size.
     export(outdir, f"windows_op{opset}", Windows(), (torch.randn(2, 3, 32, 24),), ["x"], outs, dyn,
-           {"x": {"dtype": "float32"}}, opset, extra)
+           {"x": {"dtype": "float32"}}, opset)
 
 
 class Bags(nn.Module):
@@ -1053,6 +1054,7 @@ def main():
         bags(outdir, opset)
         labelled(outdir, opset)
         branches(outdir, opset)
+        float_models(outdir, opset, export)
     helper_decoder(outdir)
     paddle_labels(outdir)
     silero_like(outdir)

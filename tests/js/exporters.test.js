@@ -23,6 +23,9 @@ const TORCH_LABELLED = [
   'convnet_op13', 'recurrent_op13', 'misc_op13', 'audio_op13', 'windows_op13', 'bags_op13',
   'convnet_op17', 'recurrent_op17', 'misc_op17', 'audio_op17', 'windows_op17', 'bags_op17',
   'labelled_op13', 'labelled_op17',
+  // Sizes computed in float (make_float_models.py): torchvision's detection transform, interpolate.
+  'rcnn_transform_op13', 'interpolate_op13', 'fixed_padding_op13', 'dynamic_padding_op13',
+  'rcnn_transform_op17', 'interpolate_op17', 'fixed_padding_op17', 'dynamic_padding_op17',
 ];
 const MODELS = [...NAMED, ...TORCH_LABELLED];
 

@@ -1,0 +1,66 @@
+"""Sizes computed in float (make_models.py imports this): the idioms torchvision's detection models
+and F.interpolate emit, exported by torch.onnx so that the differential compares every value the
+runtime computes through float32 with the engine's float32 expressions.
+
+  RCNNTransform   torchvision's GeneralizedRCNNTransform: scale = min(min_size / min(h, w),
+                  max_size / max(h, w)) in float, interpolate(scale_factor=scale,
+                  recompute_scale_factor=True), then batching pads every size up to a multiple of
+                  32 through Cast -> Div -> Ceil -> Mul -> Cast;
+  Interpolate     F.interpolate by 2 (Resize scales), by 0.5 and 1.5 with recompute_scale_factor
+                  (Floor(size * s) computed in the graph), by (0.3, 2.5) (Resize scales),
+                  Upsample-style by 2 then Concat with a skip connection;
+  FixedPadding    a fixed-size input padded to a multiple of 32 through float arithmetic on
+                  constants (every value folds), and the same on dynamic sizes.
+"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torchvision.models.detection.transform import GeneralizedRCNNTransform
+
+
+class RCNNTransform(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.t = GeneralizedRCNNTransform(64, 100, [0.485, 0.456, 0.406], [0.229, 0.224, 0.225])
+
+    def forward(self, x):
+        images, _ = self.t([x[0]])
+        return images.tensors
+
+
+class Interpolate(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 3, 3, stride=2, padding=1)
+
+    def forward(self, x):
+        up = F.interpolate(x, scale_factor=2.0, mode="nearest")
+        half = F.interpolate(x, scale_factor=0.5, mode="bilinear", recompute_scale_factor=True)
+        grown = F.interpolate(x, scale_factor=1.5, mode="nearest", recompute_scale_factor=True)
+        uneven = F.interpolate(x, scale_factor=(0.3, 2.5), mode="nearest")
+        skip = F.interpolate(self.conv(x), scale_factor=2.0, mode="nearest")
+        return up, half, grown, uneven, torch.cat([skip, skip], 1)
+
+
+class FixedPadding(nn.Module):
+    def forward(self, x):
+        h = torch.tensor(x.shape[-2]).to(torch.float32)
+        w = torch.tensor(x.shape[-1]).to(torch.float32)
+        ph = (torch.ceil(h / 32) * 32).to(torch.int64) - x.shape[-2]
+        pw = (torch.ceil(w / 32) * 32).to(torch.int64) - x.shape[-1]
+        return F.pad(x, (0, int(pw), 0, int(ph)))
+
+
+def float_models(outdir, opset, export):
+    """Exports the models above with `export` (make_models.export)."""
+    image = {"x": {"dtype": "float32"}}
+    dyn = {"x": {0: "batch_size", 2: "height", 3: "width"}}
+    export(outdir, f"rcnn_transform_op{opset}", RCNNTransform(), (torch.randn(1, 3, 112, 96),), ["x"], ["y"],
+           dyn, image, opset)
+    outs = ["up", "half", "grown", "uneven", "skip"]
+    export(outdir, f"interpolate_op{opset}", Interpolate(), (torch.randn(2, 3, 32, 24),), ["x"], outs, dyn,
+           image, opset)
+    export(outdir, f"fixed_padding_op{opset}", FixedPadding(), (torch.randn(1, 3, 100, 90),), ["x"], ["y"],
+           {"x": {0: "batch_size"}}, image, opset)
+    export(outdir, f"dynamic_padding_op{opset}", FixedPadding(), (torch.randn(1, 3, 100, 90),), ["x"], ["y"],
+           dyn, image, opset)
