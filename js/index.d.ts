@@ -142,6 +142,13 @@ export interface InferOptions {
    * An exception thrown here aborts the inference and is rethrown.
    */
   onProgress?: (bytesRead: number, totalBytes: number) => void;
+  /**
+   * inferShapesFromPath on an input without a size (a pipe, FIFO, socket or character device):
+   * the most bytes kept in memory (such an input cannot seek back, so its bytes are kept); one
+   * more is a LIMIT_EXCEEDED error. Default 2 GiB (2**31, protobuf's own message size limit); at
+   * most 2**32 - 1.
+   */
+  maxBytes?: number;
 }
 
 /**
@@ -156,8 +163,12 @@ export interface InitOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
 }
 
-/** The codes of ShapeInferenceError: the C status names (osi_status_name). */
+/**
+ * The codes of ShapeInferenceError: the C status names (osi_status_name), and IO_ERROR (Node:
+ * inferShapesFromPath could not open or read the file; `cause` is the fs error).
+ */
 export type ShapeInferenceErrorCode =
+  | 'IO_ERROR'
   | 'NOMEM'
   | 'PARSE_ERROR'
   | 'INVALID_MODEL'
@@ -359,11 +370,16 @@ export interface Engine {
   /**
    * Node only: streams the model file at `path` through the nanopb decoder with fs.readSync in
    * 64 KiB reads, skipping weights by file position: neither the file nor its weights are held
-   * in memory, whatever their size. Synchronous, like inferShapes.
-   * @throws {ShapeInferenceError} PARSE_ERROR "... at byte N" for a truncated or corrupt file.
-   * @throws the fs error when the file cannot be opened or read.
+   * in memory, whatever their size. Synchronous, like inferShapes. `path` may also be an open
+   * file descriptor (a regular file is read from its start; the descriptor is not closed). An
+   * input without a size (stdin, a pipe, FIFO, socket or device) is read in order and kept in
+   * memory up to `options.maxBytes`; decoding starts as it is read, so bytes that are no model
+   * fail at once (/dev/zero at its first byte).
+   * @throws {ShapeInferenceError} PARSE_ERROR "... at byte N" for a truncated or corrupt file;
+   *   IO_ERROR when the file cannot be opened or read (a missing file, a directory; `cause` is
+   *   the fs error); LIMIT_EXCEEDED for an input without a size over `maxBytes`.
    */
-  inferShapesFromPath(path: string | URL | Uint8Array, options?: InferOptions): ShapeInferenceResult;
+  inferShapesFromPath(path: string | URL | Uint8Array | number, options?: InferOptions): ShapeInferenceResult;
   /**
    * Streams a File or Blob through the nanopb decoder; its weights are never copied into wasm
    * memory. On a browser's main thread this runs in a module Web Worker (js/stream_worker.js,
@@ -393,7 +409,7 @@ export function init(options?: InitOptions): Promise<Engine>;
 export function inferShapes(bytes: Uint8Array | ArrayBuffer, options?: InferOptions): Promise<ShapeInferenceResult>;
 
 /** `(await init()).inferShapesFromPath(path, options)` (Node). */
-export function inferShapesFromPath(path: string | URL | Uint8Array, options?: InferOptions): Promise<ShapeInferenceResult>;
+export function inferShapesFromPath(path: string | URL | Uint8Array | number, options?: InferOptions): Promise<ShapeInferenceResult>;
 
 /** `(await init()).inferShapesFromFile(file, options)`. */
 export function inferShapesFromFile(file: Blob, options?: InferOptions): Promise<ShapeInferenceResult>;

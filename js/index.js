@@ -10,6 +10,7 @@ const isNode = typeof process === 'object' && process !== null &&
 
 // In Node the class comes from errors.cjs, which the CommonJS entry shares: one class per process.
 const { ShapeInferenceError } = (await (isNode ? import('./errors.cjs') : import('./errors.js'))).default;
+const fileSource = isNode ? await import('./file_source.js') : null; // inferShapesFromPath's files
 export { ShapeInferenceError };
 
 const WASM_FILE = 'onnx_shapes.wasm';
@@ -525,21 +526,36 @@ class Engine {
   /**
    * Streams a model file through the nanopb decoder (Node only): 64 KiB reads with fs.readSync
    * straight into the wasm buffer; payloads are skipped by moving the file position, so neither
-   * the file nor its weights are ever held in memory. Synchronous, like inferShapes.
+   * the file nor its weights are ever held in memory. Synchronous, like inferShapes. An input
+   * without a size (pipe, FIFO, socket, device) is read in order and kept, up to maxBytes
+   * (js/file_source.js): the decoder reads it once to fail early on bytes that are no model
+   * (/dev/zero stops at its first byte), and once its end is known the kept bytes are inferred.
    */
   inferShapesFromPath(path, options) {
     const flags = optionFlags(options);
     const fs = this.#fs;
     if (!fs) throw new TypeError('onnx-shapes: inferShapesFromPath needs Node (use inferShapesFromFile in browsers)');
-    if (typeof path !== 'string' && !(path instanceof URL) && !Buffer.isBuffer(path)) {
-      throw new TypeError('onnx-shapes: path must be a string, URL or Buffer');
+    if (typeof path !== 'string' && !(path instanceof URL) && !Buffer.isBuffer(path)
+        && !(Number.isInteger(path) && path >= 0)) {
+      throw new TypeError('onnx-shapes: path must be a string, URL, Buffer or file descriptor');
     }
-    const fd = fs.openSync(path, 'r');
+    const maxBytes = options?.maxBytes ?? fileSource.DEFAULT_MAX_BYTES;
+    if (!Number.isInteger(maxBytes) || maxBytes < 1 || maxBytes > fileSource.MAX_MAX_BYTES) {
+      throw new TypeError(`onnx-shapes: options.maxBytes must be an integer from 1 to ${fileSource.MAX_MAX_BYTES}`);
+    }
+    const source = fileSource.openSource(fs, path, { maxBytes, ShapeInferenceError });
     try {
-      const total = fs.fstatSync(fd).size;
-      return this.#runStream(flags, total, options, (pos, dst, len) => fs.readSync(fd, this.#M.HEAPU8, dst, len, pos));
+      const read = (pos, dst, len) => source.read(pos, this.#M.HEAPU8, dst, len);
+      if (source.size !== null) return this.#runStream(flags, source.size, options, read);
+      try {
+        this.#runStream(flags & ~FLAG_EVENTS, fileSource.MAX_MAX_BYTES, undefined, read);
+      } catch (err) {
+        if (!source.ended) throw err; // the bytes read so far already fail (or the limit was hit)
+      }
+      if (!source.ended) source.pull(1); // decoded whole at exactly the largest size: more is over the limit
+      return this.inferShapes(source.bytes(), { ...options, decoder: 'nanopb' });
     } finally {
-      fs.closeSync(fd);
+      source.close();
     }
   }
 

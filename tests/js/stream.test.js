@@ -55,8 +55,9 @@ describe('inferShapesFromPath', () => {
     expect(calls.at(-1)).toEqual([size, size]);
   });
 
-  test('a missing file throws the fs error', () => {
-    expect(() => engine.inferShapesFromPath(join(dir, 'nope.onnx'))).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+  test('a missing file throws IO_ERROR with the fs error as its cause', () => {
+    expect(() => engine.inferShapesFromPath(join(dir, 'nope.onnx')))
+      .toThrow(expect.objectContaining({ code: 'IO_ERROR', cause: expect.objectContaining({ code: 'ENOENT' }) }));
   });
 
   test('an exception in onProgress propagates and leaves the engine usable', () => {
