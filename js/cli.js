@@ -1,32 +1,73 @@
 #!/usr/bin/env node
 // onnx-shapes command line: prints the element type and symbolic shape of every value of an
-// ONNX model. Run `onnx-shapes --help` for usage. Exit codes: 0 success, 1 ShapeInferenceError
-// (one line naming the code and node) or, with --strict, a node whose inputs contradict its
-// operator (the first such node), 2 usage error.
-import { readFileSync, writeFileSync } from 'node:fs';
+// ONNX model. Run `onnx-shapes --help` for usage; EXIT below is the exit code of every outcome
+// (README "Command line"). What is read is bounded: a regular file of 8 MiB or more streams from
+// disk with its weights skipped; any other input (stdin, a pipe, FIFO or device) is kept in memory
+// up to --max-bytes, and its decoding starts as it is read, so bytes that are no model stop it
+// early (`onnx-shapes /dev/zero` ends at the first byte).
+import { closeSync, fstatSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { init, ShapeInferenceError } from './index.js';
 import { evaluateDim, symbolsOf } from './expr.js';
+import { columnWidths, formatType, layoutRow, outputWidth } from './cli_table.js';
+
+/** Exit codes, one per kind of outcome. */
+const EXIT = Object.freeze({
+  OK: 0,
+  INVALID_MODEL: 1, // the engine rejected the model (ShapeInferenceError: PARSE_ERROR, CYCLE, ...)
+  USAGE: 2, // the command line is wrong (an unknown option, a missing value, --events of no value)
+  FILE: 3, // the model cannot be read, or the output written (missing, a directory, no permission, disk full)
+  LIMIT: 4, // a limit was hit: the input is over --max-bytes, or the engine's LIMIT_EXCEEDED / NOMEM
+  STRICT: 5, // --strict: a node's inputs contradict its operator (result.firstError)
+  INTERNAL: 70, // a bug in onnx-shapes (the message has the stack): please report it
+});
+
+/** The most a regular file may be for the CLI to read it whole (below, it streams from disk). */
+const STREAM_FROM_DISK_BYTES = 8 * 1024 * 1024;
+const DEFAULT_MAX_BYTES = 2 ** 31;
+const MAX_MAX_BYTES = 2 ** 32 - 1;
 
 const USAGE = `usage: onnx-shapes [options] MODEL.onnx     (MODEL "-" reads standard input)
 
   --json              print the whole result as JSON
   --bind k=v,k=v      evaluate every shape for these symbol values (batch=1,seq=128)
   --events NAME       print how value NAME got its shape (the event log)
-  --write OUT.onnx    write the model with value_info filled in
+  --write OUT.onnx    write the model with value_info filled in ("-": standard output)
   --prefill           treat the model's value_info entries as declared shapes too
   --stream            decode with the streaming decoder (weights are never loaded)
-  --strict            fail (exit 1) at the first node whose inputs contradict its operator
+  --strict            fail (exit 5) at the first node whose inputs contradict its operator
+  --max-bytes N       most bytes read into memory from stdin, a pipe or device, or for
+                      --write (default 2G; suffixes K, M, G are powers of 1024)
   -h, --help          this help
-  -v, --version       the version`;
+  -v, --version       the version
 
-class UsageError extends Error {}
+exit codes: 0 success, 1 invalid model, 2 usage error, 3 file error (cannot read the
+model or write the output), 4 limit exceeded, 5 a broken node (--strict), 70 internal error`;
+
+/** A failure with its exit code (EXIT) and a one-line message (argument errors add the usage). */
+class CliError extends Error {
+  constructor(message, exitCode, { showUsage = false } = {}) {
+    super(message);
+    this.exitCode = exitCode;
+    this.showUsage = showUsage;
+  }
+}
+const usageError = (message) => new CliError(message, EXIT.USAGE);
+const argumentError = (message) => new CliError(message, EXIT.USAGE, { showUsage: true });
+
+/** "ENOENT: no such file or directory" out of Node's "ENOENT: no such file or directory, open 'x'". */
+function reason(err) {
+  const message = typeof err?.message === 'string' ? err.message : String(err);
+  return /^[A-Z][A-Z0-9_]*: [^,]*/.exec(message)?.[0] ?? message;
+}
+
+// Section - Arguments
 
 function parseArgs(argv) {
-  const o = { bind: null };
+  const o = { bind: null, maxBytes: DEFAULT_MAX_BYTES };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
-      if (i + 1 >= argv.length) throw new UsageError(`${a} needs a value`);
+      if (i + 1 >= argv.length) throw argumentError(`${a} needs a value`);
       return argv[++i];
     };
     if (a === '-h' || a === '--help') o.help = true;
@@ -38,11 +79,15 @@ function parseArgs(argv) {
     else if (a === '--write') o.write = value();
     else if (a === '--events') o.events = value();
     else if (a === '--bind') o.bind = parseBindings(value());
-    else if (a.startsWith('--')) throw new UsageError(`unknown option ${a}`);
+    else if (a === '--max-bytes') o.maxBytes = parseSize(value());
+    else if (a.startsWith('--')) throw argumentError(`unknown option ${a}`);
     else if (o.model === undefined) o.model = a;
-    else throw new UsageError(`unexpected argument ${a}`);
+    else throw argumentError(`unexpected argument ${a}`);
   }
-  if (!o.help && !o.version && o.model === undefined) throw new UsageError('no model given');
+  if (!o.help && !o.version && o.model === undefined) throw argumentError('no model given');
+  if (o.write === '-' && (o.json || o.events !== undefined)) {
+    throw argumentError('--write - puts the model on standard output: it cannot go with --json or --events');
+  }
   return o;
 }
 
@@ -50,79 +95,152 @@ function parseBindings(text) {
   const b = {};
   for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
     const m = /^(.+?)\s*=\s*(-?\d+)$/.exec(part);
-    if (!m) throw new UsageError(`--bind expects name=integer pairs, got "${part}"`);
+    if (!m) throw argumentError(`--bind expects name=integer pairs, got "${part}"`);
     b[m[1]] = Number(m[2]);
   }
   return b;
 }
 
-function formatType(t, bind) {
-  if (!t) return '?';
-  switch (t.kind) {
-    case 'tensor': {
-      if (!t.dims) return `${t.elemType ?? '?'} [*]`;
-      const show = (d) => {
-        if (!bind) return d ?? '?';
-        const v = evaluateDim(d, bind);
-        return v ?? d ?? '?';
-      };
-      // A known integer content (value as shape) follows the shape: int64 [4] = [N, 3, H, W].
-      const value = t.value ? ` = [${t.value.map(show).join(', ')}]` : '';
-      return `${t.elemType ?? '?'} [${t.dims.map(show).join(', ')}]${value}`;
+/** "2G", "64M", "512K" or a byte count. */
+function parseSize(text) {
+  const m = /^(\d+)([KMG]?)$/i.exec(text.trim());
+  const n = m ? Number(m[1]) * 1024 ** ' KMG'.indexOf(m[2].toUpperCase() || ' ') : NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_MAX_BYTES) {
+    throw argumentError(`--max-bytes expects a size from 1 to ${MAX_MAX_BYTES} bytes (e.g. 64M), got "${text}"`);
+  }
+  return n;
+}
+
+// Section - Reading and writing
+
+/**
+ * The result for the model named on the command line. A regular file under 8 MiB (or any, with
+ * --write, which needs the bytes) is read whole; a bigger one streams from disk; anything else is
+ * read as it comes through inferShapesFromPath (bounded by --max-bytes).
+ */
+function inferModel(engine, o, options) {
+  const name = o.model === '-' ? 'standard input' : o.model;
+  const fileError = (err) => new CliError(`cannot read ${name}: ${reason(err)}`, EXIT.FILE);
+  let fd = 0;
+  try {
+    if (o.model !== '-') fd = openSync(o.model, 'r');
+    const stats = fstatSync(fd);
+    if (stats.isDirectory()) throw new CliError(`cannot read ${name}: it is a directory`, EXIT.FILE);
+    const opts = { ...options, decoder: o.stream ? 'nanopb' : undefined };
+    if (stats.isFile() && (o.write || (!o.stream && stats.size < STREAM_FROM_DISK_BYTES))) {
+      if (stats.size > o.maxBytes) {
+        throw new CliError(`${name} has ${stats.size} bytes, over the ${o.maxBytes} that --write reads into memory `
+          + '(--max-bytes)', EXIT.LIMIT);
+      }
+      let bytes;
+      try {
+        bytes = readFileSync(fd);
+      } catch (err) {
+        throw fileError(err);
+      }
+      return engine.inferShapes(bytes, opts);
     }
-    case 'sequence': return `sequence<${formatType(t.elem, bind)}>`;
-    case 'optional': return `optional<${formatType(t.elem, bind)}>`;
-    case 'map': return `map<${t.keyType}, ${formatType(t.value, bind)}>`;
-    default: return t.kind;
+    return engine.inferShapesFromPath(fd, { ...opts, maxBytes: o.maxBytes });
+  } catch (err) {
+    if (err instanceof CliError || err instanceof ShapeInferenceError) throw err;
+    if (typeof err?.code === 'string' && typeof err?.syscall === 'string') throw fileError(err);
+    throw err;
+  } finally {
+    if (fd !== 0) closeSync(fd);
   }
 }
+
+/** writeSync until all of `data` is written (a non-blocking descriptor may take it in parts). */
+function writeAll(fd, data) {
+  let bytes = typeof data === 'string' ? Buffer.from(data) : data;
+  while (bytes.length > 0) {
+    let n;
+    try {
+      n = writeSync(fd, bytes);
+    } catch (err) {
+      if (err?.code !== 'EAGAIN') throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+      continue;
+    }
+    bytes = bytes.subarray(n);
+  }
+}
+
+/** Standard output, written in 64 KiB blocks (a line at a time would be a system call per row). */
+class Output {
+  #text = '';
+
+  line(s) {
+    this.#text += `${s}\n`;
+    if (this.#text.length >= 65536) this.flush();
+  }
+
+  flush() {
+    if (this.#text) writeAll(1, this.#text);
+    this.#text = '';
+  }
+}
+
+function writeModel(path, bytes) {
+  try {
+    if (path === '-') writeAll(1, bytes);
+    else writeFileSync(path, bytes);
+  } catch (err) {
+    if (err?.code === 'EPIPE') throw err;
+    throw new CliError(`cannot write ${path === '-' ? 'standard output' : path}: ${reason(err)}`, EXIT.FILE);
+  }
+}
+
+// Section - Printing
 
 const ELEM_BYTES = { float: 4, double: 8, float16: 2, bfloat16: 2, int8: 1, uint8: 1, int16: 2, uint16: 2,
   int32: 4, uint32: 4, int64: 8, uint64: 8, bool: 1, complex64: 8, complex128: 16 };
 
+/** The byte size of a tensor at these bindings (exact, BigInt), or null. */
 function byteSize(t, bind) {
   if (!t || t.kind !== 'tensor' || !t.dims || !(t.elemType in ELEM_BYTES)) return null;
-  let n = 1;
+  let n = BigInt(ELEM_BYTES[t.elemType]);
   for (const d of t.dims) {
     const v = evaluateDim(d, bind);
-    if (v === null) return null;
-    n *= v;
+    if (typeof v === 'bigint') n *= v;
+    else if (Number.isSafeInteger(v)) n *= BigInt(v);
+    else return null;
   }
-  return n * ELEM_BYTES[t.elemType];
+  return n;
 }
 
-function printTable(result, bind) {
+function printTable(out, result, bind) {
+  const show = bind ? (d) => evaluateDim(d, bind) ?? d ?? '?' : (d) => d ?? '?';
   const rows = result.names().map((name) => {
     const node = result.nodes[result.producers[name]];
     const t = result.getShape(name);
-    const row = [name, node ? node.opType : '', formatType(t, bind)];
-    if (bind) {
-      const b = byteSize(t, bind);
-      row.push(b === null ? '' : String(b));
-    }
+    const row = [name, node ? node.opType : '', formatType(t, show)];
+    if (bind) row.push(String(byteSize(t, bind) ?? ''));
     return row;
   });
   const head = bind ? ['value', 'op', 'type and shape', 'bytes'] : ['value', 'op', 'type and shape'];
-  const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
-  const line = (r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]))).join('  ');
-  console.log(line(head));
-  for (const r of rows) console.log(line(r));
+  const width = outputWidth();
+  const widths = columnWidths(head, rows, width, bind ? [0.3, 0.15, 0.4] : [0.4, 0.2]);
+  for (const l of layoutRow(head, widths)) out.line(l);
+  for (const r of rows) {
+    for (const l of layoutRow(r, widths)) out.line(l);
+  }
   // Names declared on outputs for sizes inference computed: the table shows the sizes.
   for (const [label, expr] of Object.entries(result.constraints?.labels ?? {})) {
-    console.log(`label: ${label} = ${expr}`);
+    out.line(`label: ${label} = ${expr}`);
   }
   for (const d of result.diagnostics) {
-    console.log(`note: ${d.code}${d.node ? ` (node '${d.node}', ${d.opType})` : ''}: ${d.message}`);
+    out.line(`note: ${d.code}${d.node ? ` (node '${d.node}', ${d.opType})` : ''}: ${d.message}`);
   }
 }
 
-function printEvents(result, name) {
+function printEvents(out, result, name) {
   const t = result.getShape(name);
-  if (!t) throw new UsageError(`'${name}' is not a value of this model`);
-  console.log(`${name}: ${formatType(t, null)}`);
+  if (!t) throw usageError(`'${name}' is not a value of this model`);
+  out.line(`${name}: ${formatType(t, (d) => d ?? '?')}`);
   const index = result.producers[name];
   const producer = result.nodes[index];
-  if (producer) console.log(`  produced by node ${index} '${producer.name}' (${producer.opType})`);
+  if (producer) out.line(`  produced by node ${index} '${producer.name}' (${producer.opType})`);
   // Constraints and renames matter when they mention a symbol of the final shape.
   const symbols = new Set((t.dims ?? []).flatMap((d) => symbolsOf(d)));
   const mentions = (detail) => {
@@ -141,65 +259,74 @@ function printEvents(result, name) {
       || ((e.kind === 'constraint' || e.kind === 'rename') && mentions(e.detail));
     if (!relevant) continue;
     const where = e.node ? ` node ${e.nodeIndex} '${e.node}' (${e.opType})` : '';
-    console.log(`  ${e.kind}${where}${e.path ? ` in ${e.path}` : ''}: ${e.detail}`);
+    out.line(`  ${e.kind}${where}${e.path ? ` in ${e.path}` : ''}: ${e.detail}`);
   }
 }
 
-async function main(argv) {
-  let o;
-  try {
-    o = parseArgs(argv);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    console.error(`onnx-shapes: ${err.message}\n${USAGE}`);
-    return 2;
-  }
+// Section - Main
+
+async function run(argv, out) {
+  const o = parseArgs(argv);
   if (o.help) {
-    console.log(USAGE);
-    return 0;
+    out.line(USAGE);
+    return EXIT.OK;
   }
   const engine = await init();
   if (o.version) {
-    console.log(engine.version);
-    return 0;
+    out.line(engine.version);
+    return EXIT.OK;
+  }
+  if (o.write === '-' && process.stdout.isTTY) {
+    throw usageError('--write - would put binary protobuf on the terminal: redirect standard output');
   }
   const options = { prefillValueInfo: !!o.prefill, events: o.events !== undefined };
+  const result = inferModel(engine, o, options);
+  if (o.strict && result.firstError) {
+    const e = result.firstError;
+    const where = `node ${e.nodeIndex}${e.node ? ` '${e.node}'` : ''} (${e.opType})${e.path ? ` in ${e.path}` : ''}`;
+    throw new CliError(`${e.code} at ${where}: ${e.message}`, EXIT.STRICT);
+  }
+  if (o.write) writeModel(o.write, result.toModel());
+  if (o.write === '-') return EXIT.OK;
+  if (o.events !== undefined) printEvents(out, result, o.events);
+  else if (o.json) out.line(JSON.stringify(result, null, 2));
+  else printTable(out, result, o.bind);
+  return EXIT.OK;
+}
+
+/** The exit code of a failure, after its one-line message on stderr. */
+function report(err) {
+  const say = (text) => {
+    try {
+      writeAll(2, `onnx-shapes: ${text}\n`);
+    } catch { /* stderr is gone too */ }
+  };
+  if (err instanceof CliError) {
+    say(err.showUsage ? `${err.message}\n${USAGE}` : err.message);
+    return err.exitCode;
+  }
+  if (err instanceof ShapeInferenceError) {
+    say(`${err.code}${err.node ? ` at node '${err.node}'` : ''}: ${err.message}`);
+    if (err.code === 'IO_ERROR') return EXIT.FILE;
+    if (err.code === 'LIMIT_EXCEEDED' || err.code === 'NOMEM') return EXIT.LIMIT;
+    return EXIT.INVALID_MODEL;
+  }
+  if (err?.code === 'EPIPE') return EXIT.FILE; // the reader of the output went away: nothing to say
+  say(`internal error (a bug in onnx-shapes: please report it): ${err?.stack ?? err}`);
+  return EXIT.INTERNAL;
+}
+
+async function main(argv) {
+  const out = new Output();
   try {
-    let result;
-    if (o.stream && o.model !== '-' && !o.write && typeof engine.inferShapesFromPath === 'function') {
-      result = engine.inferShapesFromPath(o.model, options);
-    } else {
-      let bytes;
-      try {
-        bytes = readFileSync(o.model === '-' ? 0 : o.model);
-      } catch (err) {
-        console.error(`onnx-shapes: cannot read ${o.model}: ${err.message}`);
-        return 2;
-      }
-      result = engine.inferShapes(bytes, options);
-    }
-    if (o.strict && result.firstError) {
-      const e = result.firstError;
-      const where = `node ${e.nodeIndex}${e.node ? ` '${e.node}'` : ''} (${e.opType})${e.path ? ` in ${e.path}` : ''}`;
-      console.error(`onnx-shapes: ${e.code} at ${where}: ${e.message}`);
-      return 1;
-    }
-    if (o.write) {
-      if (typeof result.toModel !== 'function') throw new UsageError('this build cannot write models');
-      writeFileSync(o.write, result.toModel());
-    }
-    if (o.events !== undefined) printEvents(result, o.events);
-    else if (o.json) console.log(JSON.stringify(result, null, 2));
-    else printTable(result, o.bind);
-    return 0;
+    const code = await run(argv, out);
+    out.flush();
+    return code;
   } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`onnx-shapes: ${err.message}`);
-      return 2;
-    }
-    if (!(err instanceof ShapeInferenceError)) throw err;
-    console.error(`onnx-shapes: ${err.code}${err.node ? ` at node '${err.node}'` : ''}: ${err.message}`);
-    return 1;
+    try {
+      out.flush(); // what was printed before the failure (a usage error prints nothing before)
+    } catch { /* EPIPE: reported below */ }
+    return report(err);
   }
 }
 

@@ -1,16 +1,31 @@
 // The command line (js/cli.js): output formats, bindings, provenance, stdin, exit codes.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { init } from '../../js/index.js';
 import { REPO } from './helpers.js';
-import { model } from './onnx_builder.js';
+import { graph, model, node } from './onnx_builder.js';
 
 const CLI = join(REPO, 'js', 'cli.js');
 const DECODER = join(REPO, 'examples', 'models', 'tiny_decoder.onnx');
 const CNN = join(REPO, 'examples', 'models', 'cnn_dynamic.onnx');
-const cli = (args, input) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', input });
+const cli = (args, input, env) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', input, env: { ...process.env, ...env } });
+
+function varint(n) {
+  const out = [];
+  for (; n >= 0x80; n = Math.floor(n / 128)) out.push((n % 128) | 0x80);
+  out.push(n);
+  return Buffer.from(out);
+}
+const lengthField = (field, bytes) => Buffer.concat([varint((field << 3) | 2), varint(bytes.length), bytes]);
+
+/** model() for many nodes, fast: each NodeProto is written once and the fields concatenated. */
+function bigModel({ inputs, outputs, nodes }) {
+  const g = Buffer.concat([...nodes.map((n) => lengthField(1, node(n))), graph({ inputs, outputs })]);
+  const opset = Buffer.concat([lengthField(1, Buffer.alloc(0)), Buffer.from([0x10, 17])]); // domain '', version 17
+  return Buffer.concat([Buffer.from([0x08, 8]), lengthField(7, g), lengthField(8, opset)]); // ir_version 8
+}
 
 test('prints a table of every value', () => {
   const r = cli([DECODER]);
@@ -51,17 +66,110 @@ test('reads - from standard input', () => {
   expect(r.stdout).toMatch(/^logits\s+MatMul\s+float \[N, 10\]$/m);
 });
 
-test('exit codes: 1 on ShapeInferenceError, 2 on usage errors', () => {
-  const bad = cli(['-'], Buffer.from([0xff, 0xff, 0xff]));
-  expect(bad.status).toBe(1);
-  expect(bad.stderr.trim().split('\n')).toHaveLength(1);
-  expect(bad.stderr).toMatch(/^onnx-shapes: PARSE_ERROR: /);
+test('exit codes: 1 invalid model, 2 usage error, 3 file error, 4 limit exceeded', () => {
+  const oneLine = (r, status, pattern) => {
+    expect(r.status).toBe(status);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(pattern);
+  };
+  oneLine(cli(['-'], Buffer.from([0xff, 0xff, 0xff])), 1, /^onnx-shapes: PARSE_ERROR: /);
   expect(cli([]).status).toBe(2);
   expect(cli(['--bogus', CNN]).status).toBe(2);
   expect(cli([CNN, '--bind', 'N']).status).toBe(2);
-  expect(cli(['/no/such/file.onnx']).status).toBe(2);
+  expect(cli([CNN, '--max-bytes', '12Q']).status).toBe(2);
+  expect(cli([CNN, '--write', '-', '--json']).status).toBe(2);
+  oneLine(cli(['/no/such/file.onnx']), 3, /^onnx-shapes: cannot read \/no\/such\/file\.onnx: ENOENT: no such file or directory$/m);
+  oneLine(cli([tmpdir()]), 3, /^onnx-shapes: cannot read .*: it is a directory$/m);
+  oneLine(cli(['--stream', tmpdir()]), 3, /it is a directory$/m);
+  // Over --max-bytes: standard input, and a regular file that --write reads whole.
+  oneLine(cli(['-', '--max-bytes', '1K'], readFileSync(CNN)), 4, /^onnx-shapes: LIMIT_EXCEEDED: standard input is larger than 1024 bytes/);
+  oneLine(cli([CNN, '--max-bytes', '1K', '--write', join(tmpdir(), 'never.onnx')]), 4, /over the 1024 that --write reads/);
   expect(cli(['--help']).status).toBe(0);
 });
+
+test('a failed --write is a file error in one line, never a stack trace', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'osi-cli-'));
+  try {
+    const cases = [['/dev/full', /ENOSPC/], [dir, /EISDIR/], [join(dir, 'no', 'such', 'dir.onnx'), /ENOENT/]];
+    for (const [out, why] of cases) {
+      const r = cli([CNN, '--write', out]);
+      expect(r.status).toBe(3);
+      expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(why)]);
+      expect(r.stderr).toMatch(/^onnx-shapes: cannot write /);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('--write - puts the model on standard output, and nothing else', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'osi-cli-'));
+  try {
+    const r = spawnSync(process.execPath, [CLI, CNN, '--write', '-'], { cwd: dir });
+    expect(r.status).toBe(0);
+    expect(readdirSync(dir)).toEqual([]); // no file named '-'
+    const engine = await init();
+    expect(Buffer.compare(r.stdout, Buffer.from(engine.inferShapes(readFileSync(CNN)).toModel()))).toBe(0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('--stream reads a FIFO (which has no size) to its end', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'osi-cli-'));
+  try {
+    const fifo = join(dir, 'model.fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    // The writer blocks until the CLI opens the FIFO, so it runs in the background of one shell.
+    const r = spawnSync('sh', ['-c', 'cat "$1" > "$2" & "$3" "$4" --stream "$2"', 'sh', CNN, fifo, process.execPath, CLI],
+      { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^logits\s+MatMul\s+float \[N, 10\]$/m);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('onnx-shapes /dev/zero ends by itself, at once, with bounded memory', async () => {
+  // The child reports its peak resident set on exit; a watchdog kills it past 1 GiB or 60 s, so a
+  // regression (reading /dev/zero whole) fails this test instead of exhausting the machine.
+  const report = 'data:text/javascript,process.on("exit",()=>process.stderr.write(`maxRSS=${process.resourceUsage().maxRSS}\\n`))';
+  const child = spawn(process.execPath, ['--import', report, CLI, '/dev/zero'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  const started = Date.now();
+  const watchdog = setInterval(() => {
+    let rss = 0;
+    try {
+      rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1]);
+    } catch { /* gone */ }
+    if (rss > 1024 * 1024 || Date.now() - started > 60_000) child.kill('SIGKILL');
+  }, 50);
+  const status = await new Promise((resolve) => child.on('close', (code) => resolve(code)));
+  clearInterval(watchdog);
+  expect(stderr).toMatch(/^onnx-shapes: PARSE_ERROR: .* at byte \d+$/m);
+  expect(status).toBe(1);
+  const maxRSS = Number(/maxRSS=(\d+)/.exec(stderr)[1]); // KiB
+  expect(maxRSS).toBeLessThan(256 * 1024);
+  expect(Date.now() - started).toBeLessThan(20_000);
+});
+
+test('a 150k-value model prints its whole table', () => {
+  // A chain of Relus: every value is [N, 4] (Relu keeps its input's shape).
+  const n = 150_000;
+  const nodes = new Array(n);
+  for (let i = 0; i < n; i++) nodes[i] = { op: 'Relu', inputs: [i ? `v${i - 1}` : 'x'], outputs: [`v${i}`] };
+  const bytes = bigModel({ inputs: [{ name: 'x', elemType: 'float', dims: ['N', 4] }], outputs: [`v${n - 1}`], nodes });
+  const r = spawnSync(process.execPath, [CLI, '-', '--bind', 'N=3'], { input: bytes, encoding: 'utf8', maxBuffer: 1 << 30 });
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  const lines = r.stdout.split('\n');
+  expect(lines.pop()).toBe('');
+  expect(lines).toHaveLength(1 + n + 1);
+  expect(lines.filter((l) => /^v\d+ +Relu +float \[3, 4\] +48$/.test(l))).toHaveLength(n);
+  expect(lines.filter((l) => /^x +float \[3, 4\] +48$/.test(l))).toHaveLength(1);
+}, 60_000);
 
 test('--write writes the model with value_info filled in', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'osi-cli-'));
@@ -93,4 +201,58 @@ test('an output label shows the computed size in the table and names it below', 
   const j = JSON.parse(cli(['-', '--json'], Buffer.from(bytes)).stdout);
   expect(j.constraints.labels).toEqual({ Reluy_dim_0: 'batch', y_dynamic_axes_2: 'seq' });
   expect(j.constraints.equal).toEqual(expect.arrayContaining([['Reluy_dim_0', 'batch'], ['seq', 'y_dynamic_axes_2']]));
+});
+
+describe('long value names', () => {
+  const long = `${'very_long_subgraph_scope/'.repeat(9)}value`; // 230 characters
+  const medium = 'm'.repeat(40);
+  const bytes = Buffer.from(model({
+    inputs: [{ name: 'x', elemType: 'float', dims: ['N', 4] }],
+    outputs: ['y'],
+    nodes: [
+      { op: 'Relu', inputs: ['x'], outputs: [long] },
+      { op: 'Tanh', inputs: [long], outputs: [medium] },
+      { op: 'Sigmoid', inputs: [medium], outputs: ['y'] },
+    ],
+  }));
+
+  /**
+   * Checks the table fits `width`: every line is at most that long, but for a name too long for
+   * its column, which stays whole on a line of its own, its row going on below, aligned.
+   */
+  const fits = (lines, width) => {
+    const row = lines.indexOf(long);
+    expect(row).toBeGreaterThan(0);
+    expect(lines[row + 1]).toMatch(/^ +Relu +float \[N, 4\]$/);
+    expect(lines[row + 1].indexOf('Relu')).toBe(lines[0].indexOf('op'));
+    for (const l of lines) {
+      if (l !== long && l !== medium) expect(l.length).toBeLessThanOrEqual(width);
+    }
+    expect(lines).toContainEqual(expect.stringMatching(/^y +Sigmoid +float \[N, 4\]$/));
+    return lines.includes(medium); // wrapped too
+  };
+
+  test('without a terminal the table is laid out for $COLUMNS, or 120 columns', () => {
+    for (const [env, width] of [[{ COLUMNS: '60' }, 60], [{ COLUMNS: '' }, 120]]) {
+      const r = cli(['-'], bytes, env);
+      expect(r.status).toBe(0);
+      expect(fits(r.stdout.trimEnd().split('\n'), width)).toBe(width < 100);
+    }
+  });
+
+  test('on a terminal the table is laid out for its width', () => {
+    // script(1) gives the CLI a pseudo-terminal of 50 columns.
+    const dir = mkdtempSync(join(tmpdir(), 'osi-cli-'));
+    try {
+      const path = join(dir, 'long.onnx');
+      writeFileSync(path, bytes);
+      const command = `stty cols 50 rows 20; COLUMNS= "${process.execPath}" "${CLI}" "${path}"`;
+      const r = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      expect(r.status).toBe(0);
+      const lines = r.stdout.split('\r\n').filter((l) => l.length > 0);
+      expect(fits(lines.slice(lines.findIndex((l) => l.startsWith('value'))), 50)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -69,11 +69,11 @@ describe('onnx-shapes --strict', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  test('exits 1 at the first broken node, naming it', () => {
+  test('exits 5 at the first broken node, naming it', () => {
     const file = join(dir, 'broken.onnx');
     writeFileSync(file, twoMatMuls());
     const r = spawnSync(process.execPath, [CLI, file, '--strict'], { encoding: 'utf8' });
-    expect(r.status).toBe(1);
+    expect(r.status).toBe(5);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim()).toBe(
       "onnx-shapes: SHAPE_MISMATCH at node 2 'second' (MatMul): MatMul inner dims: dim 0 of input 'u' is 6 and "

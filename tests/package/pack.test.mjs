@@ -197,12 +197,12 @@ c.add('CLI: npx onnx-shapes --json tiny_decoder.onnx', () => {
   assertEqual(json.values?.present_key?.dims, EXPECTED_DIMS, 'present_key in --json');
 });
 
-c.add('CLI: --version, and exit codes 2 (missing file) and 1 (bad model)', () => {
+c.add('CLI: --version, and exit codes 3 (missing file) and 1 (bad model)', () => {
   needInstall();
   const v = npx(['--version'], proj, true);
   assert(v.stdout.trim().length > 0, 'empty --version');
   const missing = npx(['no_such_model.onnx'], proj);
-  assertEqual(missing.status, 2, `exit status for a missing file (stderr: ${missing.stderr.trim()})`);
+  assertEqual(missing.status, 3, `exit status for a missing file (stderr: ${missing.stderr.trim()})`);
   writeFileSync(join(proj, 'bad.onnx'), Buffer.from([0xff, 0xff, 0xff]));
   const bad = npx(['bad.onnx'], proj);
   assertEqual(bad.status, 1, `exit status for a bad model (stderr: ${bad.stderr.trim()})`);
