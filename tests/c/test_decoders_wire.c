@@ -344,6 +344,40 @@ static void test_merge_nested_types(void) {
   }
 }
 
+/* The attribute member `tp` (Optional's type) in two occurrences, and a
+ * map's value_type (in two map_type occurrences): merged. */
+static void test_merge_type_attribute_and_map(void) {
+  Wire parts[2] = {w_tensor_type(1, -1, NULL), w_tensor_type(0, 1, (const int64_t[]){2})};
+  Wire attrs = {0}, nodes = {0};
+  add_attr_parts(&attrs, "type", 13, 14, parts, 2);
+  add_node(&nodes, "Optional", NULL, (const char *const[]){"o", NULL}, &attrs);
+  add_node(&nodes, "Identity", X, Y, NULL);
+  /* x: map_type{key_type int64, value_type{float}}, map_type{value_type{[2]}} */
+  Wire v1 = w_tensor_type(1, -1, NULL), v2 = w_tensor_type(0, 1, (const int64_t[]){2});
+  Wire m1 = {0}, m2 = {0}, tp = {0};
+  w_int(&m1, 1, 7);
+  w_msg(&m1, 2, &v1);
+  w_msg(&m2, 2, &v2);
+  w_msg(&tp, 5, &m1);
+  w_msg(&tp, 5, &m2);
+  Wire m = model_of(&nodes, &tp);
+  Runs x = run3(&m);
+  for (int i = 0; i < N_RUNS; i++) {
+    int ok = osi_result_status(x.r[i]) == OSI_OK;
+    const OsiType *o = ok ? osi_result_lookup(x.r[i], "o") : NULL, *mt = ok ? osi_result_lookup(x.r[i], "x") : NULL;
+    test_checks++;
+    if (!o || o->kind != OSI_KIND_OPTIONAL || !o->elem || o->elem->elem_type != 1 || o->elem->rank != 1 ||
+        !mt || mt->kind != OSI_KIND_MAP || mt->elem_type != 7 || !mt->elem || mt->elem->elem_type != 1 ||
+        mt->elem->rank != 1) {
+      test_failures++;
+      fprintf(stderr, "tp / map value_type in two parts (%s): not optional(float[2]) and map(int64, float[2]) (%s)\n",
+              RUN_NAMES[i], osi_result_error(x.r[i]));
+    }
+  }
+  free3(&x);
+  w_free(&m);
+}
+
 /* Dimension's oneof: the last of dim_value / dim_param wins. */
 static void test_dim_oneof(void) {
   Wire shape = {0}, d1 = {0}, d2 = {0};
@@ -617,6 +651,7 @@ int main(void) {
   test_merge_oneof_member_and_shape();
   test_oneof_last_member();
   test_merge_nested_types();
+  test_merge_type_attribute_and_map();
   test_dim_oneof();
   test_merge_graph_attribute();
   test_merge_sparse();
