@@ -5,7 +5,8 @@
  * status and byte-identical JSON with either, and the streaming entries
  * (osi_infer_fd, osi_infer_stream without a skip callback) give the same as
  * the in-memory nanopb path. Then truncated and corrupted inputs: no crash,
- * PARSE_ERROR (or another error) for both, "at byte N" from nanopb.
+ * PARSE_ERROR for both ("the file ends early: ..." in the same words when
+ * truncated), "at byte N" from nanopb.
  *
  * Usage: test_decoders_agree [backend-dir]   (default $OSI_SHARED_DIR/onnx-backend, else ../shared/...)
  */
@@ -172,9 +173,15 @@ static void damage(const char *path) {
       truncated_parse++;
       CHECK(strstr(osi_result_error(b), " at byte ") != NULL);
     }
-    /* a cut on a field boundary can leave a valid (smaller) model: then both must agree */
-    if (osi_result_status(a) == OSI_OK || osi_result_status(b) == OSI_OK) CHECK(same(a, b));
-    else CHECK(osi_result_status(a) == osi_result_status(b) || osi_result_status(b) == OSI_ERR_PARSE);
+    /* a cut on a field boundary can leave a valid (smaller) model: then both must agree;
+     * otherwise both say, in the same words, that the file ends early and where */
+    if (osi_result_status(a) == OSI_OK || osi_result_status(b) == OSI_OK) {
+      CHECK(same(a, b));
+    } else {
+      CHECK(osi_result_status(a) == OSI_ERR_PARSE && osi_result_status(b) == OSI_ERR_PARSE);
+      CHECK(strncmp(osi_result_error(b), "the file ends early: ", 21) == 0);
+      CHECK(strcmp(osi_result_error(a), osi_result_error(b)) == 0);
+    }
     osi_result_delete(a);
     osi_result_delete(b);
   }
