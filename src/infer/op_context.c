@@ -185,9 +185,9 @@ static OsiStatus require(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa,
                        prefix, sep, what_text(ctx, wa, ta, sizeof ta), (long long)ca,
                        what_text(ctx, wb, tb, sizeof tb), (long long)cb);
   }
-  what_text(ctx, wa, ta, sizeof ta);
-  what_text(ctx, wb, tb, sizeof tb);
-  snprintf(what, sizeof what, "%s%s%s %s %s", prefix, sep, ta, le ? "<=" : "==", tb);
+  /* what_text may return its phrase instead of filling the buffer */
+  const char *sa = what_text(ctx, wa, ta, sizeof ta), *sb = what_text(ctx, wb, tb, sizeof tb);
+  snprintf(what, sizeof what, "%s%s%s %s %s", prefix, sep, sa, le ? "<=" : "==", sb);
   /* An equality reads symbol-first (M == 3). */
   OsiExpr ql = a, qr = b;
   if (!le && osi_expr_is_const(s, a, &ca)) ql = b, qr = a;
@@ -198,15 +198,15 @@ static OsiStatus require(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa,
     osi_run_event(run, "requirement", "", "%s %s %s", osi_expr_str(s, a), le ? "<=" : "==", osi_expr_str(s, b));
   if (v != OSI_REQ_CONTRADICTS) return OSI_OK;
   if (against < 0)
-    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s%s%s is %s, %s %s (%s)", prefix, sep, ta,
-                       osi_expr_str(s, a), le ? "which is never at most" : "which never equals", tb,
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s%s%s is %s, %s %s (%s)", prefix, sep, sa,
+                       osi_expr_str(s, a), le ? "which is never at most" : "which never equals", sb,
                        osi_expr_str(s, b));
   const OsiRequirement *prev = &run->requirements.items[against];
   char node[96];
   if (prev->node[0]) snprintf(node, sizeof node, "node '%.64s'", prev->node);
   else snprintf(node, sizeof node, "node %d", prev->node_index);
   return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s%s%s is %s and %s is %s, but %s (%s) requires %s %s %s",
-                     prefix, sep, ta, osi_expr_str(s, a), tb, osi_expr_str(s, b), node, prev->op_type,
+                     prefix, sep, sa, osi_expr_str(s, a), sb, osi_expr_str(s, b), node, prev->op_type,
                      osi_expr_str(s, prev->lhs), prev->less_equal ? "<=" : "==", osi_expr_str(s, prev->rhs));
 }
 
