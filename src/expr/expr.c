@@ -576,7 +576,8 @@ static OsiExpr subst_node(OsiExprStore *s, OsiExpr e, const OsiExpr *from, const
   uint32_t nargs = nd->n;
   if (kind == EK_CONST || kind == EK_SYM || kind == EK_FCONST) return e;
   if (kind == EK_FTOINT || expr_is_float_kind(kind)) {
-    OsiExpr args[OSI_EXPR_MAX_NODES];
+    OsiExpr args[64]; /* float nodes have at most 64 arguments (expr_float.c) */
+    if (nargs > 64) return OSI_EXPR_UNKNOWN;
     for (uint32_t i = 0; i < nargs; i++) {
       args[i] = subst_rec(s, s->args[s->nodes[e].off + i], from, to, n);
       if (!args[i]) return OSI_EXPR_UNKNOWN;

@@ -29,8 +29,10 @@ typedef struct OsiExprStore OsiExprStore;
 #define OSI_EXPR_UNKNOWN ((OsiExpr)0)
 
 /* Largest expression (counted in tree nodes after simplification) kept;
- * bigger results become OSI_EXPR_UNKNOWN. */
-#define OSI_EXPR_MAX_NODES 256
+ * bigger results become OSI_EXPR_UNKNOWN. 512: a detection model's anchor
+ * count sums five FPN levels of products of sizes computed in float
+ * (Floor(h*Min(800/Min(h,w),...)) is 22 nodes, each level about 55). */
+#define OSI_EXPR_MAX_NODES 512
 
 /* Section - Store */
 

@@ -168,6 +168,11 @@ static OsiExpr int_div(OsiExprStore *s, OsiExpr a, OsiExpr b) {
    * simplifies to a exactly then) over a positive constant. */
   if (osi_expr_is_const(s, b, &cb) && cb > 0 && osi_expr_max(s, a, osi_expr_const(s, 0)) == a)
     return osi_expr_floordiv(s, a, b);
+  /* An exact quotient (a == q*b: RetinaNet's anchors per location HWA // HW
+   * with HWA = 9*HW) is the same truncated or floored; b = 0 is undefined
+   * either way. */
+  OsiExpr q = osi_expr_floordiv(s, a, b);
+  if (q != OSI_EXPR_UNKNOWN && osi_expr_mul(s, q, b) == a) return q;
   return OSI_EXPR_UNKNOWN;
 }
 

@@ -75,6 +75,10 @@ static void test_integers(OpTest *t) {
   op_attr_int(t, "to", 3);
   CHECK_STR(op_run(t, "", "Cast", 13, "int64[2]{127,128}", NULL), "int8[2]{127,?}");
   CHECK_STR(op_run(t, "", "Div", 14, "int64[2]{-7,7}", "int64[]{2}", NULL), "int64[2]{-3,3}");
+  /* an exact quotient of sizes: truncated or floored alike */
+  CHECK_STR(op_run(t, "", "Div", 14, "int64[]{9*A*B+9*C}", "int64[]{A*B+C}", NULL), "int64[]{9}");
+  CHECK_STR(op_run(t, "", "Div", 14, "int64[]{N*C}", "int64[]{C}", NULL), "int64[]{N}");
+  CHECK_STR(op_run(t, "", "Div", 14, "int64[]{N*C+1}", "int64[]{C}", NULL), "int64[]");
   CHECK_STR(op_run(t, "", "Mod", 13, "int64[2]{-7,7}", "int64[]{3}", NULL), "int64[2]{2,1}");
   op_attr_int(t, "fmod", 1);
   CHECK_STR(op_run(t, "", "Mod", 13, "int64[2]{-7,7}", "int64[]{3}", NULL), "int64[2]{-1,1}");

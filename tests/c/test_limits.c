@@ -675,8 +675,8 @@ static void test_long_chain(void) {
 }
 
 static void test_expression_size(void) {
-  /* Concat of 300 inputs with distinct symbolic dims: the sum has more than
-   * OSI_EXPR_MAX_NODES nodes, so the output dim is unknown or a fresh
+  /* Concat of 300 inputs with distinct symbolic dims: the sum has 599 nodes,
+   * more than OSI_EXPR_MAX_NODES, so the output dim is unknown or a fresh
    * symbol, never a truncated sum */
   enum { K = 300 };
   Buf g = {0};
@@ -711,7 +711,7 @@ static void test_expression_size(void) {
   /* the expression library itself */
   OsiExprStore *s = osi_expr_store_new();
   OsiExpr sum = osi_expr_const(s, 0);
-  for (int i = 0; i < 200; i++) {
+  for (int i = 0; i < OSI_EXPR_MAX_NODES; i++) { /* 2n-1 nodes */
     char name[16];
     snprintf(name, sizeof name, "s%d", i);
     sum = osi_expr_add(s, sum, osi_expr_symbol(s, name));
