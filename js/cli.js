@@ -7,8 +7,10 @@
 // early (`onnx-shapes /dev/zero` ends at the first byte).
 import { closeSync, fstatSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { init, ShapeInferenceError } from './index.js';
-import { evaluateDim, symbolsOf } from './expr.js';
-import { columnWidths, formatType, layoutRow, outputWidth } from './cli_table.js';
+import { evaluateDim, printSymbol } from './expr.js';
+import { parseBindArgument, resolveBindings } from './cli_bind.js';
+import { eventLines, explainValue } from './cli_events.js';
+import { columnWidths, formatType, layoutRow, outputWidth, valueRows } from './cli_table.js';
 
 /** Exit codes, one per kind of outcome. */
 const EXIT = Object.freeze({
@@ -29,8 +31,10 @@ const MAX_MAX_BYTES = 2 ** 32 - 1;
 const USAGE = `usage: onnx-shapes [options] MODEL.onnx     (MODEL "-" reads standard input)
 
   --json              print the whole result as JSON
-  --bind k=v,k=v      evaluate every shape for these symbol values (batch=1,seq=128)
-  --events NAME       print how value NAME got its shape (the event log)
+  --bind k=v,k=v      evaluate every shape for these sizes (batch=1,seq=128); sizes the
+                      model's constraints decide from them are derived
+  --sort graph|name   list values in graph order (default) or by name
+  --events NAME       print how value NAME got its shape (the event log; --json: as JSON)
   --write OUT.onnx    write the model with value_info filled in ("-": standard output)
   --prefill           treat the model's value_info entries as declared shapes too
   --stream            decode with the streaming decoder (weights are never loaded)
@@ -60,6 +64,13 @@ function reason(err) {
   return /^[A-Z][A-Z0-9_]*: [^,]*/.exec(message)?.[0] ?? message;
 }
 
+/** A warning on stderr: the run goes on. */
+function warn(text) {
+  try {
+    writeAll(2, `onnx-shapes: warning: ${text}\n`);
+  } catch { /* stderr is gone */ }
+}
+
 // Section - Arguments
 
 function parseArgs(argv) {
@@ -78,7 +89,8 @@ function parseArgs(argv) {
     else if (a === '--strict') o.strict = true;
     else if (a === '--write') o.write = value();
     else if (a === '--events') o.events = value();
-    else if (a === '--bind') o.bind = parseBindings(value());
+    else if (a === '--bind') o.bind = parseBindArgument(value(), argumentError);
+    else if (a === '--sort') o.sort = parseSort(value());
     else if (a === '--max-bytes') o.maxBytes = parseSize(value());
     else if (a.startsWith('--')) throw argumentError(`unknown option ${a}`);
     else if (o.model === undefined) o.model = a;
@@ -91,14 +103,9 @@ function parseArgs(argv) {
   return o;
 }
 
-function parseBindings(text) {
-  const b = {};
-  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const m = /^(.+?)\s*=\s*(-?\d+)$/.exec(part);
-    if (!m) throw argumentError(`--bind expects name=integer pairs, got "${part}"`);
-    b[m[1]] = Number(m[2]);
-  }
-  return b;
+function parseSort(text) {
+  if (text !== 'graph' && text !== 'name') throw argumentError(`--sort expects graph or name, got "${text}"`);
+  return text;
 }
 
 /** "2G", "64M", "512K" or a byte count. */
@@ -196,12 +203,12 @@ function writeModel(path, bytes) {
 const ELEM_BYTES = { float: 4, double: 8, float16: 2, bfloat16: 2, int8: 1, uint8: 1, int16: 2, uint16: 2,
   int32: 4, uint32: 4, int64: 8, uint64: 8, bool: 1, complex64: 8, complex128: 16 };
 
-/** The byte size of a tensor at these bindings (exact, BigInt), or null. */
-function byteSize(t, bind) {
+/** The byte size of a tensor at these sizes (exact, BigInt), or null. */
+function byteSize(t, env) {
   if (!t || t.kind !== 'tensor' || !t.dims || !(t.elemType in ELEM_BYTES)) return null;
   let n = BigInt(ELEM_BYTES[t.elemType]);
   for (const d of t.dims) {
-    const v = evaluateDim(d, bind);
+    const v = evaluateDim(d, env);
     if (typeof v === 'bigint') n *= v;
     else if (Number.isSafeInteger(v)) n *= BigInt(v);
     else return null;
@@ -209,22 +216,35 @@ function byteSize(t, bind) {
   return n;
 }
 
-function printTable(out, result, bind) {
-  const show = bind ? (d) => evaluateDim(d, bind) ?? d ?? '?' : (d) => d ?? '?';
-  const rows = result.names().map((name) => {
-    const node = result.nodes[result.producers[name]];
-    const t = result.getShape(name);
-    const row = [name, node ? node.opType : '', formatType(t, show)];
-    if (bind) row.push(String(byteSize(t, bind) ?? ''));
+/** A dim at these sizes: its value when every symbol has one, else the dim itself. */
+const boundDim = (env) => (d) => evaluateDim(d, env) ?? d;
+
+/** The lines that say which sizes the shapes were evaluated with. */
+function bindingLines(bound) {
+  const pairs = (list) => list.map(([k, v]) => `${printSymbol(k)}=${v}`).join(', ');
+  const lines = [`bound: ${pairs([...bound.given])}`];
+  if (bound.derived.length) {
+    lines.push(`derived: ${bound.derived.map(([k, v, from]) => `${printSymbol(k)}=${v} (${from})`).join(', ')}`);
+  }
+  if (bound.unbound.length) lines.push(`unbound: ${bound.unbound.map(printSymbol).join(', ')}`);
+  return lines;
+}
+
+function printTable(out, result, o, bound) {
+  const show = bound ? (d) => evaluateDim(d, bound.env) ?? d ?? '?' : (d) => d ?? '?';
+  const rows = valueRows(result, o.sort).map(([key, op]) => {
+    const t = result.getShape(key);
+    const row = [key, op, formatType(t, show)];
+    if (bound) row.push(String(byteSize(t, bound.env) ?? ''));
     return row;
   });
-  const head = bind ? ['value', 'op', 'type and shape', 'bytes'] : ['value', 'op', 'type and shape'];
-  const width = outputWidth();
-  const widths = columnWidths(head, rows, width, bind ? [0.3, 0.15, 0.4] : [0.4, 0.2]);
+  const head = bound ? ['value', 'op', 'type and shape', 'bytes'] : ['value', 'op', 'type and shape'];
+  const widths = columnWidths(head, rows, outputWidth(), bound ? [0.3, 0.15, 0.4] : [0.4, 0.2]);
   for (const l of layoutRow(head, widths)) out.line(l);
   for (const r of rows) {
     for (const l of layoutRow(r, widths)) out.line(l);
   }
+  if (bound) for (const l of bindingLines(bound)) out.line(l);
   // Names declared on outputs for sizes inference computed: the table shows the sizes.
   for (const [label, expr] of Object.entries(result.constraints?.labels ?? {})) {
     out.line(`label: ${label} = ${expr}`);
@@ -234,33 +254,64 @@ function printTable(out, result, bind) {
   }
 }
 
-function printEvents(out, result, name) {
-  const t = result.getShape(name);
-  if (!t) throw usageError(`'${name}' is not a value of this model`);
-  out.line(`${name}: ${formatType(t, (d) => d ?? '?')}`);
-  const index = result.producers[name];
-  const producer = result.nodes[index];
-  if (producer) out.line(`  produced by node ${index} '${producer.name}' (${producer.opType})`);
-  // Constraints and renames matter when they mention a symbol of the final shape.
-  const symbols = new Set((t.dims ?? []).flatMap((d) => symbolsOf(d)));
-  const mentions = (detail) => {
-    for (const side of detail.split(/ -> | == | <= /)) {
-      try {
-        if (symbolsOf(side).some((s) => symbols.has(s))) return true;
-      } catch {
-        // not an expression (a type): no match
-      }
-    }
-    return false;
-  };
-  for (const e of result.events ?? []) {
-    const relevant = e.value === name
-      || (e.kind === 'node' && e.nodeIndex === index && e.path === '')
-      || ((e.kind === 'constraint' || e.kind === 'rename') && mentions(e.detail));
-    if (!relevant) continue;
-    const where = e.node ? ` node ${e.nodeIndex} '${e.node}' (${e.opType})` : '';
-    out.line(`  ${e.kind}${where}${e.path ? ` in ${e.path}` : ''}: ${e.detail}`);
+/**
+ * --json: the result as it is, or with --bind every dim and known content evaluated where its
+ * symbols have sizes, plus `bindings` (given, derived, unbound) and `bytes` (key -> byte size).
+ */
+function printJson(out, result, bound) {
+  if (!bound) {
+    out.line(JSON.stringify(result, null, 2));
+    return;
   }
+  const dim = boundDim(bound.env);
+  const seen = new Map(); // values share their type objects: each is evaluated once
+  const bindType = (t) => {
+    if (!t || typeof t !== 'object') return t;
+    let b = seen.get(t);
+    if (b === undefined) {
+      b = { ...t };
+      if (Array.isArray(t.dims)) b.dims = t.dims.map(dim);
+      if (Array.isArray(t.value)) b.value = t.value.map(dim);
+      else if (t.value) b.value = bindType(t.value);
+      if (t.elem) b.elem = bindType(t.elem);
+      seen.set(t, b);
+    }
+    return b;
+  };
+  const values = {};
+  const bytes = {};
+  for (const [key, t] of Object.entries(result.values)) {
+    values[key] = bindType(t);
+    const n = byteSize(t, bound.env);
+    if (n !== null) bytes[key] = n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : String(n);
+  }
+  const bindings = {
+    given: Object.fromEntries(bound.given),
+    derived: Object.fromEntries(bound.derived.map(([k, v, from]) => [k, { value: v, from }])),
+    unbound: bound.unbound,
+  };
+  out.line(JSON.stringify({ ...result, values, bindings, bytes }, null, 2));
+}
+
+/** --events NAME: text, or the same as JSON with --json. */
+function printEvents(out, result, key, json) {
+  const explained = explainValue(result, key);
+  if (!explained) throw usageError(`'${key}' is not a value of this model`);
+  if (json) out.line(JSON.stringify(explained, null, 2));
+  else for (const l of eventLines(explained, (t) => formatType(t, (d) => d ?? '?'))) out.line(l);
+}
+
+/** --bind: the sizes, derived ones too; warns of names the model does not have, fails on a contradiction. */
+function bindSizes(result, given) {
+  const { env, derived, unknown, unbound, problems } = resolveBindings(result, given);
+  if (problems.length) {
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+    throw new CliError(`--bind: these sizes are impossible for this model: ${problems[0]}${more}`, EXIT.USAGE);
+  }
+  if (unknown.length) {
+    warn(`--bind names ${unknown.map(printSymbol).join(', ')}, which this model does not have (ignored)`);
+  }
+  return { given, env, derived, unbound };
 }
 
 // Section - Main
@@ -288,9 +339,14 @@ async function run(argv, out) {
   }
   if (o.write) writeModel(o.write, result.toModel());
   if (o.write === '-') return EXIT.OK;
-  if (o.events !== undefined) printEvents(out, result, o.events);
-  else if (o.json) out.line(JSON.stringify(result, null, 2));
-  else printTable(out, result, o.bind);
+  if (o.events !== undefined) {
+    if (o.bind) warn('--bind does not apply to --events (the event log is symbolic)');
+    printEvents(out, result, o.events, o.json);
+    return EXIT.OK;
+  }
+  const bound = o.bind ? bindSizes(result, o.bind) : null;
+  if (o.json) printJson(out, result, bound);
+  else printTable(out, result, o, bound);
   return EXIT.OK;
 }
 

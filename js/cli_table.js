@@ -73,3 +73,46 @@ export function layoutRow(cells, widths) {
   lines.push(line.trimEnd());
   return lines;
 }
+
+/**
+ * The values to list, each with the op of the node that writes it ('' for none): in graph order
+ * (graph inputs, then values no node writes, such as initializers, then every node's outputs in
+ * node order, a node's subgraph bodies just before its own outputs), or sorted by name. Only
+ * values with a known type, each once.
+ */
+export function valueRows(result, sort) {
+  const names = result.names();
+  const opOf = (key) => result.producer?.(key)?.node.opType ?? result.nodes[result.producers[key]]?.opType ?? '';
+  if (sort === 'name') return names.map((key) => [key, opOf(key)]);
+  const known = new Set(names);
+  const seen = new Set();
+  const walked = [];
+  const add = (list, key, op) => {
+    if (key !== null && known.has(key) && !seen.has(key)) {
+      seen.add(key);
+      list.push([key, op]);
+    }
+  };
+  const bodies = new Map(); // "<graph path>\0<node index>" -> the paths of that node's bodies
+  for (const [path, body] of Object.entries(result.subgraphs ?? {})) {
+    const at = `${body.parent}\0${body.node}`;
+    if (!bodies.has(at)) bodies.set(at, []);
+    bodies.get(at).push(path);
+  }
+  const inputs = [];
+  for (const key of result.inputs ?? []) add(inputs, key, '');
+  const walk = (path, nodes) => { // nesting is bounded by the engine (OSI_MAX_SCOPE_DEPTH)
+    for (let i = 0; i < nodes.length; i++) {
+      for (const b of bodies.get(`${path}\0${i}`) ?? []) {
+        const body = result.subgraphs[b];
+        for (const key of body.inputs) add(walked, key, '');
+        walk(b, body.nodes);
+      }
+      for (const key of nodes[i].outputs) add(walked, key, nodes[i].opType);
+    }
+  };
+  walk('', result.nodes);
+  const rest = [];
+  for (const key of names) if (!seen.has(key)) add(rest, key, opOf(key));
+  return [...inputs, ...rest, ...walked];
+}

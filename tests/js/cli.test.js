@@ -166,9 +166,14 @@ test('a 150k-value model prints its whole table', () => {
   expect(r.status).toBe(0);
   const lines = r.stdout.split('\n');
   expect(lines.pop()).toBe('');
-  expect(lines).toHaveLength(1 + n + 1);
-  expect(lines.filter((l) => /^v\d+ +Relu +float \[3, 4\] +48$/.test(l))).toHaveLength(n);
-  expect(lines.filter((l) => /^x +float \[3, 4\] +48$/.test(l))).toHaveLength(1);
+  expect(lines).toHaveLength(1 + (n + 1) + 1);
+  expect(lines[1]).toMatch(/^x +float \[3, 4\] +48$/);
+  for (let i = 0; i < n; i++) { // graph order, each 3*4 floats of 4 bytes
+    if (!/^v\d+ +Relu +float \[3, 4\] +48$/.test(lines[2 + i]) || !lines[2 + i].startsWith(`v${i} `)) {
+      throw new Error(`row ${2 + i}: ${lines[2 + i]}`);
+    }
+  }
+  expect(lines.at(-1)).toBe('bound: N=3');
 }, 60_000);
 
 test('--write writes the model with value_info filled in', async () => {
@@ -254,5 +259,157 @@ describe('long value names', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('--bind', () => {
+  const table = (r) => {
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    return r.stdout;
+  };
+
+  test('sizes the constraints decide are derived (past_seq + seq gives total_seq, and back)', () => {
+    // present_key is [batch, 4, total_seq, 16] and the model says past_seq+seq == total_seq.
+    const fwd = table(cli([DECODER, '--bind', 'batch=2,past_seq=3,seq=7']));
+    expect(fwd).toMatch(/^present_key\s+Concat\s+float \[2, 4, 10, 16\]\s+5120$/m); // 2*4*10*16 floats
+    expect(fwd).toMatch(/^attention_mask\s+int64 \[2, 10\]\s+160$/m);
+    expect(fwd).toMatch(/^derived: total_seq=10 \(past_seq\+seq == total_seq\)$/m);
+    const back = table(cli([DECODER, '--bind', 'batch=2,total_seq=10,seq=7']));
+    expect(back).toMatch(/^past_key\s+float \[2, 4, 3, 16\]\s+1536$/m);
+    expect(back).toMatch(/^derived: past_seq=3 /m);
+    expect(back).not.toMatch(/^unbound/m);
+  });
+
+  test('a declared label can be bound: the size it names gets its value', () => {
+    const bytes = Buffer.from(model({
+      inputs: [{ name: 'x', elemType: 'float', dims: ['batch', 4, 'seq'] }],
+      outputs: [{ name: 'y', elemType: 'float', dims: ['Reluy_dim_0', 4, 'y_dynamic_axes_2'] }],
+      nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'] }],
+    }));
+    const out = table(cli(['-', '--bind', 'Reluy_dim_0=2,y_dynamic_axes_2=5'], bytes));
+    expect(out).toMatch(/^y\s+Relu\s+float \[2, 4, 5\]\s+160$/m);
+    expect(out).toMatch(/^x\s+float \[2, 4, 5\]\s+160$/m);
+  });
+
+  test('a name the model does not have is a warning; a negative size or a contradiction an error', () => {
+    const unknown = cli([CNN, '--bind', 'N=1,HH=5']);
+    expect(unknown.status).toBe(0);
+    expect(unknown.stderr).toBe('onnx-shapes: warning: --bind names HH, which this model does not have (ignored)\n');
+    expect(unknown.stdout).toMatch(/^unbound: H, W$/m);
+    const negative = cli([CNN, '--bind', 'N=-1']);
+    expect(negative.status).toBe(2);
+    expect(negative.stderr).toMatch(/^onnx-shapes: --bind expects name=size pairs .*"N=-1"/);
+    const contradiction = cli([DECODER, '--bind', 'past_seq=3,seq=7,total_seq=11']);
+    expect(contradiction.status).toBe(2);
+    expect(contradiction.stdout).toBe('');
+    expect(contradiction.stderr).toMatch(/^onnx-shapes: --bind: these sizes are impossible for this model: the model says past_seq\+seq == total_seq, but at these sizes past_seq\+seq is 10 and total_seq is 11/);
+    expect(contradiction.stderr.trim().split('\n')).toHaveLength(1);
+    const none = cli([DECODER, '--bind', 'seq=7,total_seq=5']); // past_seq would be -2
+    expect(none.status).toBe(2);
+    expect(none.stderr).toMatch(/no size of past_seq meets/);
+  });
+
+  test('--json --bind evaluates the values and says which sizes were used', () => {
+    const j = JSON.parse(table(cli([DECODER, '--json', '--bind', 'batch=2,past_seq=3,seq=7'])));
+    expect(j.values.present_key.dims).toEqual([2, 4, 10, 16]);
+    expect(j.bytes.present_key).toBe(5120);
+    expect(j.bindings).toEqual({
+      given: { batch: 2, past_seq: 3, seq: 7 },
+      derived: { total_seq: { value: 10, from: 'past_seq+seq == total_seq' } },
+      unbound: [],
+    });
+    const plain = JSON.parse(table(cli([DECODER, '--json'])));
+    expect(plain.values.present_key.dims).toEqual(['batch', 4, 'total_seq', 16]);
+    expect(plain.bindings).toBeUndefined();
+  });
+});
+
+describe('--events', () => {
+  test('--json prints the explanation as JSON', () => {
+    const r = cli([DECODER, '--events', 'present_key', '--json']);
+    expect(r.status).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.value).toBe('present_key');
+    expect(j.type.dims).toEqual(['batch', 4, 'total_seq', 16]);
+    expect(j.producer).toEqual({ index: expect.any(Number), name: 'kv_cache_k', opType: 'Concat', path: '' });
+    expect(j.events).toContainEqual(expect.objectContaining({ kind: 'constraint', detail: 'past_seq+seq == total_seq' }));
+  });
+
+  test('one line per event, the node named once', () => {
+    const r = cli([DECODER, '--events', 'present_key']);
+    expect(r.stdout).not.toMatch(/node node/);
+    expect(r.stdout).toMatch(/^  inferred at node \d+ 'kv_cache_k' \(Concat\): ai\.onnx:Concat opset \d+$/m);
+    expect(r.stdout).toMatch(/^  set at node \d+ 'kv_cache_k' \(Concat\): float\[batch,4,past_seq\+seq,16\]$/m);
+  });
+
+  test('a constraint that was rejected says so', () => {
+    // Two unrelated outputs declared with one name L: L == batch is kept, L == seq rejected.
+    const bytes = Buffer.from(model({
+      inputs: [{ name: 'a', elemType: 'float', dims: ['batch', 4] }, { name: 'b', elemType: 'float', dims: ['seq', 4] }],
+      outputs: [{ name: 'ra', elemType: 'float', dims: ['L', 4] }, { name: 'rb', elemType: 'float', dims: ['L', 4] }],
+      nodes: [{ op: 'Relu', inputs: ['a'], outputs: ['ra'] }, { op: 'Relu', inputs: ['b'], outputs: ['rb'] }],
+    }));
+    const rb = cli(['-', '--events', 'rb'], bytes);
+    expect(rb.status).toBe(0);
+    expect(rb.stdout).toMatch(/^  constraint: L == seq \(rejected: ANCHOR_CONFLICT: .*\)$/m);
+    const ra = cli(['-', '--events', 'ra'], bytes);
+    expect(ra.stdout).toMatch(/^  constraint: L == batch$/m);
+  });
+
+  test('a value inside a subgraph has its producer and its events', () => {
+    const r = cli([join(REPO, 'examples', 'models', 'control_flow.onnx'), '--events', 'loop/body/acc_out']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^loop\/body\/acc_out: float \[N, 4\]$/m);
+    expect(r.stdout).toMatch(/^  produced by node 1 'accumulate' \(Add\) in loop\/body\/$/m);
+    expect(r.stdout).toMatch(/^  set at node 1 'accumulate' \(Add\) in loop\/body\/: float\[N,4\]$/m);
+  });
+});
+
+describe('the table', () => {
+  const CONTROL = join(REPO, 'examples', 'models', 'control_flow.onnx');
+  const keys = (out) => out.trim().split('\n').slice(1).map((l) => l.split(/\s+/)[0]);
+
+  test('values come in graph order: inputs, initializers, then each node\'s outputs after its bodies', () => {
+    const r = cli([CONTROL]);
+    expect(r.status).toBe(0);
+    expect(keys(r.stdout)).toEqual([
+      'x', 'steps', 'true', 'zero', 'total', 'positive',
+      'branch/then_branch/then_out', 'branch/else_branch/else_out', 'y',
+      'loop/body/i', 'loop/body/cond_in', 'loop/body/acc_in', 'loop/body/cond_out', 'loop/body/acc_out', 'loop/body/row',
+      'acc', 'rows',
+    ]);
+    // A value inside a body shows the op of the node that writes it.
+    expect(r.stdout).toMatch(/^loop\/body\/acc_out\s+Add\s+float \[N, 4\]$/m);
+  });
+
+  test('--sort name sorts by name', () => {
+    const r = cli([CONTROL, '--sort', 'name']);
+    expect(r.status).toBe(0);
+    const k = keys(r.stdout);
+    expect(k).toEqual([...k].sort());
+    expect(k).toHaveLength(17);
+    expect(cli([CONTROL, '--sort', 'size']).status).toBe(2);
+  });
+
+  test('? is an unknown dim or type, [*] an unknown rank, = [...] a known content', () => {
+    const bytes = Buffer.from(model({
+      inputs: [
+        { name: 'x', elemType: 'float', dims: ['N', 4] },
+        { name: 's', elemType: 'int64', dims: [2] },
+        { name: 'k', elemType: 'int64', dims: ['K'] },
+      ],
+      outputs: ['r', 'q', 'sh'],
+      nodes: [
+        { op: 'Reshape', inputs: ['x', 's'], outputs: ['r'] }, // 2 dims fed at run time
+        { op: 'Reshape', inputs: ['x', 'k'], outputs: ['q'] }, // K dims fed at run time
+        { op: 'Shape', inputs: ['x'], outputs: ['sh'] },
+      ],
+    }));
+    const r = cli(['-'], bytes);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^r\s+Reshape\s+float \[\?, \?\]$/m);
+    expect(r.stdout).toMatch(/^q\s+Reshape\s+float \[\*\]$/m);
+    expect(r.stdout).toMatch(/^sh\s+Shape\s+int64 \[2\] = \[N, 4\]$/m);
   });
 });
