@@ -171,6 +171,31 @@ static void explain_unknown_outputs(OsiRun *run, const OsiOpCtx *op) {
                  "output '%s' is not fully known although every input shape is", n->outputs[first_unknown]);
 }
 
+/* A constant negative dim in t (or its elements), with its position. */
+static int negative_dim(OsiExprStore *s, const OsiType *t, int depth, int *axis, int64_t *value) {
+  if (!t || depth > 8) return 0;
+  for (int i = 0; (t->kind == OSI_KIND_TENSOR || t->kind == OSI_KIND_SPARSE_TENSOR) && i < t->rank; i++)
+    if (osi_expr_is_const(s, t->dims[i], value) && *value < 0) return *axis = i, 1;
+  return negative_dim(s, t->elem, depth + 1, axis, value);
+}
+
+/* The last line of defence for hostile attributes and inputs: a rule that
+ * computed a negative size was given an impossible one. */
+static OsiStatus reject_negative_dims(OsiRun *run, OsiOpCtx *op) {
+  const OsiNode *n = op->node;
+  for (int o = 0; o < n->n_outputs; o++) {
+    int axis;
+    int64_t v;
+    if (n->outputs[o][0] && negative_dim(run->exprs, op->out[o], 0, &axis, &v)) {
+      snprintf(op->message, sizeof op->message,
+               "output '%.100s' would have dim %d = %lld: the node's inputs or attributes give an impossible size",
+               n->outputs[o], axis, (long long)v);
+      return OSI_ERR_INVALID_MODEL;
+    }
+  }
+  return OSI_OK;
+}
+
 static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index) {
   OsiRun *run = scope->run;
   OsiOpCtx op = {0};
@@ -203,6 +228,7 @@ static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index) {
              op.bad_attr->name, attr_type_name(op.bad_attr->type),
              attr_type_name((OsiAttrType)op.bad_attr_want));
   }
+  if (st == OSI_OK) st = reject_negative_dims(run, &op);
   /* A subgraph walk moved the current node; restore it for this node's events. */
   run->cur_node = index;
   run->cur_node_name = n->name;

@@ -204,6 +204,7 @@ static OsiStatus window_op(OsiOpCtx *ctx, int x_in, int w_in, int b_in, int32_t 
   int n = x->rank - 2;
   OsiSpatial sp;
   OsiStatus st = osi_read_spatial(ctx, n, layout == NHWC ? w : NULL, &sp);
+  for (int i = 0; i < n && st == OSI_OK; i++) st = osi_window_require_fit(ctx, x_in, i + 1, &sp, i, w_in >= 0);
   if (st != OSI_OK) return st;
   OsiType *y = osi_out_tensor(ctx, 0, dtype, x->rank);
   if (!y) return OSI_OK;
@@ -300,9 +301,16 @@ OsiStatus osi_op_ms_conv_transpose_dynamic_pads(OsiOpCtx *ctx) {
       int64_t o = outshape[nos == n ? i : i + 2];
       d[i + 2] = o >= 0 ? osi_expr_const(s, o) : OSI_EXPR_UNKNOWN;
     } else if (!strcmp(sp.auto_pad, "NOTSET") && sp.kernel[i] >= 0 && np != -1) {
-      d[i + 2] = osi_transpose_window_dim(s, x->dims[i + 2], sp.stride[i], osi_window_extent(s, &sp, i),
-                                          nop == n ? outpad[i] : 0,
-                                          np > 0 ? osi_expr_add(s, pads[i], pads[i + n]) : osi_expr_const(s, 0));
+      OsiExpr pad = np > 0 ? osi_expr_add(s, pads[i], pads[i + n]) : osi_expr_const(s, 0);
+      int64_t op = nop == n ? outpad[i] : 0, p;
+      d[i + 2] = osi_transpose_window_dim(s, x->dims[i + 2], sp.stride[i], osi_window_extent(s, &sp, i), op, pad);
+      if (osi_expr_is_const(s, pad, &p) && sp.extent[i] > 0) {
+        __int128 extra = (__int128)op + sp.extent[i] - p;
+        st = extra > INT64_MAX || extra < INT64_MIN
+                 ? osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "output_padding, kernel and pads of spatial dim %d add up beyond int64", i)
+                 : osi_transpose_window_require(ctx, 0, i + 2, sp.stride[i], (int64_t)extra, 1);
+        if (st != OSI_OK) return st;
+      }
     }
   }
   return OSI_OK;

@@ -98,6 +98,17 @@ OsiStatus osi_require_broadcast_to(OsiOpCtx *ctx, const char *rule, int in, int 
   return OSI_OK;
 }
 
+OsiStatus osi_require_sizes(OsiOpCtx *ctx, const char *what, int n, const OsiExpr *sizes) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  for (int i = 0; i < n; i++) {
+    int64_t c;
+    if (osi_expr_is_const(s, sizes[i], &c) && c < 0)
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "%s: %s has %lld at entry %d; sizes are at least 0",
+                         osi_op_type(ctx), what, (long long)c, i);
+  }
+  return OSI_OK;
+}
+
 int osi_in_exprs(const OsiOpCtx *ctx, int i, const OsiExpr **out) {
   const OsiValue *v = osi_in_value(ctx, i);
   if (!v || !v->ints) return -1;

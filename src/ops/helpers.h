@@ -40,6 +40,11 @@ OsiExpr osi_broadcast_dim(OsiExprStore *s, OsiExpr a, OsiExpr b, int *ok);
 OsiStatus osi_require_broadcast_to(OsiOpCtx *ctx, const char *rule, int in, int rank, const OsiExpr *to,
                                    const char *to_what);
 
+/* Requires the n entries of `sizes` (a shape input's content, an
+ * attribute's sizes) to be sizes: a negative constant is an invalid
+ * model ("<what> has -5 at entry 0"). */
+OsiStatus osi_require_sizes(OsiOpCtx *ctx, const char *what, int n, const OsiExpr *sizes);
+
 /* Section - Integer lists */
 
 /* Constant integer content of input i (at most max entries). Returns the

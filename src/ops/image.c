@@ -154,6 +154,14 @@ OsiStatus osi_op_resize(OsiOpCtx *ctx) {
   }
   const OsiValue *v = pick >= 0 ? osi_in_value(ctx, pick ? zi : si) : NULL;
   if (!v || v->count != k) return OSI_OK;
+  if (pick == 1 && v->ints) {
+    OsiStatus st = osi_require_sizes(ctx, "the sizes input", k, v->ints);
+    if (st != OSI_OK) return st;
+  }
+  for (int i = 0; pick == 0 && v->floats && i < k; i++)
+    if (!(v->floats[i] > 0))
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "Resize: scale %g at entry %d; scales are greater than 0",
+                         v->floats[i], i);
   const char *policy = opset >= 18 ? osi_attr_str(ctx, "keep_aspect_ratio_policy", "stretch") : "stretch";
   if (pick == 0 && v->floats) {
     resize_by_scales(ctx, x, d, axes, k, v->floats);
@@ -350,9 +358,12 @@ OsiStatus osi_op_max_unpool(OsiOpCtx *ctx) {
   OsiExpr *d = osi_type_dims_mut(y);
   d[0] = x->dims[0];
   d[1] = x->dims[1];
-  for (int i = 0; i < nk; i++)
+  for (int i = 0; i < nk; i++) {
     d[i + 2] = osi_transpose_window_dim(s, x->dims[i + 2], sp.stride[i], osi_expr_const(s, sp.kernel[i]), 0,
                                         osi_expr_const(s, sp.pads[i]));
+    st = osi_transpose_window_require(ctx, 0, i + 2, sp.stride[i], sp.kernel[i] - sp.pads[i], 0);
+    if (st != OSI_OK) return st;
+  }
   return OSI_OK;
 }
 
@@ -370,6 +381,7 @@ OsiStatus osi_op_deform_conv(OsiOpCtx *ctx) {
   int n = rank - 2;
   OsiSpatial sp;
   OsiStatus st = osi_read_spatial(ctx, n, w, &sp);
+  for (int i = 0; i < n && st == OSI_OK; i++) st = osi_window_require_fit(ctx, 0, i + 2, &sp, i, 0);
   if (st != OSI_OK) return st;
   OsiExpr *d = osi_type_dims_mut(y);
   d[0] = x && x->dims[0] != OSI_EXPR_UNKNOWN ? x->dims[0] : off ? off->dims[0] : OSI_EXPR_UNKNOWN;

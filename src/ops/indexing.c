@@ -54,9 +54,10 @@ OsiStatus osi_op_gather(OsiOpCtx *ctx) {
   return OSI_OK;
 }
 
-/* Treat ends at or past this as "to the end" (exporters write INT64_MAX or
- * INT32_MAX; both exceed any real dim). */
-#define SLICE_END_BIG ((int64_t)1 << 31)
+/* Starts and ends at or past this are past either end of any dim a
+ * tensor can have (exporters write +-INT64_MAX); an end of INT32_MAX also
+ * means "to the end" (onnxruntime reads it so, as numpy's None). */
+#define SLICE_END_BIG ((int64_t)1 << 62)
 
 static int known_nonneg(OsiExprStore *s, OsiExpr e) {
   return e != OSI_EXPR_UNKNOWN && osi_expr_max(s, e, osi_expr_const(s, 0)) == e;
@@ -64,11 +65,11 @@ static int known_nonneg(OsiExprStore *s, OsiExpr e) {
 
 /* Clamped start/end position for a positive step: a negative constant
  * counts from the back; the result lies in [0, dim]. */
-static OsiExpr clamp_pos(OsiExprStore *s, OsiExpr v, OsiExpr dim) {
+static OsiExpr clamp_pos(OsiExprStore *s, OsiExpr v, OsiExpr dim, int end) {
   int64_t c;
   OsiExpr zero = osi_expr_const(s, 0);
   if (osi_expr_is_const(s, v, &c)) {
-    if (c >= SLICE_END_BIG) return dim;
+    if (c >= SLICE_END_BIG || (end && c == INT32_MAX)) return dim;
     if (c <= -SLICE_END_BIG) return zero;
     if (c < 0) return osi_expr_max(s, osi_expr_add(s, dim, v), zero);
     return osi_expr_min(s, v, dim);
@@ -92,15 +93,18 @@ static OsiExpr slice_len(OsiExprStore *s, OsiExpr dim, OsiExpr start, OsiExpr en
   OsiExpr zero = osi_expr_const(s, 0);
   if (dim == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
   if (step > 0) {
-    OsiExpr b = clamp_pos(s, start, dim), e = clamp_pos(s, end, dim);
+    OsiExpr b = clamp_pos(s, start, dim, 0), e = clamp_pos(s, end, dim, 1);
     return osi_expr_max(s, osi_expr_ceildiv(s, osi_expr_sub(s, e, b), osi_expr_const(s, step)), zero);
   }
   /* Negative step: start clamps to [0, dim-1], end to [-1, dim-1]. */
   int64_t sc, ec;
   if (!osi_expr_is_const(s, start, &sc) || !osi_expr_is_const(s, end, &ec)) return OSI_EXPR_UNKNOWN;
   OsiExpr last = osi_expr_sub(s, dim, osi_expr_const(s, 1)), minus1 = osi_expr_const(s, -1);
+  /* A start before the front clamps to 0 (the spec; onnxruntime), which
+   * for start = -1 is dim - 1 anyway; an empty dim stays empty. */
+  OsiExpr front = sc >= -1 ? minus1 : osi_expr_min(s, last, osi_expr_const(s, 0));
   OsiExpr b = sc >= SLICE_END_BIG ? last
-              : sc < 0 ? osi_expr_max(s, osi_expr_add(s, dim, start), minus1)
+              : sc < 0 ? osi_expr_max(s, osi_expr_add(s, dim, start), front)
                        : osi_expr_min(s, start, last);
   OsiExpr e = ec <= -SLICE_END_BIG ? minus1
               : ec < 0 ? osi_expr_max(s, osi_expr_add(s, dim, end), minus1)
@@ -142,7 +146,7 @@ static void slice_value(OsiOpCtx *ctx, OsiType *y, const OsiType *x, const int *
     if (!osi_expr_is_const(s, x->dims[a], &len)) return;
     if (b < 0) b += len; /* b >= INT64_MIN, len >= 0: no overflow */
     if (step[a] > 0) b = b < 0 ? 0 : b > len ? len : b;
-    else b = b < 0 ? -1 : b > len - 1 ? len - 1 : b;
+    else b = b < 0 ? (len > 0 ? 0 : -1) : b > len - 1 ? len - 1 : b;
     begin[a] = b;
   }
   osi_value_strided(ctx, y, x, perm, begin, step);

@@ -139,12 +139,16 @@ OsiStatus osi_op_conv_transpose(OsiOpCtx *ctx) {
       d[i + 2] = osi_expr_mul(s, x->dims[i + 2], osi_expr_const(s, sp.stride[i]));
     } else {
       /* The kernel may be W's symbolic dim: the formula is linear in it. */
+      int64_t op = nop == n ? outpad[i] : 0;
       d[i + 2] = osi_transpose_window_dim(s, x->dims[i + 2], sp.stride[i], osi_window_extent(s, &sp, i),
-                                          nop == n ? outpad[i] : 0, osi_expr_const(s, sp.pads[i]));
-      if (osi_expr_is_const(s, d[i + 2], &o) && o < 1)
-        return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH,
-                           "ConvTranspose: spatial dim %d of the output would be %lld: the pads (%lld) exceed what the "
-                           "input, kernel and output_padding give", i, (long long)o, (long long)sp.pads[i]);
+                                          op, osi_expr_const(s, sp.pads[i]));
+      if (sp.extent[i] > 0) {
+        __int128 extra = (__int128)op + sp.extent[i] - sp.pads[i];
+        st = extra > INT64_MAX || extra < INT64_MIN
+                 ? osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "ConvTranspose: output_padding, kernel and pads of spatial dim %d add up beyond int64", i)
+                 : osi_transpose_window_require(ctx, 0, i + 2, sp.stride[i], (int64_t)extra, 1);
+        if (st != OSI_OK) return st;
+      }
     }
   }
   return OSI_OK;

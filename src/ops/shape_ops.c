@@ -369,6 +369,8 @@ OsiStatus osi_op_expand(OsiOpCtx *ctx) {
   } else if (n > OSI_MAX_RANK) {
     return osi_op_fail(ctx, OSI_ERR_LIMIT_EXCEEDED, "the shape input has %d entries; the rank limit is %d", n, OSI_MAX_RANK);
   } else {
+    OsiStatus st = osi_require_sizes(ctx, "the shape input", n, shape);
+    if (st != OSI_OK) return st;
     target = osi_type_tensor_dims(osi_op_arena(ctx), dtype, n, shape);
   }
   if (!target) return OSI_OK;
@@ -409,6 +411,8 @@ OsiStatus osi_op_constant_of_shape(OsiOpCtx *ctx) {
     osi_out_tensor(ctx, 0, dtype, rank);
     return OSI_OK;
   }
+  OsiStatus st = osi_require_sizes(ctx, "the shape input", n, shape);
+  if (st != OSI_OK) return st;
   OsiType *y = osi_out_tensor(ctx, 0, dtype, n);
   if (!y) return OSI_OK;
   if (n) memcpy(osi_type_dims_mut(y), shape, (size_t)n * sizeof(OsiExpr));

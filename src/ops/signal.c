@@ -55,8 +55,8 @@ OsiStatus osi_op_dft(OsiOpCtx *ctx) {
                        (long long)last);
   int onesided = osi_attr_int(ctx, "onesided", 0) != 0, inverse = osi_attr_int(ctx, "inverse", 0) != 0;
   int irfft = onesided && inverse, known_axis = dft_axis(ctx, &axis);
-  int a = (int)(axis < 0 ? axis + r : axis);
-  if (known_axis && (axis < -(int64_t)r || a > r - 2))
+  int64_t a64 = known_axis ? (axis < 0 ? axis + r : axis) : 0;
+  if (known_axis && (axis < -(int64_t)r || a64 > r - 2))
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "DFT axis %lld is outside [-%d, -2] and [0, %d]",
                        (long long)axis, r, r - 2);
   int has_len = osi_in_present(ctx, 1);
@@ -74,6 +74,7 @@ OsiStatus osi_op_dft(OsiOpCtx *ctx) {
       for (int i = 0; i < r - 1; i++) d[i] = OSI_EXPR_UNKNOWN;
     return OSI_OK;
   }
+  int a = (int)a64; /* in [0, r - 2] */
   OsiExpr one = osi_expr_const(s, 1), two = osi_expr_const(s, 2);
   if (!has_len) n = irfft ? osi_expr_mul(s, two, osi_expr_sub(s, x->dims[a], one)) : x->dims[a];
   d[a] = onesided && !inverse ? osi_expr_add(s, osi_expr_floordiv(s, n, two), one) : n;

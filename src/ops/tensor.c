@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/helpers.h"
@@ -120,6 +121,18 @@ OsiStatus osi_op_pad(OsiOpCtx *ctx) {
       return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axes entry %lld is out of range for rank %d or repeated",
                          (long long)axes[k], rank);
     d[a] = np < 0 ? OSI_EXPR_UNKNOWN : osi_expr_add(s, osi_expr_add(s, d[a], pads[k]), pads[k + na]);
+    /* Negative pads crop, at most the whole dim. */
+    int64_t pb, pe, sum;
+    if (np >= 0 && x && osi_expr_is_const(s, pads[k], &pb) && osi_expr_is_const(s, pads[k + na], &pe) &&
+        !__builtin_add_overflow(pb, pe, &sum) && sum < 0 && sum > INT64_MIN) {
+      char what[64];
+      snprintf(what, sizeof what, "the pads' crop of axis %d", a);
+      OsiStatus st = osi_op_require_le(ctx, "Pad", osi_expr_const(s, -sum), OSI_WHAT(what), x->dims[a], OSI_DIM(0, a));
+      if (st != OSI_OK) return st;
+    } else if (np >= 0 && x && osi_expr_is_const(s, pads[k], &pb) && osi_expr_is_const(s, pads[k + na], &pe) &&
+               (__builtin_add_overflow(pb, pe, &sum) || sum == INT64_MIN)) {
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "Pad: the pads of axis %d add up beyond int64", a);
+    }
   }
   if (np >= 0 && rank == 1) pad_value_1d(ctx, y, x, pads[0], pads[1]);
   return OSI_OK;
@@ -154,11 +167,17 @@ OsiStatus osi_op_tile(OsiOpCtx *ctx) {
       for (int i = 0; i < rank; i++) d[i] = OSI_EXPR_UNKNOWN;
       return OSI_OK;
     }
+    OsiStatus st = osi_require_sizes(ctx, "the tiles input", 1, &tiles);
+    if (st != OSI_OK) return st;
     d[a] = osi_expr_mul(s, d[a], tiles);
     return OSI_OK;
   }
   if (nr >= 0 && nr != rank)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "repeats has %d entries for rank %d", nr, rank);
+  if (nr >= 0) {
+    OsiStatus st = osi_require_sizes(ctx, "the repeats input", nr, rep);
+    if (st != OSI_OK) return st;
+  }
   for (int i = 0; i < rank; i++) {
     int64_t rc;
     /* Zero repeats empty the dim even when it is unknown. */
@@ -255,12 +274,23 @@ OsiStatus osi_op_split(OsiOpCtx *ctx) {
   } else if (ns == -1) {
     for (int k = 0; k < n; k++) sizes[k] = OSI_EXPR_UNKNOWN;
   } else {
+    OsiStatus st = osi_require_sizes(ctx, "the split sizes", n, sizes);
+    if (st != OSI_OK) return st;
     OsiExpr sum = osi_expr_const(s, 0);
     int64_t b;
-    for (int k = 0; k < n; k++) sum = osi_expr_add(s, sum, sizes[k]);
-    if (osi_expr_is_const(s, sum, &c) && osi_expr_is_const(s, dim, &b) && c != b)
-      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "split sizes sum to %lld, axis %d has %lld",
-                         (long long)c, axis, (long long)b);
+    __int128 total = 0;
+    int all_const = 1;
+    for (int k = 0; k < n; k++) {
+      sum = osi_expr_add(s, sum, sizes[k]);
+      all_const = all_const && osi_expr_is_const(s, sizes[k], &c);
+      if (all_const) total += c;
+    }
+    if (all_const && osi_expr_is_const(s, dim, &b) && total != b)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Split: the sizes add up to %s%lld, but axis %d has %lld",
+                         total > INT64_MAX ? "more than " : "", (long long)(total > INT64_MAX ? INT64_MAX : total), axis,
+                         (long long)b);
+    if ((st = osi_op_require_eq(ctx, "Split", sum, OSI_WHAT("the sum of the split sizes"), dim, OSI_DIM(0, axis))) != OSI_OK)
+      return st;
   }
   int64_t at = 0;
   for (int k = 0; k < n; k++) split_out(ctx, k, x, axis, sizes[k], &at);
@@ -495,6 +525,10 @@ OsiStatus osi_op_center_crop_pad(OsiOpCtx *ctx) {
   int count = na < 0 ? rank : na;
   if (n >= 0 && n != count)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "shape has %d entries for %d axes", n, count);
+  if (n >= 0) {
+    OsiStatus st = osi_require_sizes(ctx, "the shape input", n, shape);
+    if (st != OSI_OK) return st;
+  }
   for (int k = 0; k < count; k++) {
     int a = k;
     if (na >= 0 && !osi_norm_axis(axes[k], rank, &a))

@@ -220,3 +220,20 @@ OsiExpr osi_transpose_window_dim(OsiExprStore *s, OsiExpr in, int64_t stride, Os
   OsiExpr out = osi_expr_add(s, osi_expr_add(s, grown, extent), osi_expr_const(s, output_padding));
   return osi_expr_sub(s, out, pads);
 }
+
+OsiStatus osi_transpose_window_require(OsiOpCtx *ctx, int x_in, int d, int64_t stride, int64_t extra, int64_t least) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiType *x = osi_in_ranked(ctx, x_in);
+  if (!x || d >= x->rank || x->dims[d] == OSI_EXPR_UNKNOWN) return OSI_OK;
+  /* stride * (in - 1) + extra >= least  <=>  in >= 1 + ceil((least - extra) / stride). */
+  __int128 need = (__int128)least - extra, at_least;
+  at_least = 1 + (need > 0 ? (need + stride - 1) / stride : -((-need) / stride));
+  if (at_least <= 0) return OSI_OK;
+  char rule[96];
+  snprintf(rule, sizeof rule, "%s output along spatial dim %d", osi_op_type(ctx), d - 2);
+  if (at_least > INT64_MAX)
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "%s: the pads leave no input size with an output", rule);
+  return osi_op_require_le(ctx, rule, osi_expr_const(s, (int64_t)at_least),
+                           OSI_WHAT(least ? "the least input with a nonempty output" : "the least input the pads allow"),
+                           x->dims[d], OSI_DIM(x_in, d));
+}

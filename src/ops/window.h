@@ -53,6 +53,12 @@ OsiStatus osi_conv_out(OsiOpCtx *ctx, int x_in, int w_in, int b_in, int32_t dtyp
 OsiExpr osi_transpose_window_dim(OsiExprStore *s, OsiExpr in, int64_t stride, OsiExpr extent,
                                  int64_t output_padding, OsiExpr pads);
 
+/* Requires a transposed window's output stride * (in - 1) + extra to be
+ * at least `least` (1 for ConvTranspose, whose empty output onnxruntime
+ * refuses; 0 for MaxUnpool), in = dim d of input x_in: a constant below
+ * fails the node, a symbolic in gets the requirement it needs (in >= L). */
+OsiStatus osi_transpose_window_require(OsiOpCtx *ctx, int x_in, int d, int64_t stride, int64_t extra, int64_t least);
+
 /* Length of a window sliding over `in` with explicit padding `pads`
  * (begin + end): floor((in + pads - ((kernel - 1) * dilation + 1)) / stride)
  * + 1, with ceil instead of floor when ceil_mode. OSI_EXPR_UNKNOWN when in

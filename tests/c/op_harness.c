@@ -1,5 +1,6 @@
 #include "op_harness.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,17 @@ void op_set_outputs(OpTest *t, int n) { t->n_outputs = n; }
 
 /* Section - Type syntax */
 
+/* An element of a content list: an expression, or an int64 literal (the
+ * expression grammar has no INT64_MIN literal: -9223372036854775808 is the
+ * negation of a number past int64). */
+static OsiExpr parse_elem(OpTest *t, const char *text) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(text, &end, 10);
+  if (end != text && !*end && errno == 0) return osi_expr_const(t->exprs, v);
+  return osi_expr_parse(t->exprs, text);
+}
+
 static int32_t dtype_from_name(const char *s, size_t n) {
   for (int32_t dt = 1; dt < OSI_DT_COUNT; dt++) {
     const char *name = osi_dtype_name(dt);
@@ -178,7 +190,7 @@ const OsiType *op_parse_type(OpTest *t, const char *text) {
     } else {
       OsiExpr *e;
       OsiValue *v = osi_value_ints(t->arena, n, &e);
-      for (int i = 0; i < n; i++) e[i] = strcmp(parts[i], "?") ? osi_expr_parse(t->exprs, parts[i]) : OSI_EXPR_UNKNOWN;
+      for (int i = 0; i < n; i++) e[i] = strcmp(parts[i], "?") ? parse_elem(t, parts[i]) : OSI_EXPR_UNKNOWN;
       type->value = v;
     }
   }
@@ -368,3 +380,27 @@ const char *op_out(OpTest *t, int i) { return i >= 0 && i < MAX_IO ? t->text[i] 
 const OsiType *op_out_type(OpTest *t, int i) { return i >= 0 && i < MAX_IO ? t->out[i] : NULL; }
 const char *op_diags(OpTest *t) { return t->diags; }
 const char *op_requirements(OpTest *t) { return t->requirements; }
+
+typedef struct Binding1 {
+  const char *name;
+  int64_t value;
+} Binding1;
+
+static int lookup1(void *user, const char *name, int64_t *value) {
+  const Binding1 *b = user;
+  if (strcmp(b->name, name) != 0) return 0;
+  *value = b->value;
+  return 1;
+}
+
+int op_requirements_hold(OpTest *t, const char *symbol, int64_t value) {
+  Binding1 b = {symbol, value};
+  for (int i = 0; i < t->run.requirements.count; i++) {
+    const OsiRequirement *q = &t->run.requirements.items[i];
+    int64_t l, r;
+    if (osi_expr_eval(t->exprs, q->lhs, lookup1, &b, &l) != 0 || osi_expr_eval(t->exprs, q->rhs, lookup1, &b, &r) != 0)
+      continue;
+    if (q->less_equal ? l > r : l != r) return 0;
+  }
+  return 1;
+}

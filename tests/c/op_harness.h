@@ -54,6 +54,9 @@ const char *op_diags(OpTest *t);
 /* Requirements the last run recorded on symbolic dims ("M == 3; K <= H"),
  * joined by "; " (inputs are named in0, in1, ... in messages). */
 const char *op_requirements(OpTest *t);
+/* 0 when a requirement of the last run is false with `symbol` bound to
+ * `value` (requirements that do not evaluate are skipped), else 1. */
+int op_requirements_hold(OpTest *t, const char *symbol, int64_t value);
 
 /* Parses the type syntax (NULL on error); exposed for tests. */
 const OsiType *op_parse_type(OpTest *t, const char *text);

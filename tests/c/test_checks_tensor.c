@@ -81,8 +81,31 @@ static void test_gather_scatter(OpTest *t) {
   MISMATCH(op_run(t, "", "TensorScatter", 24, "float[2,3,8,5]", "float[2,3,1,5]", "int64[3]", NULL));
 }
 
+/* [3/5] item 2: the impossible sizes, each an error on its node. */
+static void test_impossible_sizes(OpTest *t) {
+  INVALID(op_run(t, "", "Tile", 13, "float[3]", "int64[1]{-2}", NULL));
+  MISMATCH(op_run(t, "", "Pad", 13, "float[10]", "int64[2]{-8,-8}", NULL));
+  CHECK_STR(op_run(t, "", "Pad", 13, "float[10]", "int64[2]{-3,-2}", NULL), "float[5]");
+  CHECK_STR(op_run(t, "", "Pad", 13, "float[H]", "int64[2]{-3,-2}", NULL), "float[H-5]");
+  CHECK_STR(op_requirements(t), "5 <= H");
+  INVALID(op_run(t, "", "ConstantOfShape", 20, "int64[1]{-5}", NULL));
+  INVALID(op_run(t, "", "Expand", 13, "float[1]", "int64[1]{-7}", NULL));
+  INVALID(op_run(t, "", "Resize", 13, "float[1,1,4]", "", "", "int64[3]{1,1,-4}", NULL));
+  INVALID(op_run(t, "", "Resize", 13, "float[1,1,4]", "", "float[3]{1,1,-2}", NULL));
+  op_set_outputs(t, 2);
+  INVALID(op_run(t, "", "Split", 13, "float[10]", "int64[2]{15,-5}", NULL));
+  op_set_outputs(t, 2);
+  MISMATCH(op_run(t, "", "Split", 13, "float[10]", "int64[2]{9223372036854775807,2}", NULL)); /* the sum wraps in int64 */
+  op_set_outputs(t, 2);
+  CHECK_STR(op_run(t, "", "Split", 13, "float[H]", "int64[2]{3,4}", NULL), "float[3]");
+  CHECK_STR(op_requirements(t), "H == 7");
+  op_set_outputs(t, 1);
+  INVALID(op_run(t, "", "CenterCropPad", 18, "float[10]", "int64[1]{-1}", NULL));
+}
+
 int main(void) {
   OpTest *t = op_test_new();
+  test_impossible_sizes(t);
   test_concat(t);
   test_reshape(t);
   test_gather_scatter(t);
