@@ -227,6 +227,8 @@ OsiStatus osi_op_grid_sample(OsiOpCtx *ctx) {
   if (g && osi_expr_is_const(s, g->dims[rank - 1], &last) && last != rank - 2)
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "grid's last dim is %lld; expected %d",
                        (long long)last, rank - 2);
+  OsiStatus st = osi_op_require_dims_eq(ctx, "GridSample batch", 1, 0, 0, 0);
+  if (st != OSI_OK) return st;
   OsiType *y = osi_out_tensor(ctx, 0, osi_in_dtype(ctx, 0), rank);
   if (!y || rank < 0) return OSI_OK;
   OsiExpr *d = osi_type_dims_mut(y);
@@ -254,6 +256,14 @@ OsiStatus osi_op_affine_grid(OsiOpCtx *ctx) {
   if (theta && len >= 0 && osi_expr_is_const(s, theta->dims[1], &t1) && t1 != len - 2)
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "theta is for %lld-D grids but size has %d entries",
                        (long long)t1, len);
+  if (theta && len >= 0) {
+    OsiStatus st = osi_op_require_dim(ctx, "AffineGrid theta", 0, 2, osi_expr_const(s, len - 1),
+                                      OSI_WHAT("the spatial rank plus 1"));
+    if (st == OSI_OK && n >= 0)
+      st = osi_op_require_dim(ctx, "AffineGrid theta", 0, 0, size[0], OSI_WHAT("size[0]"));
+    if (st == OSI_OK && n >= 0) st = osi_require_sizes(ctx, "the size input", n, size);
+    if (st != OSI_OK) return st;
+  }
   OsiType *y = osi_out_tensor(ctx, 0, osi_in_dtype(ctx, 0), len);
   if (!y || len < 0) return OSI_OK;
   OsiExpr *d = osi_type_dims_mut(y);
@@ -265,6 +275,23 @@ OsiStatus osi_op_affine_grid(OsiOpCtx *ctx) {
 
 /* Col2Im(input, image_shape, block_shape) (opset 18): input
  * (N, C * prod(block_shape), L) -> (N, C, image_shape...). */
+/* Col2Im's window attributes (dilations, pads, strides) with the block
+ * shape as the kernel. */
+static OsiStatus col2im_spatial(OsiOpCtx *ctx, int n, const int64_t *block, OsiSpatial *sp) {
+  OsiStatus st = osi_read_spatial(ctx, n, NULL, sp);
+  if (st != OSI_OK) return st;
+  OsiExprStore *s = osi_op_exprs(ctx);
+  for (int i = 0; i < n; i++) {
+    int64_t e;
+    sp->kernel[i] = block[i];
+    sp->kernel_dim[i] = osi_expr_const(s, block[i]);
+    if (__builtin_mul_overflow(block[i] - 1, sp->dilation[i], &e) || __builtin_add_overflow(e, 1, &e))
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "Col2Im: the dilated block of dim %d is beyond int64", i);
+    sp->extent[i] = e;
+  }
+  return OSI_OK;
+}
+
 OsiStatus osi_op_col2im(OsiOpCtx *ctx) {
   OsiExprStore *s = osi_op_exprs(ctx);
   const OsiType *x = osi_in_ranked(ctx, 0);
@@ -291,6 +318,16 @@ OsiStatus osi_op_col2im(OsiOpCtx *ctx) {
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input dim 1 (%lld) is not a multiple of the block size %lld",
                        (long long)cb, (long long)prod);
   d[1] = osi_expr_floordiv(s, x->dims[1], osi_expr_const(s, prod));
+  /* dim 2 is the number of sliding blocks over the padded image. */
+  if (ni >= 0 && nb == ni && ni <= OSI_MAX_RANK - 2) {
+    OsiSpatial sp;
+    OsiStatus st = col2im_spatial(ctx, ni, block, &sp);
+    if (st != OSI_OK) return st;
+    OsiExpr blocks = osi_expr_const(s, 1);
+    for (int i = 0; i < ni; i++) blocks = osi_expr_mul(s, blocks, osi_window_dim(s, image[i], &sp, i));
+    st = osi_op_require_dim(ctx, "Col2Im", 0, 2, blocks, OSI_WHAT("the number of sliding blocks"));
+    if (st != OSI_OK) return st;
+  }
   return OSI_OK;
 }
 
@@ -335,6 +372,14 @@ OsiStatus osi_op_max_unpool(OsiOpCtx *ctx) {
   const OsiType *x = osi_in_ranked(ctx, 0);
   const OsiExpr *shape;
   int32_t dtype = osi_in_dtype(ctx, 0);
+  /* The indices have X's shape. */
+  const OsiType *ix = osi_in_ranked(ctx, 1);
+  if (x && ix && ix->rank != x->rank)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "MaxUnpool: the indices have rank %d where X has %d", ix->rank, x->rank);
+  for (int i = 0; x && ix && i < x->rank; i++) {
+    OsiStatus st = osi_op_require_dims_eq(ctx, "MaxUnpool indices", 1, i, 0, i);
+    if (st != OSI_OK) return st;
+  }
   if (osi_in_present(ctx, 2)) {
     int n = osi_in_exprs(ctx, 2, &shape), len = n >= 0 ? n : param_count(ctx, 2);
     if (len >= 0 && x && len != x->rank)
@@ -424,6 +469,10 @@ OsiStatus osi_op_non_max_suppression(OsiOpCtx *ctx) {
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "boxes and scores must be 3-D");
   if (boxes && osi_expr_is_const(s, boxes->dims[2], &last) && last != 4)
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "boxes' last dim is %lld; expected 4", (long long)last);
+  OsiStatus st;
+  if ((st = osi_op_require_dims_eq(ctx, "NonMaxSuppression batches", 1, 0, 0, 0)) != OSI_OK ||
+      (st = osi_op_require_dims_eq(ctx, "NonMaxSuppression boxes", 1, 2, 0, 1)) != OSI_OK)
+    return st;
   if (!osi_in_present(ctx, 2)) kmax = 0;
   else if (osi_in_ints(ctx, 2, &kmax, 1) != 1) kmax = -1;
   OsiType *y = osi_out_tensor(ctx, 0, OSI_DT_INT64, 2);

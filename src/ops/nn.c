@@ -154,6 +154,17 @@ OsiStatus osi_op_conv_transpose(OsiOpCtx *ctx) {
   return OSI_OK;
 }
 
+/* PRelu(X, slope): Y like X; slope broadcasts one way to X (opset 7+;
+ * before, its shape was X's or a per-channel [C]). */
+OsiStatus osi_op_prelu(OsiOpCtx *ctx) {
+  const OsiType *x = osi_in_ranked(ctx, 0);
+  if (x && osi_op_opset(ctx) >= 7) {
+    OsiStatus st = osi_require_broadcast_to(ctx, "PRelu slope", 1, x->rank, x->dims, "X");
+    if (st != OSI_OK) return st;
+  }
+  return osi_out_same_as_input(ctx, 0, 0);
+}
+
 /* GlobalAveragePool/GlobalMaxPool/GlobalLpPool: [N, C, 1, ..., 1]. */
 OsiStatus osi_op_global_pool(OsiOpCtx *ctx) {
   const OsiType *x = osi_in_ranked(ctx, 0);

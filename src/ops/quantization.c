@@ -4,8 +4,105 @@
  * which follow the Conv and MatMul shape rules with the output element
  * type of their y_zero_point.
  */
+#include <stdio.h>
+
 #include "ops/helpers.h"
 #include "ops/window.h"
+
+/* 1 when t holds one element (a scalar, [1], [1, 1], ...): per tensor;
+ * maybe: symbolic dims count as possibly 1. */
+static int single(OsiExprStore *s, const OsiType *t, int maybe) {
+  for (int i = 0; i < t->rank; i++) {
+    int64_t c;
+    if (osi_expr_is_const(s, t->dims[i], &c) ? c != 1 : !maybe) return 0;
+  }
+  return 1;
+}
+
+/* A zero point (input zi) has its scale's (input si) shape; a scalar and
+ * a one-element tensor both mean per tensor. */
+static OsiStatus check_zero_point(OsiOpCtx *ctx, int si, int zi) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiType *sc = osi_in_ranked(ctx, si), *zp = osi_in_ranked(ctx, zi);
+  if (!sc || !zp || !osi_in_present(ctx, zi) || (single(s, sc, 0) && single(s, zp, 0))) return OSI_OK;
+  char rule[64];
+  snprintf(rule, sizeof rule, "%s zero point", osi_op_type(ctx));
+  if (sc->rank == zp->rank) {
+    for (int i = 0; i < sc->rank; i++) {
+      OsiStatus st = osi_op_require_dims_eq(ctx, rule, zi, i, si, i);
+      if (st != OSI_OK) return st;
+    }
+    return OSI_OK;
+  }
+  if (!single(s, sc, 1) || !single(s, zp, 1))
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s: the zero point has rank %d and the scale %d; their shapes must match",
+                       osi_op_type(ctx), zp->rank, sc->rank);
+  /* Ranks differ: both must be per tensor. */
+  for (int k = 0; k < 2; k++) {
+    const OsiType *t = k ? zp : sc;
+    for (int i = 0; i < t->rank; i++) {
+      OsiStatus st = osi_op_require_dim(ctx, rule, k ? zi : si, i, osi_expr_const(s, 1), OSI_WHAT("1 (per tensor)"));
+      if (st != OSI_OK) return st;
+    }
+  }
+  return OSI_OK;
+}
+
+/* The scale (input si) and zero point (input zi) of Quantize/
+ * DequantizeLinear against x (input 0): the zero point has the scale's
+ * shape; the scale is per tensor (a scalar or [1]), per axis ([x[axis]])
+ * or, with block_size (opset 21), x's shape with ceil(x[axis] /
+ * block_size) on the axis. */
+static OsiStatus check_scale(OsiOpCtx *ctx, int si, int zi) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiType *x = osi_in_ranked(ctx, 0), *sc = osi_in_ranked(ctx, si), *zp = osi_in_ranked(ctx, zi);
+  const char *op = osi_op_type(ctx);
+  char rule[64];
+  OsiStatus zst = check_zero_point(ctx, si, zi);
+  if (zst != OSI_OK) return zst;
+  if (!sc && zp && osi_in_present(ctx, zi)) sc = zp, si = zi;
+  if (!sc || !x) return OSI_OK;
+  snprintf(rule, sizeof rule, "%s scale", op);
+  int64_t block = osi_op_opset(ctx) >= 21 ? osi_attr_int(ctx, "block_size", 0) : 0, c;
+  int axis = 1;
+  if (osi_op_opset(ctx) >= 13 && (sc->rank > 0 || block > 0) &&
+      !osi_norm_axis(osi_attr_int(ctx, "axis", 1), x->rank, &axis))
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "%s: attribute 'axis' is out of range for rank %d", op, x->rank);
+  if (block < 0) return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "%s: block_size is negative", op);
+  if (block > 0) {
+    if (sc->rank != x->rank)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s: a blocked scale has x's rank %d, not %d", op, x->rank, sc->rank);
+    for (int i = 0; i < x->rank; i++) {
+      OsiExpr want = i == axis ? osi_expr_ceildiv(s, x->dims[i], osi_expr_const(s, block)) : x->dims[i];
+      OsiStatus st = osi_op_require_dim(ctx, rule, si, i, want,
+                                        OSI_WHAT(i == axis ? "x's dim on the axis divided by block_size, rounded up" : "x's dim"));
+      if (st != OSI_OK) return st;
+    }
+    return OSI_OK;
+  }
+  if (sc->rank == 0) return OSI_OK;
+  if (sc->rank > 1 || osi_op_opset(ctx) < 13)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s: the scale has rank %d; expected a scalar%s", op, sc->rank,
+                       osi_op_opset(ctx) < 13 ? "" : " or a 1-D per-axis scale");
+  /* A symbolic length may be 1 (per tensor). */
+  if (!osi_expr_is_const(s, sc->dims[0], &c) || c == 1) return OSI_OK;
+  return osi_op_require_dim(ctx, rule, si, 0, x->dims[axis], OSI_WHAT("x's dim on the axis"));
+}
+
+/* A quantization parameter of QLinearMatMul / MatMulInteger / QLinearConv
+ * (input i): per tensor (a scalar or 1 element), or 1-D of `count`
+ * entries (per row of A, per column of B, per output channel of W). */
+static OsiStatus check_qparam(OsiOpCtx *ctx, int i, OsiExpr count, const char *what) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiType *p = osi_in_ranked(ctx, i);
+  int64_t c;
+  if (!p || !osi_in_present(ctx, i) || p->rank == 0) return OSI_OK;
+  char rule[96];
+  snprintf(rule, sizeof rule, "%s %s", osi_op_type(ctx), what);
+  if (p->rank > 1) return OSI_OK; /* N-D per-row / per-column forms (QLinearMatMul) */
+  if (!osi_expr_is_const(s, p->dims[0], &c) || c == 1) return OSI_OK; /* a symbolic length may be 1 */
+  return osi_op_require_dim(ctx, rule, i, 0, count, OSI_WHAT("its per-row or per-column count"));
+}
 
 /*
  * QuantizeLinear(x, y_scale[, y_zero_point]): y has x's shape. Its type is
@@ -24,6 +121,8 @@ OsiStatus osi_op_quantize_linear(OsiOpCtx *ctx) {
     dtype = zp;
   }
   if (attr) dtype = attr;
+  OsiStatus st = check_scale(ctx, 1, 2);
+  if (st != OSI_OK) return st;
   if (!x) {
     osi_out_tensor(ctx, 0, dtype, -1);
     return OSI_OK;
@@ -43,6 +142,8 @@ OsiStatus osi_op_dequantize_linear(OsiOpCtx *ctx) {
   int32_t dtype = opset < 19 ? OSI_DT_FLOAT : osi_in_dtype(ctx, 1);
   if (opset >= 23 && osi_attr_int(ctx, "output_dtype", 0) != 0)
     dtype = (int32_t)osi_attr_int(ctx, "output_dtype", 0);
+  OsiStatus st = check_scale(ctx, 1, 2);
+  if (st != OSI_OK) return st;
   if (!x) {
     osi_out_tensor(ctx, 0, dtype, -1);
     return OSI_OK;
@@ -65,11 +166,33 @@ OsiStatus osi_op_dynamic_quantize_linear(OsiOpCtx *ctx) {
 /* QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp[, B])
  * (opset 10): Conv's shape rule on x and w; y has y_zero_point's type. */
 OsiStatus osi_op_qlinear_conv(OsiOpCtx *ctx) {
+  const OsiType *w = osi_in_ranked(ctx, 3);
+  OsiExpr m = w && w->rank > 0 ? w->dims[0] : OSI_EXPR_UNKNOWN;
+  OsiStatus st = check_qparam(ctx, 4, m, "w_scale");
+  if (st == OSI_OK) st = check_qparam(ctx, 5, m, "w_zero_point");
+  if (st != OSI_OK) return st;
   return osi_conv_out(ctx, 0, 3, 8, osi_in_dtype(ctx, 7));
 }
 
 /* QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp)
  * (opset 10): numpy matmul of a and b; y has y_zero_point's type. */
 OsiStatus osi_op_qlinear_matmul(OsiOpCtx *ctx) {
+  /* Each scale has its zero point's shape (the spec). */
+  static const int scales[3] = {1, 4, 6};
+  for (int j = 0; j < 3; j++) {
+    OsiStatus st = check_zero_point(ctx, scales[j], scales[j] + 1);
+    if (st != OSI_OK) return st;
+  }
   return osi_matmul_out(ctx, 0, 3, osi_in_dtype(ctx, 7));
+}
+
+/* MatMulInteger(A, B, a_zero_point, b_zero_point) (opset 10): numpy
+ * matmul, int32; a_zero_point is per tensor or per row of A, b_zero_point
+ * per tensor or per column of B. */
+OsiStatus osi_op_matmul_integer(OsiOpCtx *ctx) {
+  const OsiType *a = osi_in_ranked(ctx, 0), *b = osi_in_ranked(ctx, 1);
+  OsiStatus st = check_qparam(ctx, 2, a && a->rank >= 2 ? a->dims[a->rank - 2] : OSI_EXPR_UNKNOWN, "a_zero_point");
+  if (st == OSI_OK) st = check_qparam(ctx, 3, b && b->rank >= 2 ? b->dims[b->rank - 1] : OSI_EXPR_UNKNOWN, "b_zero_point");
+  if (st != OSI_OK) return st;
+  return osi_matmul_out(ctx, 0, 1, OSI_DT_INT32);
 }

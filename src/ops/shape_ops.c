@@ -215,13 +215,11 @@ OsiStatus osi_op_squeeze(OsiOpCtx *ctx) {
   } else {
     for (int k = 0; k < na; k++) {
       int a;
-      int64_t c;
       if (!osi_norm_axis(axes[k], x->rank, &a))
         return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axis %lld is out of range for rank %d",
                            (long long)axes[k], x->rank);
-      if (osi_expr_is_const(s, x->dims[a], &c) && c != 1)
-        return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "cannot squeeze axis %d of size %lld", a,
-                           (long long)c);
+      OsiStatus st = osi_op_require_eq(ctx, "Squeeze", x->dims[a], OSI_DIM(0, a), osi_expr_const(s, 1), OSI_WHAT("1"));
+      if (st != OSI_OK) return st;
       drop[a] = 1;
     }
   }

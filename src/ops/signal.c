@@ -55,6 +55,9 @@ OsiStatus osi_op_dft(OsiOpCtx *ctx) {
                        (long long)last);
   int onesided = osi_attr_int(ctx, "onesided", 0) != 0, inverse = osi_attr_int(ctx, "inverse", 0) != 0;
   int irfft = onesided && inverse, known_axis = dft_axis(ctx, &axis);
+  if (onesided && !inverse && osi_expr_is_const(s, x->dims[r - 1], &last) && last != 1)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "DFT: a one-sided transform takes a real input (last dim 1, not %lld)",
+                       (long long)last);
   int64_t a64 = known_axis ? (axis < 0 ? axis + r : axis) : 0;
   if (known_axis && (axis < -(int64_t)r || a64 > r - 2))
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "DFT axis %lld is outside [-%d, -2] and [0, %d]",

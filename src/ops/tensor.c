@@ -414,6 +414,20 @@ OsiStatus osi_op_one_hot(OsiOpCtx *ctx) {
  * type (the extra inputs only select elements). */
 OsiStatus osi_op_tensor_same_shape(OsiOpCtx *ctx) { return osi_out_same_as_input(ctx, 0, 0); }
 
+/* ReverseSequence(input, sequence_lens): sequence_lens is [batch], the
+ * batch being dim batch_axis (default 1); the output is like the input. */
+OsiStatus osi_op_reverse_sequence(OsiOpCtx *ctx) {
+  const OsiType *x = osi_in_ranked(ctx, 0);
+  int64_t batch_axis = osi_attr_int(ctx, "batch_axis", 1), time_axis = osi_attr_int(ctx, "time_axis", 0);
+  if (x && (x->rank < 2 || (batch_axis != 0 && batch_axis != 1) || (time_axis != 0 && time_axis != 1) ||
+            batch_axis == time_axis))
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "ReverseSequence needs rank >= 2 and batch_axis, time_axis one of 0, 1 each");
+  OsiStatus st = osi_op_require_rank(ctx, 1, 1, 1);
+  if (st == OSI_OK && x) st = osi_op_require_dims_eq(ctx, "ReverseSequence sequence_lens", 1, 0, 0, (int)batch_axis);
+  if (st != OSI_OK) return st;
+  return osi_out_same_as_input(ctx, 0, 0);
+}
+
 /* EyeLike(input): a 2-D tensor of the input's shape; element type from
  * `dtype`, else the input's. */
 OsiStatus osi_op_eye_like(OsiOpCtx *ctx) {

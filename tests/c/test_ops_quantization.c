@@ -26,7 +26,11 @@ static void test_dequantize(OpTest *t) {
   /* Before opset 19 float; then x_scale's type; from 23 output_dtype. */
   CHECK_STR(op_run(t, "", "DequantizeLinear", 13, "int8[N,C]", "float[]", "int8[]", NULL), "float[N,C]");
   CHECK_STR(op_run(t, "", "DequantizeLinear", 19, "uint8[N,C]", "float16[C]", NULL), "float16[N,C]");
+  op_attr_int(t, "block_size", 16);
   CHECK_STR(op_run(t, "", "DequantizeLinear", 21, "int4[N,C]", "bfloat16[N,(C+15)//16]", NULL), "bfloat16[N,C]");
+  CHECK_STR(op_requirements(t), "");
+  /* A 2-D scale without block_size is neither per tensor nor per axis. */
+  CHECK(IS_ERR(op_run(t, "", "DequantizeLinear", 21, "int4[N,C]", "bfloat16[N,(C+15)//16]", NULL), "SHAPE_MISMATCH"));
   op_attr_int(t, "output_dtype", 10);
   CHECK_STR(op_run(t, "", "DequantizeLinear", 23, "int8[K,M]", "float[]", NULL), "float16[K,M]");
   op_attr_int(t, "output_dtype", 10);
