@@ -6,6 +6,7 @@
  * get fresh (data-dependent) symbols.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/helpers.h"
@@ -412,6 +413,54 @@ OsiStatus osi_op_max_unpool(OsiOpCtx *ctx) {
   return OSI_OK;
 }
 
+/* DeformConv's inputs against each other (the spec; onnxruntime's
+ * checks): X's channels = W[1] * group and a multiple of offset_group,
+ * kernel_shape = W's spatial dims, B = [W[0]], offset [N, offset_group *
+ * 2 * prod(kernel), O...] and mask [N, offset_group * prod(kernel), O...]
+ * with O the output's spatial dims. */
+static OsiStatus check_deform_conv(OsiOpCtx *ctx, const OsiSpatial *sp, const OsiExpr *out) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiType *x = osi_in_ranked(ctx, 0), *w = osi_in_ranked(ctx, 1);
+  int64_t group = osi_attr_int(ctx, "group", 1), og = osi_attr_int(ctx, "offset_group", 1), c;
+  if (group < 1 || og < 1)
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "DeformConv: group and offset_group must be at least 1");
+  OsiStatus st = OSI_OK;
+  if (x && w) {
+    char what[96];
+    snprintf(what, sizeof what, "dim 1 of W times group %lld", (long long)group);
+    st = osi_op_require_eq(ctx, "DeformConv channels", x->dims[1], OSI_DIM(0, 1),
+                           osi_expr_mul(s, w->dims[1], osi_expr_const(s, group)), OSI_WHAT(what));
+    if (st != OSI_OK) return st;
+  }
+  if (x && osi_expr_is_const(s, x->dims[1], &c) && c % og != 0)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "DeformConv: %lld input channels are not a multiple of offset_group %lld",
+                       (long long)c, (long long)og);
+  const int64_t *k;
+  int nk = osi_attr_ints(ctx, "kernel_shape", &k);
+  for (int i = 0; w && i < nk && nk == w->rank - 2 && st == OSI_OK; i++)
+    st = osi_op_require_dim(ctx, "DeformConv kernel", 1, i + 2, osi_expr_const(s, k[i]), OSI_WHAT("its entry in attribute 'kernel_shape'"));
+  if (st == OSI_OK && osi_in_present(ctx, 3)) {
+    st = osi_op_require_rank(ctx, 3, 1, 1);
+    if (st == OSI_OK) st = osi_op_require_dims_eq(ctx, "DeformConv bias", 3, 0, 1, 0);
+  }
+  if (st != OSI_OK) return st;
+  OsiExpr taps = osi_expr_const(s, og);
+  for (int i = 0; i < sp->n; i++) taps = osi_expr_mul(s, taps, sp->kernel_dim[i]);
+  for (int m = 0; m < 2; m++) {
+    int in = m ? 4 : 2;
+    if (!osi_in_present(ctx, in) || !osi_in_ranked(ctx, in)) continue;
+    const char *rule = m ? "DeformConv mask" : "DeformConv offset";
+    if ((st = osi_op_require_rank(ctx, in, sp->n + 2, sp->n + 2)) != OSI_OK ||
+        (st = osi_op_require_dims_eq(ctx, rule, in, 0, 0, 0)) != OSI_OK ||
+        (st = osi_op_require_dim(ctx, rule, in, 1, m ? taps : osi_expr_mul(s, osi_expr_const(s, 2), taps),
+                                 OSI_WHAT(m ? "offset_group times the kernel taps" : "2 times offset_group times the kernel taps"))) != OSI_OK)
+      return st;
+    for (int i = 0; i < sp->n; i++)
+      if ((st = osi_op_require_dim(ctx, rule, in, i + 2, out[i], OSI_WHAT("the output's spatial dim"))) != OSI_OK) return st;
+  }
+  return OSI_OK;
+}
+
 /* DeformConv(X, W, offset, B, mask) (opset 19, 22): Conv's window rule
  * with explicit pads (no auto_pad): (N, W[0], O...). The offset input
  * (N, ..., O...) carries the output sizes too, used when X's are unknown. */
@@ -431,12 +480,13 @@ OsiStatus osi_op_deform_conv(OsiOpCtx *ctx) {
   OsiExpr *d = osi_type_dims_mut(y);
   d[0] = x && x->dims[0] != OSI_EXPR_UNKNOWN ? x->dims[0] : off ? off->dims[0] : OSI_EXPR_UNKNOWN;
   d[1] = w ? w->dims[0] : OSI_EXPR_UNKNOWN;
+  OsiExpr out[OSI_MAX_RANK];
   for (int i = 0; i < n; i++) {
-    d[i + 2] = osi_window_out(s, x ? x->dims[i + 2] : OSI_EXPR_UNKNOWN, sp.kernel[i], sp.stride[i], sp.dilation[i],
-                              sp.pads[i], 0);
-    if (d[i + 2] == OSI_EXPR_UNKNOWN && off) d[i + 2] = off->dims[i + 2];
+    out[i] = d[i + 2] = osi_window_out(s, x ? x->dims[i + 2] : OSI_EXPR_UNKNOWN, sp.kernel[i], sp.stride[i],
+                                       sp.dilation[i], sp.pads[i], 0);
+    if (d[i + 2] == OSI_EXPR_UNKNOWN && off && off->rank == rank) d[i + 2] = off->dims[i + 2];
   }
-  return OSI_OK;
+  return check_deform_conv(ctx, &sp, out);
 }
 
 /* Section - Data-dependent outputs */

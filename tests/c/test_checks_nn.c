@@ -183,6 +183,76 @@ static void test_recurrent(OpTest *t) {
   op_set_outputs(t, 1);
 }
 
+static void test_quantized(OpTest *t) {
+  /* Per tensor (scalar or [1]), per axis ([x[axis]]), blocked; the zero point has the scale's shape. */
+  CHECK_STR(op_run(t, "", "QuantizeLinear", 13, "float[2,3]", "float[]", "uint8[1]", NULL), "uint8[2,3]");
+  CHECK_STR(op_run(t, "", "QuantizeLinear", 13, "float[2,3]", "float[3]", "uint8[3]", NULL), "uint8[2,3]");
+  MISMATCH(op_run(t, "", "QuantizeLinear", 13, "float[2,4]", "float[3]", "uint8[3]", NULL));
+  MISMATCH(op_run(t, "", "DequantizeLinear", 13, "uint8[2,3]", "float[3]", "uint8[4]", NULL));
+  MISMATCH(op_run(t, "", "DequantizeLinear", 10, "uint8[2,3]", "float[3]", NULL)); /* opset 10: per tensor only */
+  op_attr_int(t, "block_size", 2);
+  op_attr_int(t, "axis", 1);
+  CHECK_STR(op_run(t, "", "DequantizeLinear", 21, "int8[3,5]", "float[3,3]", NULL), "float[3,5]");
+  op_attr_int(t, "block_size", 2);
+  op_attr_int(t, "axis", 1);
+  MISMATCH(op_run(t, "", "DequantizeLinear", 21, "int8[3,5]", "float[3,2]", NULL));
+  /* A symbolic length may be 1: nothing to require. */
+  CHECK_STR(op_run(t, "", "DequantizeLinear", 13, "uint8[2,3]", "float[S]", NULL), "float[2,3]");
+  CHECK_STR(op_requirements(t), "");
+  /* QLinearMatMul: each scale has its zero point's shape. */
+  MISMATCH(op_run(t, "", "QLinearMatMul", 10, "uint8[2,3]", "float[2]", "uint8[]", "uint8[3,4]", "float[]", "uint8[]",
+                  "float[]", "uint8[]", NULL));
+  CHECK_STR(op_run(t, "", "QLinearMatMul", 10, "uint8[2,3]", "float[]", "uint8[1]", "uint8[3,4]", "float[]", "uint8[]",
+                   "float[]", "uint8[]", NULL), "uint8[2,4]");
+  /* MatMulInteger: a per-row zero point has A's rows. */
+  CHECK_STR(op_run(t, "", "MatMulInteger", 10, "uint8[4,3]", "uint8[3,2]", "uint8[4]", NULL), "int32[4,2]");
+  MISMATCH(op_run(t, "", "MatMulInteger", 10, "uint8[4,3]", "uint8[3,2]", "uint8[2]", NULL));
+  /* QLinearConv: w_scale per output channel. */
+  MISMATCH(op_run(t, "", "QLinearConv", 10, "uint8[1,1,5]", "float[]", "uint8[]", "uint8[2,1,3]", "float[3]", "uint8[3]",
+                  "float[]", "uint8[]", NULL));
+}
+
+static void test_image_ops(OpTest *t) {
+  CHECK_STR(op_run(t, "", "GridSample", 16, "float[1,3,4,4]", "float[1,2,2,2]", NULL), "float[1,3,2,2]");
+  MISMATCH(op_run(t, "", "GridSample", 16, "float[2,3,4,4]", "float[1,2,2,2]", NULL));
+  MISMATCH(op_run(t, "", "AffineGrid", 20, "float[2,2,4]", "int64[4]{2,1,5,5}", NULL));
+  MISMATCH(op_run(t, "", "AffineGrid", 20, "float[3,2,3]", "int64[4]{2,1,5,5}", NULL));
+  CHECK_STR(op_run(t, "", "AffineGrid", 20, "float[2,2,3]", "int64[4]{2,1,5,5}", NULL), "float[2,5,5,2]");
+  /* Col2Im: dim 2 is the number of blocks (here 4 x 4 blocks of 2 x 2 over 5 x 5). */
+  CHECK_STR(op_run(t, "", "Col2Im", 18, "float[1,4,16]", "int64[2]{5,5}", "int64[2]{2,2}", NULL), "float[1,1,5,5]");
+  MISMATCH(op_run(t, "", "Col2Im", 18, "float[1,4,15]", "int64[2]{5,5}", "int64[2]{2,2}", NULL));
+  MISMATCH(op_run(t, "", "Col2Im", 18, "float[1,5,16]", "int64[2]{5,5}", "int64[2]{2,2}", NULL));
+  op_set_outputs(t, 1);
+  CHECK_STR(op_run(t, "", "MaxUnpool", 11, "float[1,1,2,2]", "int64[1,1,2,2]", "int64[4]{1,1,4,4}", NULL), "float[1,1,4,4]");
+  MISMATCH(op_run(t, "", "MaxUnpool", 11, "float[1,1,2,2]", "int64[1,1,2,3]", "int64[4]{1,1,4,4}", NULL));
+  MISMATCH(op_run(t, "", "NonMaxSuppression", 11, "float[1,6,4]", "float[2,1,6]", NULL));
+  MISMATCH(op_run(t, "", "NonMaxSuppression", 11, "float[1,6,4]", "float[1,1,7]", NULL));
+  /* DeformConv: offset [N, 2*kH*kW, oH, oW], mask [N, kH*kW, oH, oW]. */
+  const char *x = "float[1,1,3,3]", *w = "float[1,1,2,2]";
+  CHECK_STR(op_run(t, "", "DeformConv", 19, x, w, "float[1,8,2,2]", "float[1]", "float[1,4,2,2]", NULL), "float[1,1,2,2]");
+  MISMATCH(op_run(t, "", "DeformConv", 19, x, w, "float[2,8,2,2]", NULL));
+  MISMATCH(op_run(t, "", "DeformConv", 19, x, w, "float[1,6,2,2]", NULL));
+  MISMATCH(op_run(t, "", "DeformConv", 19, x, w, "float[1,8,3,2]", NULL));
+  MISMATCH(op_run(t, "", "DeformConv", 19, x, w, "float[1,8,2,2]", "float[2]", NULL));
+  MISMATCH(op_run(t, "", "DeformConv", 19, x, w, "float[1,8,2,2]", "", "float[1,3,2,2]", NULL));
+  MISMATCH(op_run(t, "", "DeformConv", 19, "float[1,2,3,3]", w, "float[1,8,2,2]", NULL));
+  /* PRelu: the slope broadcasts one way to X. */
+  CHECK_STR(op_run(t, "", "PRelu", 16, "float[3,4,5]", "float[5]", NULL), "float[3,4,5]");
+  CHECK_STR(op_run(t, "", "PRelu", 16, "float[3,4,5]", "float[4,1]", NULL), "float[3,4,5]");
+  MISMATCH(op_run(t, "", "PRelu", 16, "float[3,4,5]", "float[6]", NULL));
+  MISMATCH(op_run(t, "", "PRelu", 16, "float[3,4,5]", "float[2,3,4,5]", NULL));
+  /* ReverseSequence: sequence_lens is [batch]. */
+  CHECK_STR(op_run(t, "", "ReverseSequence", 10, "float[4,3]", "int64[3]", NULL), "float[4,3]");
+  MISMATCH(op_run(t, "", "ReverseSequence", 10, "float[4,3]", "int64[4]", NULL));
+  /* A one-sided DFT takes a real signal. */
+  op_attr_int(t, "onesided", 1);
+  MISMATCH(op_run(t, "", "DFT", 17, "float[1,8,2]", NULL));
+  /* Squeezing a symbolic dim requires it to be 1. */
+  CHECK_STR(op_run(t, "", "Squeeze", 13, "float[N,3,K]", "int64[1]{2}", NULL), "float[N,3]");
+  CHECK_STR(op_requirements(t), "K == 1");
+  MISMATCH(op_run(t, "", "Squeeze", 13, "float[N,3,K]", "int64[1]{1}", NULL));
+}
+
 int main(void) {
   OpTest *t = op_test_new();
   test_gemm(t);
@@ -191,6 +261,8 @@ int main(void) {
   test_no_wrapped_sizes(t);
   test_conv_transpose(t);
   test_recurrent(t);
+  test_quantized(t);
+  test_image_ops(t);
   op_test_free(t);
   TEST_MAIN_END();
 }
