@@ -180,9 +180,15 @@ static int negative_dim(OsiExprStore *s, const OsiType *t, int depth, int *axis,
 }
 
 /* The last line of defence for hostile attributes and inputs: a rule that
- * computed a negative size was given an impossible one. */
+ * computed a negative size was given an impossible one (unless an input
+ * already has one: that comes from a declared shape, not this node). */
 static OsiStatus reject_negative_dims(OsiRun *run, OsiOpCtx *op) {
   const OsiNode *n = op->node;
+  for (int i = 0; i < n->n_inputs; i++) {
+    int axis;
+    int64_t v;
+    if (n->inputs[i][0] && negative_dim(run->exprs, op->in[i], 0, &axis, &v)) return OSI_OK;
+  }
   for (int o = 0; o < n->n_outputs; o++) {
     int axis;
     int64_t v;

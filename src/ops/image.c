@@ -159,10 +159,12 @@ OsiStatus osi_op_resize(OsiOpCtx *ctx) {
     OsiStatus st = osi_require_sizes(ctx, "the sizes input", k, v->ints);
     if (st != OSI_OK) return st;
   }
-  for (int i = 0; pick == 0 && v->floats && i < k; i++)
-    if (!(v->floats[i] > 0))
-      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "Resize: scale %g at entry %d; scales are greater than 0",
-                         v->floats[i], i);
+  for (int i = 0; pick == 0 && i < k; i++) {
+    double sc;
+    const OsiExpr *e = v->floats ? v->floats : v->ints;
+    if (e && osi_expr_is_fconst(osi_op_exprs(ctx), e[i], &sc) && !(sc > 0))
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "Resize: scale %g at entry %d; scales are greater than 0", sc, i);
+  }
   const char *policy = opset >= 18 ? osi_attr_str(ctx, "keep_aspect_ratio_policy", "stretch") : "stretch";
   if (pick == 0 && v->floats) {
     resize_by_scales(ctx, x, d, axes, k, v->floats);
