@@ -256,8 +256,9 @@ static int fold_slice(Fold *f) {
   for (int64_t k = 0; k < t.count; k++) {
     coords(t.dims, t.rank, k, oc);
     for (int a = 0; a < t.rank; a++) {
-      oc[a] = begin[a] + oc[a] * step[a]; /* |step| may be huge only with a length of 1 */
-      if (oc[a] < 0 || oc[a] >= x->dims[a]) return 0;
+      if (__builtin_mul_overflow(oc[a], step[a], &oc[a]) || __builtin_add_overflow(oc[a], begin[a], &oc[a]) ||
+          oc[a] < 0 || oc[a] >= x->dims[a])
+        return 0;
     }
     out[k] = x->e[flat_index(x->dims, x->rank, oc)];
   }
@@ -391,7 +392,8 @@ static int fold_pad(Fold *f) {
   int64_t lo[OSI_MAX_RANK] = {0};
   for (int k = 0; k < n; k++) {
     int a;
-    if (!osi_norm_axis(na >= 0 ? axes[k] : k, x->rank, &a)) return 0;
+    if (!osi_norm_axis(na >= 0 ? axes[k] : k, x->rank, &a) || pads[k] < -(1 << 30) || pads[k] > (1 << 30))
+      return 0;
     lo[a] = pads[k];
   }
   const char *mode = osi_attr_str(f->ctx, "mode", "constant");

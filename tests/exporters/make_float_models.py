@@ -10,7 +10,8 @@ runtime computes through float32 with the engine's float32 expressions.
                   (Floor(size * s) computed in the graph), by (0.3, 2.5) (Resize scales),
                   Upsample-style by 2 then Concat with a skip connection;
   FixedPadding    a fixed-size input padded to a multiple of 32 through float arithmetic on
-                  constants (every value folds), and the same on dynamic sizes.
+                  constants (every value folds), and the same on dynamic sizes;
+  FloatRange      torch.arange over a size computed in float (Range with float bounds).
 """
 import torch
 import torch.nn as nn
@@ -51,6 +52,13 @@ class FixedPadding(nn.Module):
         return F.pad(x, (0, int(pw), 0, int(ph)))
 
 
+class FloatRange(nn.Module):
+    def forward(self, x):
+        half = torch.arange(0, x.shape[-1] * 0.5)
+        rows = torch.arange(x.shape[-2] * 1.0)
+        return x[..., : half.shape[0]], rows
+
+
 def float_models(outdir, opset, export):
     """Exports the models above with `export` (make_models.export)."""
     image = {"x": {"dtype": "float32"}}
@@ -63,4 +71,6 @@ def float_models(outdir, opset, export):
     export(outdir, f"fixed_padding_op{opset}", FixedPadding(), (torch.randn(1, 3, 100, 90),), ["x"], ["y"],
            {"x": {0: "batch_size"}}, image, opset)
     export(outdir, f"dynamic_padding_op{opset}", FixedPadding(), (torch.randn(1, 3, 100, 90),), ["x"], ["y"],
+           dyn, image, opset)
+    export(outdir, f"float_range_op{opset}", FloatRange(), (torch.randn(1, 3, 32, 24),), ["x"], ["y", "rows"],
            dyn, image, opset)

@@ -24,8 +24,8 @@ const TORCH_LABELLED = [
   'convnet_op17', 'recurrent_op17', 'misc_op17', 'audio_op17', 'windows_op17', 'bags_op17',
   'labelled_op13', 'labelled_op17',
   // Sizes computed in float (make_float_models.py): torchvision's detection transform, interpolate.
-  'rcnn_transform_op13', 'interpolate_op13', 'fixed_padding_op13', 'dynamic_padding_op13',
-  'rcnn_transform_op17', 'interpolate_op17', 'fixed_padding_op17', 'dynamic_padding_op17',
+  'rcnn_transform_op13', 'interpolate_op13', 'fixed_padding_op13', 'dynamic_padding_op13', 'float_range_op13',
+  'rcnn_transform_op17', 'interpolate_op17', 'fixed_padding_op17', 'dynamic_padding_op17', 'float_range_op17',
 ];
 const MODELS = [...NAMED, ...TORCH_LABELLED];
 
