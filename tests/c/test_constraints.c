@@ -338,6 +338,29 @@ static void test_label_kinds_fresh_and_value_info(void) {
   osi_result_delete(r);
 }
 
+/* torch gives one label to two unrelated dims (the windows model of the
+ * exporter differential: half's batch dim and pooled's height dim both
+ * Resizehalf_dim_0). Through the label batch would be "defined" as
+ * height//2+1; only a declaration that names a size with the input symbol
+ * itself may do that, so pooled keeps its computed height. */
+static void test_label_shared_by_two_sizes(void) {
+  Builder *b = builder_new(17);
+  builder_input(b, "x", "float[batch,3,height,width]");
+  builder_node(b, "Relu", "relu", "x", "", "half", "");
+  builder_node(b, "MaxPool", "pool", "x", "", "pooled", "");
+  builder_attr_ints(b, "kernel_shape", 2, (int64_t[]){1, 1});
+  builder_attr_ints(b, "strides", 2, (int64_t[]){2, 2});
+  builder_attr_ints(b, "pads", 4, (int64_t[]){0, 0, 1, 1});
+  builder_output(b, "half", "float[label_0,3,label_1,label_2]");
+  builder_output(b, "pooled", "float[label_3,3,label_0,label_4]");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  CHECK_INT(osi_result_status(r), OSI_OK);
+  CHECK_STR(result_dims(r, "half"), "[batch,3,height,width]");
+  CHECK_STR(result_dims(r, "pooled"), "[batch,3,height//2+1,width//2+1]");
+  CHECK(json_has(r, "ANCHOR_CONFLICT"));
+  osi_result_delete(r);
+}
+
 int main(void) {
   test_output_anchor_names_data_dependent_dim();
   test_leaf_derivation();
@@ -350,5 +373,6 @@ int main(void) {
   test_paddle_labels();
   test_compound_label();
   test_label_kinds_fresh_and_value_info();
+  test_label_shared_by_two_sizes();
   TEST_MAIN_END();
 }
