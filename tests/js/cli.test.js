@@ -115,6 +115,21 @@ test('--write - puts the model on standard output, and nothing else', async () =
   }
 });
 
+test('a reader that leaves early (| head) ends the CLI quietly, with exit 3', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'osi-cli-'));
+  try {
+    const n = 20_000; // a table of ~600 KB, well over a pipe's buffer
+    const nodes = Array.from({ length: n }, (_, i) => ({ op: 'Relu', inputs: [i ? `v${i - 1}` : 'x'], outputs: [`v${i}`] }));
+    const path = join(dir, 'chain.onnx');
+    writeFileSync(path, bigModel({ inputs: [{ name: 'x', elemType: 'float', dims: ['N', 4] }], outputs: [`v${n - 1}`], nodes }));
+    const r = spawnSync('sh', ['-c', '{ "$1" "$2" "$3"; echo "exit=$?" >&2; } | head -c 100 > /dev/null', 'sh', process.execPath, CLI, path],
+      { encoding: 'utf8' });
+    expect(r.stderr).toBe('exit=3\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('--stream reads a FIFO (which has no size) to its end', () => {
   const dir = mkdtempSync(join(tmpdir(), 'osi-cli-'));
   try {
