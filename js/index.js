@@ -1,8 +1,11 @@
 // onnx-shapes: the ES module entry (Node >= 18, browsers, bundlers). Types: js/index.d.ts.
 //
 // One call crosses into C per model (src/onnx_shapes.h): the bytes are copied into the wasm
-// heap, osi_infer runs, and the result's JSON is parsed once into plain frozen JS data. No wasm
-// pointer outlives the call, so a result never pins wasm memory and there is nothing to delete.
+// heap (or streamed from JS memory), osi_infer runs, and its packed result is copied out once and
+// read into plain frozen JS data as it is asked for (js/result.js). No wasm pointer outlives the
+// call, so a result never pins wasm memory and there is nothing to delete.
+
+import { ShapeInferenceResult, modelWriters, readPacked } from './result.js';
 
 const isNode = typeof process === 'object' && process !== null &&
   typeof process.versions === 'object' && process.versions !== null &&
@@ -22,285 +25,14 @@ const DECODERS = { 'protobuf-c': FLAG_DECODER_PBC, nanopb: FLAG_DECODER_NANOPB }
 const PROGRESS_INTERVAL_MS = 100;  // onProgress is called at most this often (plus once at the end)
 const AUTO_STREAM_BYTES = 8 * 1024 * 1024; // inferShapes(bytes) streams models this big unless told
 
-// Section - Results
+// Section - Results (js/result.js)
 
-function deepFreeze(value) {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const key of Object.keys(value)) deepFreeze(value[key]);
-  }
-  return value;
+/** The packed result of osi_infer* result `r` (osi_result_packed), read into a ShapeInferenceResult. */
+function packedResult(M, r) {
+  const ptr = M._osi_result_packed(r, 0) >>> 0;
+  if (!ptr) throw outOfMemory('result');
+  return new ShapeInferenceResult(readPacked(M.HEAPU8, ptr));
 }
-
-const utf8 = new TextDecoder();
-
-/** The NUL-terminated UTF-8 string at `ptr` (TextDecoder on the bytes up to the NUL, found natively). */
-function heapString(M, ptr) {
-  const heap = M.HEAPU8;
-  const start = ptr >>> 0;
-  const end = heap.indexOf(0, start);
-  return utf8.decode(heap.subarray(start, end < 0 ? heap.length : end));
-}
-
-/** o[key] = value as JSON.parse would define it (an own property even for '__proto__'). */
-function define(o, key, value) {
-  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
-  else o[key] = value;
-}
-
-/** `count` names joined by NUL (names are C strings: they never contain one). */
-function splitNames(joined, count) {
-  return count === 0 ? [] : joined.split('\0');
-}
-
-/**
- * -1, 0 or 1 as a sorts before, with or after b in code point order, which is the order of their
- * UTF-8 bytes (the engine's strcmp order). Plain `<` compares UTF-16 code units, which put
- * surrogates (code points from U+10000) before U+E000..U+FFFF.
- */
-function comparePoints(a, b) {
-  if (a === b) return 0;
-  for (let i = 0, n = Math.min(a.length, b.length); i < n; i++) {
-    let x = a.charCodeAt(i), y = b.charCodeAt(i);
-    if (x !== y) {
-      if (x >= 0xd800 && y >= 0xd800) {
-        x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
-        y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
-      }
-      return x < y ? -1 : 1;
-    }
-  }
-  return a.length < b.length ? -1 : 1;
-}
-
-/**
- * Frozen {name, opType, domain, inputs, outputs} per node, from the compact form's "nodeNames"
- * (joined), "nodeOps" (indices into ops) and "nodeIO" ([n, ref..., m, ref..., ...]); `ref` turns
- * a compact reference into a value key.
- */
-function expandNodes(joinedNames, nodeOps, io, ops, ref) {
-  const names = splitNames(joinedNames, nodeOps.length);
-  const nodes = new Array(nodeOps.length);
-  for (let i = 0, at = 0; i < nodes.length; i++) {
-    const inputs = new Array(io[at++]);
-    for (let k = 0; k < inputs.length; k++) inputs[k] = ref(io[at++]);
-    const outputs = new Array(io[at++]);
-    for (let k = 0; k < outputs.length; k++) outputs[k] = ref(io[at++]);
-    const op = ops[nodeOps[i]];
-    nodes[i] = Object.freeze({
-      name: names[i], opType: op[0], domain: op[1], inputs: Object.freeze(inputs), outputs: Object.freeze(outputs),
-    });
-  }
-  return Object.freeze(nodes);
-}
-
-/**
- * The object osi_result_json describes, from osi_result_json_compact's form (src/api/result.c): the
- * same keys in the same order, deeply frozen. Values of the same type share one frozen type object.
- * `values`, `producers`, `nodes` and `subgraphs` come as a LAZY record (see ShapeInferenceResult):
- * V8 takes as long to build a 100k-key object as the engine takes to infer the shapes, and
- * getShape does not need one.
- */
-function expandCompact(c) {
-  const types = c.types.map(deepFreeze);
-  const names = splitNames(c.names, c.producers.length);
-  const v = c.values;
-  const keys = new Array(v.length / 2);
-  const keyTypes = new Array(v.length / 2);
-  for (let i = 0; i < v.length; i += 2) {
-    keys[i / 2] = typeof v[i] === 'number' ? names[v[i]] : v[i];
-    keyTypes[i / 2] = types[v[i + 1]];
-  }
-  const subgraphValues = {};
-  for (let i = 0, s = c.subgraphValues; i < s.length; i += 3) {
-    define(subgraphValues, s[i], Object.freeze({ path: s[i + 1], name: s[i + 2] }));
-  }
-  // A value reference: an index into names (a top-level value), a key, or null (omitted).
-  const ref = (r) => (typeof r === 'number' ? names[r] : r);
-  const refs = (list) => Object.freeze(list.map(ref));
-  const data = {
-    [LAZY]: {
-      // Sorted and distinct in code point order when the engine says every key is UTF-8.
-      keys: c.keysUtf8 === true ? keys : null,
-      types: keyTypes,
-      values() {
-        const o = {};
-        for (let i = 0; i < keys.length; i++) define(o, keys[i], keyTypes[i]);
-        return Object.freeze(o);
-      },
-      producers() {
-        const o = {};
-        for (let i = 0, p = c.producers; i < p.length; i++) {
-          if (p[i] >= 0) define(o, names[i], p[i]);
-        }
-        return Object.freeze(o);
-      },
-      nodes: () => expandNodes(c.nodeNames, c.nodeOps, c.nodeIO, c.ops, ref),
-      subgraphs() {
-        const o = {};
-        for (let i = 0, s = c.subgraphs; i < s.length; i += 9) {
-          define(o, s[i], Object.freeze({
-            parent: s[i + 1],
-            node: s[i + 2],
-            attribute: s[i + 3],
-            inputs: refs(s[i + 4]),
-            outputs: refs(s[i + 5]),
-            nodes: expandNodes(s[i + 6], s[i + 7], s[i + 8], c.ops, ref),
-          }));
-        }
-        return Object.freeze(o);
-      },
-    },
-    subgraphValues: Object.freeze(subgraphValues),
-    inputs: refs(c.inputs),
-    outputs: refs(c.outputs),
-    diagnostics: deepFreeze(c.diagnostics),
-    firstError: c.firstError ? deepFreeze(c.firstError) : null,
-    constraints: deepFreeze(c.constraints),
-  };
-  if (c.events !== undefined) data.events = deepFreeze(c.events);
-  return data;
-}
-
-/** expandCompact's record of what the lazily built keys are made from. */
-const LAZY = Symbol('lazy');
-const EMPTY = Object.freeze([]);
-
-/** What one osi_infer call found. Everything on it is frozen plain data. */
-class ShapeInferenceResult {
-  #names;
-  #lazy;
-  #values;
-  #producers;
-  #nodes;
-  #subgraphs;
-  #links; // { producer: Map(key -> ref), consumers: Map(key -> [ref]) }, built on first use
-
-  constructor(data) {
-    const lazy = data[LAZY];
-    deepFreeze(data);
-    if (lazy) {
-      // Own enumerable accessors, built once on first read: spreading, JSON.stringify and
-      // structured clone (postMessage) see them as data properties.
-      this.#lazy = lazy;
-      const getter = (key, get) => Object.defineProperty(this, key, { enumerable: true, get });
-      getter('values', () => (this.#values ??= lazy.values()));
-      getter('producers', () => (this.#producers ??= lazy.producers()));
-      getter('nodes', () => (this.#nodes ??= lazy.nodes()));
-    } else {
-      this.values = data.values ?? Object.freeze({});
-      this.producers = data.producers ?? Object.freeze({});
-      this.nodes = data.nodes ?? Object.freeze([]);
-    }
-    this.inputs = data.inputs ?? Object.freeze([]);
-    this.outputs = data.outputs ?? Object.freeze([]);
-    if (lazy) Object.defineProperty(this, 'subgraphs', { enumerable: true, get: () => (this.#subgraphs ??= lazy.subgraphs()) });
-    else this.subgraphs = data.subgraphs ?? Object.freeze({});
-    this.diagnostics = data.diagnostics ?? Object.freeze([]);
-    // Keys the engine adds later (constraints, events, ...) pass through unchanged.
-    for (const key of Object.keys(data)) {
-      if (!(key in this)) this[key] = data[key];
-    }
-    Object.freeze(this);
-  }
-
-  /** The type of value `name` (frozen), or null when `name` is not a value with a known type. */
-  getShape(name) {
-    if (typeof name !== 'string') return null;
-    const keys = this.#values === undefined ? this.#lazy?.keys : null;
-    if (keys) { // binary search: no 100k-key object needed
-      let lo = 0, hi = keys.length - 1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >>> 1;
-        const c = comparePoints(keys[mid], name);
-        if (c === 0) return this.#lazy.types[mid];
-        if (c < 0) lo = mid + 1;
-        else hi = mid - 1;
-      }
-      return null;
-    }
-    if (!Object.hasOwn(this.values, name)) return null;
-    return this.values[name] ?? null;
-  }
-
-  /**
-   * The node at `path` ('' for the model's graph, a key of `subgraphs` for a body) and `index`
-   * in that graph's nodes, or null.
-   */
-  node(path, index) {
-    const nodes = path === '' ? this.nodes : Object.hasOwn(this.subgraphs, path) ? this.subgraphs[path].nodes : null;
-    return nodes && Number.isInteger(index) && index >= 0 && index < nodes.length ? nodes[index] : null;
-  }
-
-  /** The node that writes value `key`: { path, index, node }, or null (graph input, initializer). */
-  producer(key) {
-    return this.#graphLinks().producer.get(key) ?? null;
-  }
-
-  /**
-   * The nodes that read value `key`, in graph order (the model's graph, then each body):
-   * [{ path, index, input, node }], `input` being the position among the node's inputs. Nodes
-   * inside a body that read an outer value are listed with the body's path.
-   */
-  consumers(key) {
-    return this.#graphLinks().consumers.get(key) ?? EMPTY;
-  }
-
-  #graphLinks() {
-    if (this.#links) return this.#links;
-    const producer = new Map();
-    const consumers = new Map();
-    const walk = (path, nodes) => {
-      for (let index = 0; index < nodes.length; index++) {
-        const node = nodes[index];
-        for (let input = 0; input < node.inputs.length; input++) {
-          const key = node.inputs[input];
-          if (key === null) continue;
-          const ref = Object.freeze({ path, index, input, node });
-          const list = consumers.get(key);
-          if (list) list.push(ref);
-          else consumers.set(key, [ref]);
-        }
-        let ref = null;
-        for (const key of node.outputs) {
-          if (key !== null && !producer.has(key)) producer.set(key, (ref ??= Object.freeze({ path, index, node })));
-        }
-      }
-    };
-    walk('', this.nodes);
-    for (const [path, g] of Object.entries(this.subgraphs)) walk(path, g.nodes);
-    for (const list of consumers.values()) Object.freeze(list);
-    return (this.#links = { producer, consumers });
-  }
-
-  /** Every value with a known type, sorted (code-unit order). A fresh array each call. */
-  names() {
-    const keys = this.#lazy?.keys; // (the engine lists only values with a known type)
-    this.#names ??= keys ? keys.slice().sort() : Object.keys(this.values).filter((n) => this.values[n] != null).sort();
-    return this.#names.slice();
-  }
-
-  /**
-   * The model given to inferShapes with the inferred types written in (C osi_result_model): graph
-   * outputs and existing value_info entries get the inferred type, a value_info entry is appended
-   * (sorted by name) for every other inferred value with a known element type, and every other
-   * byte is kept. A new Uint8Array each call. It runs the inference again on the bytes given to
-   * inferShapes (the result holds no wasm memory, only a reference to those bytes), so they must
-   * not have been modified.
-   */
-  toModel() {
-    const write = modelWriters.get(this);
-    if (!write) {
-      throw new Error('onnx-shapes: toModel() needs a result of inferShapes(bytes); a streamed model has no bytes to rewrite');
-    }
-    return write();
-  }
-}
-
-// Section - Write-back (toModel)
-
-/** result -> () => Uint8Array, for the results of inferShapes(bytes) (see Engine.#sourced). */
-const modelWriters = new WeakMap();
 
 // Section - Engine
 
@@ -503,7 +235,7 @@ class Engine {
       r = M._osi_infer_with(ptr, input.length, flags, this.#registry) >>> 0;
       if (!r) throw outOfMemory('result');
       if (M._osi_result_status(r) !== 0 ||
-          JSON.stringify(new ShapeInferenceResult(expandCompact(JSON.parse(heapString(M, M._osi_result_json_compact(r))))).values) !== JSON.stringify(result.values)) {
+          JSON.stringify(packedResult(M, r).values) !== JSON.stringify(result.values)) {
         throw modelChanged();
       }
       const out = M._osi_result_model(r, lenPtr) >>> 0;
@@ -713,7 +445,7 @@ class Engine {
         node: M.UTF8ToString(M._osi_result_error_node(r)) || null,
       });
     }
-    const result = new ShapeInferenceResult(expandCompact(JSON.parse(heapString(M, M._osi_result_json_compact(r)))));
+    const result = packedResult(M, r);
     this.#last = result;
     return result;
   }

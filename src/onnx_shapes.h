@@ -130,13 +130,13 @@ OSI_API const char *osi_result_error_node(const OsiResult *self);
  */
 OSI_API const char *osi_result_json(OsiResult *self);
 /**
- * The same result with its repetition factored out (distinct types listed
- * once and referred to by index, value and node names listed once): what
- * js/index.js reads and expands to exactly the osi_result_json object. The
- * format is described in src/result.c and may change with the wrapper.
- * "" when the status is not OSI_OK.
+ * The same result packed for js/index.js, which reads it back into exactly
+ * the osi_result_json object: names and node inputs/outputs as 32-bit words
+ * and NUL-terminated strings, distinct types listed once as JSON. The format
+ * is described in src/api/result.c and may change with the wrapper. *len
+ * gets its size; NULL (and 0) when the status is not OSI_OK or memory ran out.
  */
-OSI_API const char *osi_result_json_compact(OsiResult *self);
+OSI_API const uint8_t *osi_result_packed(OsiResult *self, size_t *len);
 
 /* Section - Write-back */
 

@@ -24,8 +24,9 @@ struct OsiResult {
   int has_root;
   OsiJson json;
   int json_done;
-  OsiJson compact; /* osi_result_json_compact */
-  int compact_done;
+  uint8_t *packed; /* osi_result_packed */
+  size_t packed_len;
+  int packed_done;
   /* write-back (osi_result_model): the borrowed input, the output once made */
   const uint8_t *src;
   size_t src_len;
@@ -463,35 +464,47 @@ static void render(OsiResult *r) {
   render_tail_to(r, j);
 }
 
-/* Section - Compact JSON (osi_result_json_compact)
+/* Section - Packed form (osi_result_packed)
  *
- * The same result with its repetition factored out, for js/index.js:
- *   {"types":[Type,...],            distinct value types (getShape format)
- *    "names":"name\u0000name...",   top-level values in definition order, joined
- *                                   by NUL (names never contain one): one JSON
- *                                   string parses much faster than 100k short ones
- *    "producers":[i,...],           per name: producing node index, -1 for none
- *    "values":[ref,t,ref,t,...],    the "values" entries in their order; ref is
- *                                   an index into names, or the key string of a
- *                                   subgraph value; t an index into types
- *    "keysUtf8":true|false,         every key is well-formed UTF-8, so the keys'
- *                                   (strcmp) order is their code point order: JS
- *                                   can binary-search them instead of building a
- *                                   100k-key object
- *    "subgraphValues":[key,path,name,...],
- *    "nodeNames":"name\u0000...",   node names, joined like "names"
- *    "nodeOps":[op,...],            per node: index into ops
- *    "nodeIO":[n,ref...,m,ref...,...]  per node: its n inputs and m outputs;
- *                                   a ref is an index into names (a top-level
- *                                   value), a key string, or null (omitted)
- *    "inputs":[ref,...], "outputs":[ref,...]   the graph's
- *    "subgraphs":[path,parent,node,attribute,[ref,...],[ref,...],
- *                 "nodeNames",[op,...],[nodeIO...], ...]   per inferred body
- *    "ops":[[opType,domain],...],   distinct (opType, domain) pairs
- *    "diagnostics":..., "firstError":..., "constraints":..., "events":...}
- *                                   as in osi_result_json
- * A 100k-node model has a few dozen distinct types, so this is several times
- * smaller than the expanded form and cheaper to render and to parse. */
+ * What js/index.js reads: the bulk of a result (every value's name, type and
+ * producer, every node) as 32-bit words and NUL-terminated UTF-8 names, so
+ * that JS copies it out of the wasm heap once and builds only what it is
+ * asked for; the rest as one JSON text. Little-endian words, each section
+ * 4-byte aligned, in this order:
+ *   header     PACK_HEADER words: version, n_names, n_rows, n_nodes,
+ *              io_words, table_cap, flags, names_bytes, node_names_bytes,
+ *              json_bytes
+ *   producers  per name (top-level values in definition order): producing
+ *              node index, -1 for none
+ *   types      per name: index into "types", -1 when the type is unknown
+ *   rows       the entries of "values" in their order (sorted by key, as
+ *              strcmp): a name index, or -1-k for subValues entry k
+ *   table      table_cap slots (a power of two): 1 + a position in rows, 0
+ *              empty; a key sits at the first free slot from its FNV-1a
+ *              32-bit hash (of its UTF-8 bytes) & (table_cap - 1), so
+ *              getShape hashes the name and compares one or two keys
+ *   nodeOps    per node of the graph: index into "ops"
+ *   nodeIO     per node: n, n input refs, m, m output refs; a ref is a name
+ *              index, -1 (omitted) or -2-k ("refKeys" entry k)
+ *   names      n_names names, each NUL-terminated
+ *   nodeNames  n_nodes node names, each NUL-terminated
+ *   json       {"types":[Type,...],       distinct value types (getShape format)
+ *               "subValues":[key,t,path,name,...]   subgraph values (key as in
+ *                                         "values", t into types)
+ *               "refKeys":[key,...], "inputs":[ref,...], "outputs":[ref,...],
+ *               "subgraphs":[path,parent,node,attribute,[ref,...],[ref,...],
+ *                  "nodeNames",[op,...],[nodeIO...], ...]   per inferred body
+ *               "ops":[[opType,domain],...],   distinct (opType, domain) pairs
+ *               "diagnostics":..., "firstError":..., "constraints":...,
+ *               "events":...}            as in osi_result_json
+ *              where a ref is a name index, a key string, or null.
+ * flags: PACK_UTF8 when every key is well-formed UTF-8 (then key order is
+ * code point order, and keys decode to distinct strings: JS may hash them),
+ * PACK_ASTRAL when a key has a code point above U+FFFF (code point order
+ * then differs from JS's code unit order). A 100k-node model has a few dozen
+ * distinct types, so the JSON is small. */
+
+enum { PACK_VERSION = 1, PACK_HEADER = 10, PACK_UTF8 = 1, PACK_ASTRAL = 2 };
 
 /* Sufficient for identical getShape JSON: same kind, element type, rank,
  * dim ids (hash-consed), element type and shown content (expression ids). */
@@ -569,100 +582,167 @@ static int intern_op(void *user, const OsiNode *n) {
   return in->count - 1;
 }
 
-static void render_compact(OsiResult *r) {
-  OsiJson *j = &r->compact;
+/* FNV-1a, 32 bits, over the bytes of s; js/index.js computes the same over
+ * a name's UTF-8 encoding. */
+static uint32_t key_hash(const char *s) {
+  uint32_t h = 2166136261u;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) h = (h ^ *p) * 16777619u;
+  return h;
+}
+
+/* PACK_UTF8 and PACK_ASTRAL of n keys. */
+static int key_flags(const Row *rows, int n) {
+  int flags = PACK_UTF8;
+  for (int i = 0; i < n; i++) {
+    const unsigned char *p = (const unsigned char *)rows[i].key;
+    while (*p && *p < 0x80) p++;
+    if (!*p) continue; /* ASCII */
+    if (!osi_utf8_valid(rows[i].key)) return 0;
+    for (; *p; p++)
+      if (*p >= 0xf0) flags |= PACK_ASTRAL;
+  }
+  return flags;
+}
+
+static uint32_t *put_words(uint32_t *w, const int32_t *v, size_t n) {
+  if (n) memcpy(w, v, n * sizeof *v);
+  return w + n;
+}
+
+/* The n names of `order` (or of `nodes`) at `out`, each NUL-terminated. */
+static void put_strings(char *out, const OsiValueEntry *const *order, const OsiNode *nodes, int n) {
+  for (int i = 0; i < n; i++) {
+    const char *s = order ? order[i]->name : nodes[i].name;
+    size_t len = strlen(s) + 1;
+    memcpy(out, s, len);
+    out += len;
+  }
+}
+
+static size_t strings_bytes(const OsiValueEntry *const *order, const OsiNode *nodes, int n) {
+  size_t bytes = 0;
+  for (int i = 0; i < n; i++) bytes += strlen(order ? order[i]->name : nodes[i].name) + 1;
+  return bytes;
+}
+
+static size_t pad4(size_t n) { return (n + 3) & ~(size_t)3; }
+
+static void render_packed(OsiResult *r) {
   OsiContext *root = &r->root;
   const OsiGraph *g = r->run.model->graph;
-  int n = 0;
+  int n = 0, n_names = root->n_order, n_nodes = g->n_nodes;
   const char **sub_keys = NULL;
   Row *rows = collect_rows(r, &n, &sub_keys);
-  int *type_of = rows ? malloc(((size_t)n + 1) * sizeof *type_of) : NULL;
+  size_t cap = 16;
+  while (cap < 2 * (size_t)n + 2) cap *= 2;
+  int32_t *words = rows ? malloc(((size_t)2 * n_names + (size_t)n + cap + (size_t)n_nodes + 1) * sizeof *words) : NULL;
   Interner types = {0}, ops = {0};
-  size_t n_nodes = (size_t)g->n_nodes;
-  for (int i = 0; i < r->run.n_scopes; i++) n_nodes += (size_t)r->run.scopes[i].graph.n_nodes;
-  if (!type_of || !interner_init(&types, (size_t)n) || !interner_init(&ops, n_nodes)) {
-    j->failed = 1;
-    goto done;
-  }
+  OsiWords io = {0};
+  OsiJson json = {0}, ref_keys = {0};
+  size_t n_all_nodes = (size_t)n_nodes;
+  for (int i = 0; i < r->run.n_scopes; i++) n_all_nodes += (size_t)r->run.scopes[i].graph.n_nodes;
+  if (!words || !interner_init(&types, (size_t)n) || !interner_init(&ops, n_all_nodes)) goto done;
+  int32_t *producers = words, *type_of = producers + n_names, *row_refs = type_of + n_names;
+  int32_t *table = row_refs + n, *node_ops = table + cap;
   OsiGraphView view = graph_view(r, sub_keys, 1);
-  for (int i = 0; i < n; i++) type_of[i] = intern_type(&types, rows[i].type);
-  osi_json_raw(j, "{\"types\":[");
+
+  for (int i = 0; i < n_names; i++) {
+    producers[i] = root->order[i]->producer < 0 ? -1 : root->order[i]->producer;
+    type_of[i] = -1;
+  }
+  memset(table, 0, cap * sizeof *table);
+  osi_json_raw(&json, "{\"subValues\":[");
+  for (int i = 0, k = 0; i < n; i++) {
+    int t = intern_type(&types, rows[i].type);
+    if (rows[i].sub) {
+      osi_json_raw(&json, k ? ",\"" : "\"");
+      osi_json_string_body(&json, rows[i].key);
+      osi_json_raw(&json, "\",");
+      osi_json_int(&json, t);
+      osi_json_char(&json, ',');
+      osi_json_string(&json, rows[i].sub->path);
+      osi_json_char(&json, ',');
+      osi_json_string(&json, rows[i].sub->name);
+      row_refs[i] = -1 - k++;
+    } else {
+      type_of[rows[i].ref] = t;
+      row_refs[i] = rows[i].ref;
+    }
+    size_t slot = key_hash(rows[i].key) & (cap - 1);
+    while (table[slot]) slot = (slot + 1) & (cap - 1);
+    table[slot] = i + 1;
+  }
+  osi_json_raw(&json, "],\"types\":[");
   for (int i = 0; i < types.count; i++) {
-    if (i) osi_json_raw(j, ",");
-    osi_json_type_content(j, r->exprs, types.items[i]);
+    if (i) osi_json_char(&json, ',');
+    osi_json_type_content(&json, r->exprs, types.items[i]);
   }
-  osi_json_raw(j, "],\"names\":\"");
-  for (int i = 0; i < root->n_order; i++) {
-    if (i) osi_json_raw(j, "\\u0000");
-    osi_json_string_body(j, root->order[i]->name);
-  }
-  osi_json_raw(j, "\",\"producers\":[");
-  for (int i = 0; i < root->n_order; i++) {
-    if (i) osi_json_raw(j, ",");
-    osi_json_int(j, root->order[i]->producer < 0 ? -1 : root->order[i]->producer);
-  }
-  osi_json_raw(j, "],\"values\":[");
-  for (int i = 0; i < n; i++) {
-    if (i) osi_json_raw(j, ",");
-    if (rows[i].sub) osi_json_string(j, rows[i].key);
-    else osi_json_int(j, rows[i].ref);
-    osi_json_raw(j, ",");
-    osi_json_int(j, type_of[i]);
-  }
-  int keys_utf8 = 1;
-  for (int i = 0; i < n && keys_utf8; i++) keys_utf8 = osi_utf8_valid(rows[i].key);
-  osi_json_raw(j, keys_utf8 ? "],\"keysUtf8\":true" : "],\"keysUtf8\":false");
-  osi_json_raw(j, ",\"subgraphValues\":[");
-  for (int i = 0, first = 1; i < n; i++) {
-    if (!rows[i].sub) continue;
-    osi_json_raw(j, first ? "" : ",");
-    first = 0;
-    osi_json_string(j, rows[i].key);
-    osi_json_raw(j, ",");
-    osi_json_string(j, rows[i].sub->path);
-    osi_json_raw(j, ",");
-    osi_json_string(j, rows[i].sub->name);
-  }
-  osi_json_raw(j, "],\"nodeNames\":\"");
-  for (int i = 0; i < g->n_nodes; i++) {
-    if (i) osi_json_raw(j, "\\u0000");
-    osi_json_string_body(j, g->nodes[i].name);
-  }
-  osi_json_raw(j, "\",\"nodeOps\":[");
-  for (int i = 0; i < g->n_nodes; i++) {
-    if (i) osi_json_raw(j, ",");
-    osi_json_int(j, intern_op(&ops, &g->nodes[i]));
-  }
-  osi_json_raw(j, "],");
-  osi_json_node_io_compact(j, &view);
-  osi_json_graph_io(j, &view);
-  osi_json_subgraphs(j, &view, intern_op, &ops);
-  osi_json_raw(j, ",\"ops\":[");
+  osi_json_raw(&json, "]");
+  for (int i = 0; i < n_nodes; i++) node_ops[i] = intern_op(&ops, &g->nodes[i]);
+  int n_ref_keys = 0;
+  osi_pack_node_io(&view, &io, &ref_keys, &n_ref_keys);
+  osi_json_raw(&json, ",\"refKeys\":[");
+  if (ref_keys.buf) osi_json_raw(&json, ref_keys.buf);
+  osi_json_char(&json, ']');
+  osi_json_graph_io(&json, &view);
+  osi_json_subgraphs(&json, &view, intern_op, &ops);
+  osi_json_raw(&json, ",\"ops\":[");
   for (int i = 0; i < ops.count; i++) {
     const OsiNode *op = ops.items[i];
-    osi_json_raw(j, i ? ",[" : "[");
-    osi_json_string(j, op->op_type);
-    osi_json_raw(j, ",");
-    osi_json_string(j, op->domain);
-    osi_json_raw(j, "]");
+    osi_json_raw(&json, i ? ",[" : "[");
+    osi_json_string(&json, op->op_type);
+    osi_json_char(&json, ',');
+    osi_json_string(&json, op->domain);
+    osi_json_char(&json, ']');
   }
-  osi_json_raw(j, "]");
-  render_tail_to(r, j);
+  osi_json_char(&json, ']');
+  render_tail_to(r, &json);
+  if (json.failed || io.failed || ref_keys.failed) goto done;
+
+  size_t names_bytes = strings_bytes((const OsiValueEntry *const *)root->order, NULL, n_names);
+  size_t node_names_bytes = strings_bytes(NULL, g->nodes, n_nodes);
+  size_t n_words = PACK_HEADER + 2 * (size_t)n_names + (size_t)n + cap + (size_t)n_nodes + io.count;
+  size_t total = 4 * n_words + pad4(names_bytes) + pad4(node_names_bytes) + json.len;
+  if (total > INT32_MAX || n_words > INT32_MAX / 4) goto done;
+  uint32_t *out = calloc(1, pad4(total));
+  if (!out) goto done;
+  uint32_t header[PACK_HEADER] = {
+      PACK_VERSION, (uint32_t)n_names, (uint32_t)n, (uint32_t)n_nodes, (uint32_t)io.count,
+      (uint32_t)cap, (uint32_t)key_flags(rows, n), (uint32_t)names_bytes,
+      (uint32_t)node_names_bytes, (uint32_t)json.len};
+  uint32_t *w = put_words(out, (const int32_t *)header, PACK_HEADER);
+  w = put_words(w, words, 2 * (size_t)n_names + (size_t)n + cap + (size_t)n_nodes);
+  w = put_words(w, io.items, io.count);
+  char *c = (char *)w;
+  put_strings(c, (const OsiValueEntry *const *)root->order, NULL, n_names);
+  c += pad4(names_bytes);
+  put_strings(c, NULL, g->nodes, n_nodes);
+  c += pad4(node_names_bytes);
+  memcpy(c, json.buf, json.len);
+  r->packed = (uint8_t *)out;
+  r->packed_len = total;
 done:
   interner_free(&types);
   interner_free(&ops);
-  free(type_of);
+  free(io.items);
+  osi_json_free(&json);
+  osi_json_free(&ref_keys);
+  free(words);
   free(rows);
   free(sub_keys);
 }
 
-const char *osi_result_json_compact(OsiResult *self) {
-  if (!self || self->run.status != OSI_OK) return "";
-  if (!self->compact_done) {
-    render_compact(self);
-    self->compact_done = 1;
+const uint8_t *osi_result_packed(OsiResult *self, size_t *len) {
+  size_t ignored;
+  if (!len) len = &ignored;
+  *len = 0;
+  if (!self || self->run.status != OSI_OK) return NULL;
+  if (!self->packed_done) {
+    render_packed(self);
+    self->packed_done = 1;
   }
-  return self->compact.failed || !self->compact.buf ? "" : self->compact.buf;
+  *len = self->packed_len;
+  return self->packed;
 }
 
 const char *osi_result_json(OsiResult *self) {
@@ -693,7 +773,7 @@ void osi_result_delete(OsiResult *self) {
   if (self->has_root) osi_context_free(&self->root);
   osi_run_free(&self->run);
   osi_json_free(&self->json);
-  osi_json_free(&self->compact);
+  free(self->packed);
   osi_expr_store_delete(self->exprs);
   osi_arena_delete(self->arena);
   free(self);

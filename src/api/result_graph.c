@@ -39,12 +39,10 @@ static void write_ref(OsiJson *j, const OsiGraphView *v, const char *where, cons
 }
 
 /* Refs of node n: its inputs resolved by where[at...] (where NULL: a
- * top-level node), its outputs defined in `path`; top[] (when not NULL)
- * holds the entries inference resolved its inputs and outputs to. Advances
- * *at past the inputs. */
+ * top-level node), its outputs defined in `path`. Advances *at past the
+ * inputs. */
 static void write_refs(OsiJson *j, const OsiGraphView *v, const OsiNode *n, const char *path,
-                       const char *const *where, size_t *at, const OsiValueEntry *const *top,
-                       int counted) {
+                       const char *const *where, size_t *at, int counted) {
   if (counted) {
     osi_json_int(j, n->n_inputs);
     osi_json_raw(j, n->n_inputs ? "," : "");
@@ -53,13 +51,8 @@ static void write_refs(OsiJson *j, const OsiGraphView *v, const OsiNode *n, cons
   }
   for (int i = 0; i < n->n_inputs; i++) {
     if (i) osi_json_char(j, ',');
-    if (where) {
-      write_ref(j, v, where[(*at)++], n->inputs[i]);
-    } else if (v->compact && top && top[i]) { /* what inference resolved the name to */
-      osi_json_int(j, top[i]->order);
-    } else {
-      write_ref(j, v, n->inputs[i][0] ? "" : NULL, n->inputs[i]);
-    }
+    if (where) write_ref(j, v, where[(*at)++], n->inputs[i]);
+    else write_ref(j, v, n->inputs[i][0] ? "" : NULL, n->inputs[i]);
   }
   if (counted) {
     osi_json_char(j, ',');
@@ -70,25 +63,54 @@ static void write_refs(OsiJson *j, const OsiGraphView *v, const OsiNode *n, cons
   }
   for (int i = 0; i < n->n_outputs; i++) {
     if (i) osi_json_char(j, ',');
-    if (v->compact && top && top[n->n_inputs + i]) osi_json_int(j, top[n->n_inputs + i]->order);
-    else write_ref(j, v, path, n->outputs[i]);
+    write_ref(j, v, path, n->outputs[i]);
   }
   if (!counted) osi_json_raw(j, "]");
 }
 
 void osi_json_node_io(OsiJson *j, const OsiGraphView *v, int k) {
-  write_refs(j, v, &v->graph->nodes[k], "", NULL, NULL, NULL, 0);
+  write_refs(j, v, &v->graph->nodes[k], "", NULL, NULL, 0);
 }
 
-void osi_json_node_io_compact(OsiJson *j, const OsiGraphView *v) {
-  const OsiRun *run = v->run;
-  osi_json_raw(j, "\"nodeIO\":[");
-  for (int k = 0; k < v->graph->n_nodes; k++) {
-    if (k) osi_json_char(j, ',');
-    write_refs(j, v, &v->graph->nodes[k], "", NULL, NULL,
-               run->top_io ? run->top_io + run->top_io_at[k] : NULL, 1);
+static void push_word(OsiWords *w, int32_t v) {
+  if (w->failed) return;
+  if (w->count == w->cap) {
+    size_t cap = w->cap ? 2 * w->cap : 1024;
+    int32_t *items = realloc(w->items, cap * sizeof *items);
+    if (!items) {
+      w->failed = 1;
+      return;
+    }
+    w->items = items;
+    w->cap = cap;
   }
-  osi_json_raw(j, "]");
+  w->items[w->count++] = v;
+}
+
+/* The packed ref of top-level name `name`, `e` being what inference resolved
+ * it to (NULL: look it up). */
+static int32_t pack_ref(const OsiGraphView *v, const OsiValueEntry *e, const char *name,
+                        OsiJson *ref_keys, int *n_ref_keys) {
+  if (!name[0]) return -1;
+  if (!e) e = osi_value_table_get(&v->root->values, name);
+  if (e) return e->order;
+  osi_json_raw(ref_keys, *n_ref_keys ? "," : "");
+  osi_json_string(ref_keys, name);
+  return -2 - (*n_ref_keys)++;
+}
+
+void osi_pack_node_io(const OsiGraphView *v, OsiWords *io, OsiJson *ref_keys, int *n_ref_keys) {
+  const OsiRun *run = v->run;
+  for (int k = 0; k < v->graph->n_nodes; k++) {
+    const OsiNode *n = &v->graph->nodes[k];
+    const OsiValueEntry *const *top = run->top_io ? run->top_io + run->top_io_at[k] : NULL;
+    push_word(io, n->n_inputs);
+    for (int i = 0; i < n->n_inputs; i++)
+      push_word(io, pack_ref(v, top ? top[i] : NULL, n->inputs[i], ref_keys, n_ref_keys));
+    push_word(io, n->n_outputs);
+    for (int i = 0; i < n->n_outputs; i++)
+      push_word(io, pack_ref(v, top ? top[n->n_inputs + i] : NULL, n->outputs[i], ref_keys, n_ref_keys));
+  }
 }
 
 /* [ref,...] of a graph's formal inputs (defined in `path`, skipping those an
@@ -154,7 +176,7 @@ static void write_scope_compact(OsiJson *j, const OsiGraphView *v, const OsiScop
   osi_json_raw(j, "],[");
   for (int k = 0; k < g->n_nodes; k++) {
     if (k) osi_json_char(j, ',');
-    write_refs(j, v, &g->nodes[k], s->path, s->where, &at, NULL, 1);
+    write_refs(j, v, &g->nodes[k], s->path, s->where, &at, 1);
   }
   osi_json_raw(j, "]");
 }
@@ -184,7 +206,7 @@ static void write_scope_full(OsiJson *j, const OsiGraphView *v, const OsiScopeLo
     osi_json_string(j, n->op_type);
     osi_json_raw(j, ",\"domain\":");
     osi_json_string(j, n->domain);
-    write_refs(j, v, n, s->path, s->where, &at, NULL, 0);
+    write_refs(j, v, n, s->path, s->where, &at, 0);
     osi_json_raw(j, "}");
   }
   osi_json_raw(j, "]}");

@@ -14,16 +14,28 @@ typedef struct OsiGraphView {
   const OsiRun *run;
   const OsiGraph *graph;       /* the model's graph */
   const char *const *sub_keys; /* per run->subs entry: its key in "values" (NULL: none) */
-  /* Compact form: a top-level value is its index in root->order (the
-   * "names" list), any other value its key; the full form writes keys. */
+  /* Packed form (osi_result_packed): a top-level value is its index in
+   * root->order (the "names" list), any other value its key; the full form
+   * writes keys. */
   int compact;
 } OsiGraphView;
 
 /* One node: ,"inputs":[...],"outputs":[...] (full form: appended inside the
  * node's object) for node k of the top-level graph. */
 void osi_json_node_io(OsiJson *j, const OsiGraphView *v, int k);
-/* Compact form: "nodeIO":[n_in,ref...,n_out,ref...,...] for every top-level node. */
-void osi_json_node_io_compact(OsiJson *j, const OsiGraphView *v);
+
+/* A growable array of 32-bit words. */
+typedef struct OsiWords {
+  int32_t *items;
+  size_t count, cap;
+  int failed; /* an allocation failed; the words are incomplete */
+} OsiWords;
+
+/* Packed form (osi_result_packed): per top-level node n_in, refs, n_out,
+ * refs into io; a ref is an index into root->order, -1 for an omitted name,
+ * or -2-k for the k-th key string appended to ref_keys (a JSON list body,
+ * *n_ref_keys counts them) when the name is no top-level value. */
+void osi_pack_node_io(const OsiGraphView *v, OsiWords *io, OsiJson *ref_keys, int *n_ref_keys);
 /* ,"inputs":[...],"outputs":[...]: the graph inputs no initializer
  * shadows, and the graph outputs. */
 void osi_json_graph_io(OsiJson *j, const OsiGraphView *v);

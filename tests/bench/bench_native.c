@@ -7,9 +7,9 @@
  * Prints one JSON line with medians in milliseconds:
  *   decode_ms  osi_decode_pbc alone (protobuf-c unpack + the engine's graph model)
  *   infer_ms   osi_infer end to end (decode, inference, anchors, constraints)
- *   json_ms    osi_result_json_compact (rendering the result the way js/index.js reads it)
- *   total_ms   infer + json (what one JS inferShapes call runs in C)
- * plus json_bytes, the size of the JSON answer.
+ *   pack_ms    osi_result_packed (the result in the form js/index.js reads)
+ *   total_ms   infer + pack (what one JS inferShapes call runs in C)
+ * plus packed_bytes, the size of that form.
  *
  * glibc is told to keep freed memory (mallopt), as in a long-running process: by default it
  * hands the heap back to the kernel after every call, and the next call's page faults (zeroing
@@ -71,8 +71,8 @@ int main(int argc, char **argv) {
   fclose(f);
 
   double *dec = calloc((size_t)runs, sizeof *dec), *inf = calloc((size_t)runs, sizeof *inf);
-  double *js = calloc((size_t)runs, sizeof *js), *tot = calloc((size_t)runs, sizeof *tot);
-  size_t json_bytes = 0;
+  double *pk = calloc((size_t)runs, sizeof *pk), *tot = calloc((size_t)runs, sizeof *tot);
+  size_t packed_bytes = 0;
   for (int i = -1; i < runs; i++) { /* i == -1: warm-up */
     OsiArena *arena = osi_arena_new();
     OsiExprStore *exprs = osi_expr_store_new();
@@ -93,24 +93,28 @@ int main(int argc, char **argv) {
       fprintf(stderr, "%s: %s\n", osi_status_name(osi_result_status(r)), osi_result_error(r));
       return 1;
     }
-    const char *json = osi_result_json_compact(r);
+    size_t len;
+    if (!osi_result_packed(r, &len)) {
+      fprintf(stderr, "osi_result_packed failed\n");
+      return 1;
+    }
     double t4 = now_ms();
-    json_bytes = strlen(json);
+    packed_bytes = len;
     osi_result_delete(r);
     if (i >= 0) {
       dec[i] = t1 - t0;
       inf[i] = t3 - t2;
-      js[i] = t4 - t3;
+      pk[i] = t4 - t3;
       tot[i] = t4 - t2;
     }
   }
-  printf("{\"decode_ms\": %.3f, \"infer_ms\": %.3f, \"json_ms\": %.3f, \"total_ms\": %.3f, "
-         "\"json_bytes\": %zu}\n",
-         median(dec, runs), median(inf, runs), median(js, runs), median(tot, runs), json_bytes);
+  printf("{\"decode_ms\": %.3f, \"infer_ms\": %.3f, \"pack_ms\": %.3f, \"total_ms\": %.3f, "
+         "\"packed_bytes\": %zu}\n",
+         median(dec, runs), median(inf, runs), median(pk, runs), median(tot, runs), packed_bytes);
   free(bytes);
   free(dec);
   free(inf);
-  free(js);
+  free(pk);
   free(tot);
   return 0;
 }

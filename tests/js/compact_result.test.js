@@ -1,6 +1,7 @@
-// inferShapes reads the engine's compact result form (osi_result_json_compact) and expands it; the
+// inferShapes reads the engine's packed result form (osi_result_packed) and expands it; the
 // result must be exactly what parsing the full osi_result_json gives: same keys, same order, same
-// data, deeply frozen, including awkward value names ('__proto__', integer-like, escapes).
+// data, deeply frozen, including awkward value names ('__proto__', integer-like, escapes), and
+// getShape (a lookup in the engine's hash table of the keys) must find what the full form lists.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { init } from '../../js/index.js';
@@ -116,7 +117,7 @@ test('node inputs and outputs, graph inputs and outputs, subgraph and function b
   expectSameAsFull(bytes, { events: true });
 });
 
-/** getShape(name) for every name, before anything reads result.values (the binary-search path). */
+/** getShape(name) for every name, before anything reads result.values (the hash-table path). */
 function shapesBeforeValues(result, names) {
   return names.map((n) => result.getShape(n));
 }
@@ -168,4 +169,43 @@ test('values and producers are built once, on first read, and survive spreading 
   expect(Object.keys(JSON.parse(JSON.stringify(result)).producers).length).toBe(Object.keys(result.producers).length);
   expect(structuredClone(copy).values).toEqual(result.values);
   expect(() => { result.values = {}; }).toThrow(TypeError);
+});
+
+test('getShape on a few thousand values (subgraph values included) finds exactly the full form\'s entries', () => {
+  const body = {
+    name: 'body',
+    inputs: [{ name: 'i', elemType: 'int64', dims: [] }, { name: 'c', elemType: 'bool', dims: [] }, { name: 'acc', elemType: 'float', dims: ['N'] }],
+    outputs: ['c_out', 'acc_out'],
+    nodes: [
+      { op: 'Identity', name: 'keep', inputs: ['c'], outputs: ['c_out'] },
+      { op: 'Neg', name: 'neg', inputs: ['acc'], outputs: ['acc_out'] },
+    ],
+  };
+  const n = 3000;
+  const nodes = [];
+  for (let i = 0; i < n; i++) {
+    // Shared prefixes and a few distinct types, as exporters name and shape values.
+    const op = ['Neg', 'Relu', 'Shape'][i % 3];
+    const input = i % 3 === 0 ? 'X' : `/layers.${(i - 1) % 7}/v_${i - 1}`;
+    nodes.push({ op, name: `n${i}`, inputs: [input], outputs: [`/layers.${i % 7}/v_${i}`] });
+  }
+  nodes.push({ op: 'Loop', name: 'loop', inputs: ['trip', 'go', 'X'], outputs: ['Y'], attrs: { body: attr.graph(body) } });
+  const bytes = model({
+    inputs: [{ name: 'X', elemType: 'float', dims: ['N'] }, { name: 'trip', elemType: 'int64', dims: [] }, { name: 'go', elemType: 'bool', dims: [] }],
+    outputs: ['Y'],
+    nodes,
+  });
+  const result = engine.inferShapes(bytes);
+  const full = fullJson(bytes);
+  const keys = Object.keys(full.values);
+  expect(keys.length).toBeGreaterThan(n);
+  expect(keys).toContain('loop/body/acc_out');
+  const found = shapesBeforeValues(result, keys);
+  keys.forEach((k, i) => expect(found[i]).toEqual(full.values[k]));
+  for (const k of keys) expect(result.getShape(k)).toBe(result.values[k]);
+  for (let i = 0; i < n; i++) {
+    for (const miss of [`/layers.${i % 7}/v_${i}x`, `/layers.${(i + 1) % 7}/v_${i}`, `v_${i}`]) expect(result.getShape(miss)).toBeNull();
+  }
+  expect(result.names()).toEqual([...keys].sort());
+  expectSameAsFull(bytes);
 });

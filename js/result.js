@@ -1,0 +1,373 @@
+// onnx-shapes: the result of one inference (ShapeInferenceResult), read from the engine's packed
+// form (osi_result_packed, described in src/api/result.c).
+//
+// The packed bytes are copied out of the wasm heap once; everything else is built from them when
+// it is first asked for. getShape hashes the name and looks it up in the engine's own hash table
+// of the keys (no JS Map or 100k-key object to build first); names, producers, nodes and values
+// are decoded on first read. Types are frozen objects shared by every value of the same type.
+
+function deepFreeze(value) {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze(value[key]);
+  }
+  return value;
+}
+
+const utf8 = new TextDecoder();
+
+/** o[key] = value as JSON.parse would define it (an own property even for '__proto__'). */
+function define(o, key, value) {
+  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  else o[key] = value;
+}
+
+/** `count` NUL-terminated UTF-8 strings in `bytes` (names never contain a NUL). */
+function splitStrings(bytes, count) {
+  if (count === 0) return [];
+  const all = utf8.decode(bytes).split('\0');
+  all.length = count; // the part after the last NUL
+  return all;
+}
+
+const FNV_PRIME = 16777619;
+
+/** FNV-1a (32 bits) of the UTF-8 encoding of `s`, as key_hash in src/api/result.c. */
+function keyHash(s) {
+  let h = 0x811c9dc5 | 0;
+  for (let i = 0; i < s.length; i++) {
+    let c = s.charCodeAt(i);
+    if (c < 0x80) {
+      h = Math.imul(h ^ c, FNV_PRIME);
+      continue;
+    }
+    if (c < 0x800) {
+      h = Math.imul(h ^ (0xc0 | (c >> 6)), FNV_PRIME);
+    } else {
+      if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length) {
+        const d = s.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d < 0xe000) { // a surrogate pair: 4 bytes
+          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          i++;
+          h = Math.imul(h ^ (0xf0 | (c >> 18)), FNV_PRIME);
+          h = Math.imul(h ^ (0x80 | ((c >> 12) & 63)), FNV_PRIME);
+          h = Math.imul(h ^ (0x80 | ((c >> 6) & 63)), FNV_PRIME);
+          h = Math.imul(h ^ (0x80 | (c & 63)), FNV_PRIME);
+          continue;
+        }
+      }
+      // (A lone surrogate hashes as itself: no key, being well-formed UTF-8, holds one.)
+      h = Math.imul(h ^ (0xe0 | (c >> 12)), FNV_PRIME);
+      h = Math.imul(h ^ (0x80 | ((c >> 6) & 63)), FNV_PRIME);
+    }
+    h = Math.imul(h ^ (0x80 | (c & 63)), FNV_PRIME);
+  }
+  return h;
+}
+
+/**
+ * Frozen {name, opType, domain, inputs, outputs} per node, from node names, op indices (into
+ * ops) and io ([n, ref..., m, ref..., ...]); `ref` turns a reference into a value key.
+ */
+function expandNodes(names, nodeOps, io, ops, ref) {
+  const nodes = new Array(nodeOps.length);
+  for (let i = 0, at = 0; i < nodes.length; i++) {
+    const inputs = new Array(io[at++]);
+    for (let k = 0; k < inputs.length; k++) inputs[k] = ref(io[at++]);
+    const outputs = new Array(io[at++]);
+    for (let k = 0; k < outputs.length; k++) outputs[k] = ref(io[at++]);
+    const op = ops[nodeOps[i]];
+    nodes[i] = Object.freeze({
+      name: names[i], opType: op[0], domain: op[1], inputs: Object.freeze(inputs), outputs: Object.freeze(outputs),
+    });
+  }
+  return Object.freeze(nodes);
+}
+
+const HEADER = 10; // words; PACK_HEADER in src/api/result.c
+const VERSION = 1;
+const FLAG_UTF8 = 1; // every key is well-formed UTF-8
+const FLAG_ASTRAL = 2; // some key has a code point above U+FFFF
+
+/**
+ * A packed result copied out of the wasm heap, decoded piece by piece on demand. Everything it
+ * hands out is frozen.
+ */
+class Packed {
+  #bytes;
+  #names;
+  #nodeNames;
+  #flags;
+  #sorted;
+
+  /** Copies the packed result at `ptr` (4-byte aligned) out of `heap` (a Uint8Array). */
+  constructor(heap, ptr) {
+    const h = new Uint32Array(heap.buffer, heap.byteOffset + ptr, HEADER);
+    if (h[0] !== VERSION) throw new Error(`onnx-shapes: packed result version ${h[0]}, expected ${VERSION} (dist/ and js/ from different builds?)`);
+    const [, nNames, nRows, nNodes, ioWords, tableCap, flags, namesBytes, nodeNamesBytes, jsonBytes] = h;
+    const pad = (n) => (n + 3) & ~3;
+    const words = HEADER + 2 * nNames + nRows + tableCap + nNodes + ioWords;
+    const bytes = heap.slice(ptr, ptr + 4 * words + pad(namesBytes) + pad(nodeNamesBytes) + jsonBytes);
+    const w = new Int32Array(bytes.buffer, 0, words);
+    let at = HEADER;
+    const take = (n) => w.subarray(at, (at += n));
+    this.producers = take(nNames);
+    this.typeOf = take(nNames);
+    this.rows = take(nRows);
+    this.table = take(tableCap);
+    this.nodeOps = take(nNodes);
+    this.nodeIO = take(ioWords);
+    at *= 4;
+    this.#bytes = { names: bytes.subarray(at, (at += pad(namesBytes))), nodeNames: bytes.subarray(at, (at += pad(nodeNamesBytes))) };
+    this.nNames = nNames;
+    this.nNodes = nNodes;
+    this.#flags = flags;
+    const json = JSON.parse(utf8.decode(bytes.subarray(at, at + jsonBytes)));
+    this.json = json;
+    this.types = json.types.map(deepFreeze);
+    const s = json.subValues;
+    this.subKeys = new Array(s.length / 4);
+    this.subTypes = new Array(s.length / 4);
+    for (let i = 0; i < s.length; i += 4) {
+      this.subKeys[i / 4] = s[i];
+      this.subTypes[i / 4] = this.types[s[i + 1]];
+    }
+  }
+
+  /** Top-level value names in definition order. */
+  get names() {
+    return (this.#names ??= splitStrings(this.#bytes.names, this.nNames));
+  }
+
+  get nodeNames() {
+    return (this.#nodeNames ??= splitStrings(this.#bytes.nodeNames, this.nNodes));
+  }
+
+  /** The key and type of entry `row` of rows (a name index, or -1-k for subgraph value k). */
+  key(row) {
+    return row >= 0 ? this.names[row] : this.subKeys[-1 - row];
+  }
+
+  type(row) {
+    return row >= 0 ? this.types[this.typeOf[row]] : this.subTypes[-1 - row];
+  }
+
+  /** Whether keys hash and sort by their UTF-8 bytes as JS strings (see FLAG_UTF8). */
+  get hashable() {
+    return (this.#flags & FLAG_UTF8) !== 0;
+  }
+
+  /** The type of key `name`, or null; only when hashable. */
+  lookup(name) {
+    const table = this.table, rows = this.rows, mask = table.length - 1;
+    const names = this.names;
+    for (let i = keyHash(name) & mask, slot; (slot = table[i]) !== 0; i = (i + 1) & mask) {
+      const row = rows[slot - 1];
+      if ((row >= 0 ? names[row] : this.subKeys[-1 - row]) === name) return this.type(row);
+    }
+    return null;
+  }
+
+  /** Every key, sorted in code unit order (only when hashable). */
+  sortedKeys() {
+    if (!this.#sorted) {
+      const rows = this.rows;
+      const keys = new Array(rows.length);
+      for (let i = 0; i < rows.length; i++) keys[i] = this.key(rows[i]);
+      // rows are in code point order, which is code unit order unless surrogates are involved.
+      if (this.#flags & FLAG_ASTRAL) keys.sort();
+      this.#sorted = keys;
+    }
+    return this.#sorted;
+  }
+
+  /** A value reference of the JSON part: a name index, a key, or null. */
+  ref = (r) => (typeof r === 'number' ? this.names[r] : r);
+
+  /** A reference of nodeIO: a name index, -1 (omitted) or -2-k (refKeys[k]). */
+  ioRef = (r) => (r >= 0 ? this.names[r] : r === -1 ? null : this.json.refKeys[-2 - r]);
+}
+
+/**
+ * The record ShapeInferenceResult is built from: the packed result's lazily built members, and
+ * its small members (inputs, outputs, diagnostics, ...) as frozen data, keyed as in osi_result_json.
+ */
+export function readPacked(heap, ptr) {
+  const p = new Packed(heap, ptr);
+  const c = p.json;
+  const refs = (list) => Object.freeze(list.map(p.ref));
+  const subgraphValues = {};
+  for (let i = 0, s = c.subValues; i < s.length; i += 4) {
+    define(subgraphValues, s[i], Object.freeze({ path: s[i + 2], name: s[i + 3] }));
+  }
+  const data = {
+    [LAZY]: {
+      packed: p,
+      values() {
+        const o = {};
+        for (let i = 0, rows = p.rows; i < rows.length; i++) define(o, p.key(rows[i]), p.type(rows[i]));
+        return Object.freeze(o);
+      },
+      producers() {
+        const o = {};
+        const names = p.names;
+        for (let i = 0, prod = p.producers; i < prod.length; i++) {
+          if (prod[i] >= 0) define(o, names[i], prod[i]);
+        }
+        return Object.freeze(o);
+      },
+      nodes: () => expandNodes(p.nodeNames, p.nodeOps, p.nodeIO, c.ops, p.ioRef),
+      subgraphs() {
+        const o = {};
+        for (let i = 0, s = c.subgraphs; i < s.length; i += 9) {
+          const names = s[i + 7].length ? s[i + 6].split('\0') : [];
+          define(o, s[i], Object.freeze({
+            parent: s[i + 1],
+            node: s[i + 2],
+            attribute: s[i + 3],
+            inputs: refs(s[i + 4]),
+            outputs: refs(s[i + 5]),
+            nodes: expandNodes(names, s[i + 7], s[i + 8], c.ops, p.ref),
+          }));
+        }
+        return Object.freeze(o);
+      },
+    },
+    subgraphValues: Object.freeze(subgraphValues),
+    inputs: refs(c.inputs),
+    outputs: refs(c.outputs),
+    diagnostics: deepFreeze(c.diagnostics),
+    firstError: c.firstError ? deepFreeze(c.firstError) : null,
+    constraints: deepFreeze(c.constraints),
+  };
+  if (c.events !== undefined) data.events = deepFreeze(c.events);
+  return data;
+}
+
+/** readPacked's record of what the lazily built keys are made from. */
+const LAZY = Symbol('lazy');
+const EMPTY = Object.freeze([]);
+
+/** What one osi_infer call found. Everything on it is frozen plain data. */
+export class ShapeInferenceResult {
+  #names;
+  #lazy;
+  #values;
+  #producers;
+  #nodes;
+  #subgraphs;
+  #links; // { producer: Map(key -> ref), consumers: Map(key -> [ref]) }, built on first use
+
+  constructor(data) {
+    const lazy = data[LAZY];
+    deepFreeze(data);
+    if (lazy) {
+      // Own enumerable accessors, built once on first read: spreading, JSON.stringify and
+      // structured clone (postMessage) see them as data properties.
+      this.#lazy = lazy;
+      const getter = (key, get) => Object.defineProperty(this, key, { enumerable: true, get });
+      getter('values', () => (this.#values ??= lazy.values()));
+      getter('producers', () => (this.#producers ??= lazy.producers()));
+      getter('nodes', () => (this.#nodes ??= lazy.nodes()));
+    } else {
+      this.values = data.values ?? Object.freeze({});
+      this.producers = data.producers ?? Object.freeze({});
+      this.nodes = data.nodes ?? Object.freeze([]);
+    }
+    this.inputs = data.inputs ?? Object.freeze([]);
+    this.outputs = data.outputs ?? Object.freeze([]);
+    if (lazy) Object.defineProperty(this, 'subgraphs', { enumerable: true, get: () => (this.#subgraphs ??= lazy.subgraphs()) });
+    else this.subgraphs = data.subgraphs ?? Object.freeze({});
+    this.diagnostics = data.diagnostics ?? Object.freeze([]);
+    // Keys the engine adds later (constraints, events, ...) pass through unchanged.
+    for (const key of Object.keys(data)) {
+      if (!(key in this)) this[key] = data[key];
+    }
+    Object.freeze(this);
+  }
+
+  /** The type of value `name` (frozen), or null when `name` is not a value with a known type. */
+  getShape(name) {
+    if (typeof name !== 'string') return null;
+    const packed = this.#lazy?.packed;
+    if (packed?.hashable) return packed.lookup(name); // no 100k-key object needed
+    if (!Object.hasOwn(this.values, name)) return null;
+    return this.values[name] ?? null;
+  }
+
+  /**
+   * The node at `path` ('' for the model's graph, a key of `subgraphs` for a body) and `index`
+   * in that graph's nodes, or null.
+   */
+  node(path, index) {
+    const nodes = path === '' ? this.nodes : Object.hasOwn(this.subgraphs, path) ? this.subgraphs[path].nodes : null;
+    return nodes && Number.isInteger(index) && index >= 0 && index < nodes.length ? nodes[index] : null;
+  }
+
+  /** The node that writes value `key`: { path, index, node }, or null (graph input, initializer). */
+  producer(key) {
+    return this.#graphLinks().producer.get(key) ?? null;
+  }
+
+  /**
+   * The nodes that read value `key`, in graph order (the model's graph, then each body):
+   * [{ path, index, input, node }], `input` being the position among the node's inputs. Nodes
+   * inside a body that read an outer value are listed with the body's path.
+   */
+  consumers(key) {
+    return this.#graphLinks().consumers.get(key) ?? EMPTY;
+  }
+
+  #graphLinks() {
+    if (this.#links) return this.#links;
+    const producer = new Map();
+    const consumers = new Map();
+    const walk = (path, nodes) => {
+      for (let index = 0; index < nodes.length; index++) {
+        const node = nodes[index];
+        for (let input = 0; input < node.inputs.length; input++) {
+          const key = node.inputs[input];
+          if (key === null) continue;
+          const ref = Object.freeze({ path, index, input, node });
+          const list = consumers.get(key);
+          if (list) list.push(ref);
+          else consumers.set(key, [ref]);
+        }
+        let ref = null;
+        for (const key of node.outputs) {
+          if (key !== null && !producer.has(key)) producer.set(key, (ref ??= Object.freeze({ path, index, node })));
+        }
+      }
+    };
+    walk('', this.nodes);
+    for (const [path, g] of Object.entries(this.subgraphs)) walk(path, g.nodes);
+    for (const list of consumers.values()) Object.freeze(list);
+    return (this.#links = { producer, consumers });
+  }
+
+  /** Every value with a known type, sorted (code-unit order). A fresh array each call. */
+  names() {
+    const packed = this.#lazy?.packed; // (the engine lists only values with a known type)
+    this.#names ??= packed?.hashable ? packed.sortedKeys() : Object.keys(this.values).filter((n) => this.values[n] != null).sort();
+    return this.#names.slice();
+  }
+
+  /**
+   * The model given to inferShapes with the inferred types written in (C osi_result_model): graph
+   * outputs and existing value_info entries get the inferred type, a value_info entry is appended
+   * (sorted by name) for every other inferred value with a known element type, and every other
+   * byte is kept. A new Uint8Array each call. It runs the inference again on the bytes given to
+   * inferShapes (the result holds no wasm memory, only a reference to those bytes), so they must
+   * not have been modified.
+   */
+  toModel() {
+    const write = modelWriters.get(this);
+    if (!write) {
+      throw new Error('onnx-shapes: toModel() needs a result of inferShapes(bytes); a streamed model has no bytes to rewrite');
+    }
+    return write();
+  }
+}
+
+/** result -> () => Uint8Array, for the results of inferShapes(bytes) (set by js/index.js). */
+export const modelWriters = new WeakMap();
