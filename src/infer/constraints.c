@@ -466,15 +466,66 @@ static void settle_rejected(OsiContext *scope, const OsiConstraintList *rejected
 
 /* Section - Rewriting */
 
-static const OsiType *rewrite_type(OsiRun *run, const OsiType *t, const OsiExpr *from,
-                                   const OsiExpr *to, size_t n, int depth) {
+/* Substitution results by expression: the rename map stays the same while
+ * every value's type is rewritten, and the same dims (hash-consed ids) recur
+ * across thousands of values. Open addressing; a key of OSI_EXPR_UNKNOWN
+ * marks an empty slot. Without memory it substitutes every time. */
+typedef struct SubstMemo {
+  const OsiExpr *from, *to;
+  size_t n;
+  OsiExpr *keys, *vals;
+  size_t cap, count;
+} SubstMemo;
+
+static size_t memo_slot(const SubstMemo *m, OsiExpr e) {
+  size_t i = ((size_t)e * 2654435761u) & (m->cap - 1);
+  while (m->keys[i] != OSI_EXPR_UNKNOWN && m->keys[i] != e) i = (i + 1) & (m->cap - 1);
+  return i;
+}
+
+static int memo_grow(SubstMemo *m) {
+  size_t cap = m->cap ? 2 * m->cap : 1024;
+  SubstMemo bigger = *m;
+  bigger.keys = calloc(cap, sizeof *bigger.keys);
+  bigger.vals = malloc(cap * sizeof *bigger.vals);
+  bigger.cap = cap;
+  if (!bigger.keys || !bigger.vals) {
+    free(bigger.keys);
+    free(bigger.vals);
+    return 0;
+  }
+  for (size_t i = 0; i < m->cap; i++) {
+    if (m->keys[i] == OSI_EXPR_UNKNOWN) continue;
+    size_t j = memo_slot(&bigger, m->keys[i]);
+    bigger.keys[j] = m->keys[i];
+    bigger.vals[j] = m->vals[i];
+  }
+  free(m->keys);
+  free(m->vals);
+  *m = bigger;
+  return 1;
+}
+
+static OsiExpr memo_subst(OsiExprStore *s, SubstMemo *m, OsiExpr e) {
+  if (e == OSI_EXPR_UNKNOWN) return e;
+  if ((m->count + 1) * 2 > m->cap && !memo_grow(m)) return osi_expr_substitute(s, e, m->from, m->to, m->n);
+  size_t i = memo_slot(m, e);
+  if (m->keys[i] == e) return m->vals[i];
+  OsiExpr r = osi_expr_substitute(s, e, m->from, m->to, m->n);
+  m->keys[i] = e;
+  m->vals[i] = r;
+  m->count++;
+  return r;
+}
+
+static const OsiType *rewrite_type(OsiRun *run, const OsiType *t, SubstMemo *memo, int depth) {
   if (!t || depth > 16) return t;
   OsiExprStore *s = run->exprs;
-  const OsiType *elem = rewrite_type(run, t->elem, from, to, n, depth + 1);
+  const OsiType *elem = rewrite_type(run, t->elem, memo, depth + 1);
   int changed = elem != t->elem;
   OsiExpr dims[OSI_MAX_RANK];
   for (int i = 0; i < t->rank; i++) {
-    dims[i] = t->dims[i] == OSI_EXPR_UNKNOWN ? t->dims[i] : osi_expr_substitute(s, t->dims[i], from, to, n);
+    dims[i] = memo_subst(s, memo, t->dims[i]);
     if (dims[i] == OSI_EXPR_UNKNOWN) dims[i] = t->dims[i]; /* never lose a dim to the size cap */
     changed |= dims[i] != t->dims[i];
   }
@@ -482,7 +533,7 @@ static const OsiType *rewrite_type(OsiRun *run, const OsiType *t, const OsiExpr 
   OsiExpr *vals = NULL;
   const OsiExpr *elems = value ? (value->ints ? value->ints : value->floats) : NULL;
   for (int64_t i = 0; elems && i < value->count; i++) {
-    OsiExpr e = elems[i] == OSI_EXPR_UNKNOWN ? OSI_EXPR_UNKNOWN : osi_expr_substitute(s, elems[i], from, to, n);
+    OsiExpr e = memo_subst(s, memo, elems[i]);
     if (e == OSI_EXPR_UNKNOWN || e == elems[i]) continue;
     if (!vals) {
       OsiValue *nv = value->ints ? osi_value_ints(run->arena, value->count, &vals)
@@ -598,11 +649,12 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
     }
   }
   sort_labels(run);
+  SubstMemo memo = {from, to, nmap, NULL, NULL, 0, 0};
   for (int pass = 0; nmap && pass < MAX_RENAME_PASSES; pass++) {
     int changed = 0;
     for (int i = 0; i < scope->n_order; i++) {
       OsiValueEntry *e = scope->order[i];
-      const OsiType *t = rewrite_type(run, e->type, from, to, nmap, 0);
+      const OsiType *t = rewrite_type(run, e->type, &memo, 0);
       if (t != e->type) {
         if (OSI_EVENTS_ON(run)) {
           char before[512], after[512];
@@ -615,6 +667,8 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
     }
     if (!changed) break;
   }
+  free(memo.keys);
+  free(memo.vals);
 done:
   free(c.members);
   free(c.parent);
