@@ -104,7 +104,16 @@ static int past_end(Scan *s, const uint8_t *field, const uint8_t *msg_end, int h
 static int limit(Scan *s, const char *why) { return osi_mb_fail(s->err, OSI_ERR_LIMIT_EXCEEDED, why); }
 
 static const ProtobufCFieldDescriptor *field_of(const ProtobufCMessageDescriptor *desc, uint64_t key) {
-  return key >> 3 <= UINT32_MAX ? protobuf_c_message_descriptor_get_field(desc, (unsigned)(key >> 3)) : NULL;
+  uint64_t id = key >> 3;
+  if (id > UINT32_MAX) return NULL;
+  /* The generated descriptors list fields by number, mostly without gaps:
+   * look back from where field `id` would be before the binary search
+   * (called for every field of every message, it was a third of the scan). */
+  for (unsigned i = id < desc->n_fields ? (unsigned)id : desc->n_fields; i-- > 0;) {
+    if (desc->fields[i].id == id) return &desc->fields[i];
+    if (desc->fields[i].id < id) break;
+  }
+  return protobuf_c_message_descriptor_get_field(desc, (unsigned)id);
 }
 
 /* One message's own fields (pass 1), then its message-typed fields (pass
