@@ -570,9 +570,16 @@ static int intern_type(Interner *in, const OsiType *t) {
   return in->count - 1;
 }
 
+/* Up to the first 8 bytes of s: enough to spread op types and domains. */
+static uint32_t prefix_hash(const char *s) {
+  uint32_t h = 2166136261u;
+  for (int i = 0; i < 8 && s[i]; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+  return h;
+}
+
 static int intern_op(void *user, const OsiNode *n) {
   Interner *in = user;
-  size_t i = (size_t)(osi_hash_string(n->op_type) * 31 + osi_hash_string(n->domain)) & in->mask;
+  size_t i = (size_t)(prefix_hash(n->op_type) * 31u + prefix_hash(n->domain)) & in->mask;
   for (; in->slots[i]; i = (i + 1) & in->mask) {
     const OsiNode *m = in->items[in->slots[i] - 1];
     if (!strcmp(m->op_type, n->op_type) && !strcmp(m->domain, n->domain)) return in->slots[i] - 1;
@@ -582,15 +589,22 @@ static int intern_op(void *user, const OsiNode *n) {
   return in->count - 1;
 }
 
-/* FNV-1a, 32 bits, over the bytes of s; js/index.js computes the same over
- * a name's UTF-8 encoding. */
-static uint32_t key_hash(const char *s) {
+static size_t pad4(size_t n) { return (n + 3) & ~(size_t)3; }
+
+/* FNV-1a, 32 bits, over the bytes of s; js/result.js computes the same over
+ * a name's UTF-8 encoding. ORs every byte into *seen. */
+static uint32_t key_hash(const char *s, unsigned *seen) {
   uint32_t h = 2166136261u;
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) h = (h ^ *p) * 16777619u;
+  unsigned any = 0;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    h = (h ^ *p) * 16777619u;
+    any |= *p;
+  }
+  *seen |= any;
   return h;
 }
 
-/* PACK_UTF8 and PACK_ASTRAL of n keys. */
+/* PACK_UTF8 and PACK_ASTRAL of n keys, some of which are not ASCII. */
 static int key_flags(const Row *rows, int n) {
   int flags = PACK_UTF8;
   for (int i = 0; i < n; i++) {
@@ -604,28 +618,19 @@ static int key_flags(const Row *rows, int n) {
   return flags;
 }
 
-static uint32_t *put_words(uint32_t *w, const int32_t *v, size_t n) {
-  if (n) memcpy(w, v, n * sizeof *v);
-  return w + n;
-}
-
-/* The n names of `order` (or of `nodes`) at `out`, each NUL-terminated. */
-static void put_strings(char *out, const OsiValueEntry *const *order, const OsiNode *nodes, int n) {
+/* The n names of `order` (or of `nodes`), each NUL-terminated, then NULs to
+ * a multiple of 4 bytes; returns the bytes written before the padding. */
+static size_t put_strings(OsiJson *out, const OsiValueEntry *const *order, const OsiNode *nodes,
+                          int n) {
+  size_t start = out->len;
   for (int i = 0; i < n; i++) {
     const char *s = order ? order[i]->name : nodes[i].name;
-    size_t len = strlen(s) + 1;
-    memcpy(out, s, len);
-    out += len;
+    osi_json_bytes(out, s, strlen(s) + 1);
   }
-}
-
-static size_t strings_bytes(const OsiValueEntry *const *order, const OsiNode *nodes, int n) {
-  size_t bytes = 0;
-  for (int i = 0; i < n; i++) bytes += strlen(order ? order[i]->name : nodes[i].name) + 1;
+  size_t bytes = out->len - start;
+  osi_json_bytes(out, "\0\0\0", pad4(bytes) - bytes);
   return bytes;
 }
-
-static size_t pad4(size_t n) { return (n + 3) & ~(size_t)3; }
 
 static void render_packed(OsiResult *r) {
   OsiContext *root = &r->root;
@@ -635,10 +640,11 @@ static void render_packed(OsiResult *r) {
   Row *rows = collect_rows(r, &n, &sub_keys);
   size_t cap = 16;
   while (cap < 2 * (size_t)n + 2) cap *= 2;
-  int32_t *words = rows ? malloc(((size_t)2 * n_names + (size_t)n + cap + (size_t)n_nodes + 1) * sizeof *words) : NULL;
+  size_t n_words = 2 * (size_t)n_names + (size_t)n + cap + (size_t)n_nodes;
+  int32_t *words = rows ? malloc((n_words + 1) * sizeof *words) : NULL;
   Interner types = {0}, ops = {0};
   OsiWords io = {0};
-  OsiJson json = {0}, ref_keys = {0};
+  OsiJson json = {0}, ref_keys = {0}, out = {0};
   size_t n_all_nodes = (size_t)n_nodes;
   for (int i = 0; i < r->run.n_scopes; i++) n_all_nodes += (size_t)r->run.scopes[i].graph.n_nodes;
   if (!words || !interner_init(&types, (size_t)n) || !interner_init(&ops, n_all_nodes)) goto done;
@@ -651,6 +657,7 @@ static void render_packed(OsiResult *r) {
     type_of[i] = -1;
   }
   memset(table, 0, cap * sizeof *table);
+  unsigned seen = 0;
   osi_json_raw(&json, "{\"subValues\":[");
   for (int i = 0, k = 0; i < n; i++) {
     int t = intern_type(&types, rows[i].type);
@@ -668,7 +675,7 @@ static void render_packed(OsiResult *r) {
       type_of[rows[i].ref] = t;
       row_refs[i] = rows[i].ref;
     }
-    size_t slot = key_hash(rows[i].key) & (cap - 1);
+    size_t slot = key_hash(rows[i].key, &seen) & (cap - 1);
     while (table[slot]) slot = (slot + 1) & (cap - 1);
     table[slot] = i + 1;
   }
@@ -699,34 +706,29 @@ static void render_packed(OsiResult *r) {
   render_tail_to(r, &json);
   if (json.failed || io.failed || ref_keys.failed) goto done;
 
-  size_t names_bytes = strings_bytes((const OsiValueEntry *const *)root->order, NULL, n_names);
-  size_t node_names_bytes = strings_bytes(NULL, g->nodes, n_nodes);
-  size_t n_words = PACK_HEADER + 2 * (size_t)n_names + (size_t)n + cap + (size_t)n_nodes + io.count;
-  size_t total = 4 * n_words + pad4(names_bytes) + pad4(node_names_bytes) + json.len;
-  if (total > INT32_MAX || n_words > INT32_MAX / 4) goto done;
-  uint32_t *out = calloc(1, pad4(total));
-  if (!out) goto done;
   uint32_t header[PACK_HEADER] = {
       PACK_VERSION, (uint32_t)n_names, (uint32_t)n, (uint32_t)n_nodes, (uint32_t)io.count,
-      (uint32_t)cap, (uint32_t)key_flags(rows, n), (uint32_t)names_bytes,
-      (uint32_t)node_names_bytes, (uint32_t)json.len};
-  uint32_t *w = put_words(out, (const int32_t *)header, PACK_HEADER);
-  w = put_words(w, words, 2 * (size_t)n_names + (size_t)n + cap + (size_t)n_nodes);
-  w = put_words(w, io.items, io.count);
-  char *c = (char *)w;
-  put_strings(c, (const OsiValueEntry *const *)root->order, NULL, n_names);
-  c += pad4(names_bytes);
-  put_strings(c, NULL, g->nodes, n_nodes);
-  c += pad4(node_names_bytes);
-  memcpy(c, json.buf, json.len);
-  r->packed = (uint8_t *)out;
-  r->packed_len = total;
+      (uint32_t)cap, (uint32_t)(seen & 0x80 ? key_flags(rows, n) : PACK_UTF8), 0, 0,
+      (uint32_t)json.len};
+  osi_json_bytes(&out, header, sizeof header);
+  osi_json_bytes(&out, words, n_words * sizeof *words);
+  osi_json_bytes(&out, io.items, io.count * sizeof *io.items);
+  size_t names_bytes = put_strings(&out, (const OsiValueEntry *const *)root->order, NULL, n_names);
+  size_t node_names_bytes = put_strings(&out, NULL, g->nodes, n_nodes);
+  osi_json_bytes(&out, json.buf, json.len);
+  if (out.failed || out.len > INT32_MAX) goto done;
+  uint32_t sizes[2] = {(uint32_t)names_bytes, (uint32_t)node_names_bytes};
+  memcpy(out.buf + 7 * sizeof *header, sizes, sizeof sizes);
+  r->packed = (uint8_t *)out.buf;
+  r->packed_len = out.len;
+  out.buf = NULL;
 done:
   interner_free(&types);
   interner_free(&ops);
   free(io.items);
   osi_json_free(&json);
   osi_json_free(&ref_keys);
+  osi_json_free(&out);
   free(words);
   free(rows);
   free(sub_keys);

@@ -29,6 +29,8 @@ static void append(OsiJson *j, const char *s, size_t n) {
 
 void osi_json_raw(OsiJson *j, const char *s) { append(j, s, strlen(s)); }
 
+void osi_json_bytes(OsiJson *j, const void *bytes, size_t n) { append(j, bytes, n); }
+
 /* Bytes that need an escape in a JSON string: controls, '"' and '\\'. */
 static int needs_escape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
 

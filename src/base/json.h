@@ -12,6 +12,7 @@ typedef struct OsiJson {
 } OsiJson;
 
 void osi_json_raw(OsiJson *j, const char *s);
+void osi_json_bytes(OsiJson *j, const void *bytes, size_t n); /* n bytes as they are */
 void osi_json_string(OsiJson *j, const char *s); /* quoted and escaped */
 void osi_json_string_body(OsiJson *j, const char *s); /* escaped, without the quotes */
 void osi_json_int(OsiJson *j, int64_t v);
