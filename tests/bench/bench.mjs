@@ -2,31 +2,38 @@
 // python3-onnx (onnx.shape_inference.infer_shapes(model, data_prop=True)) on the same bytes.
 // A benchmark, not a test: it prints figures and whether the performance targets are met.
 //
-//   node tests/bench/bench.mjs [--keep] [--only shapes|decode] [--runs N]
+//   node tests/bench/bench.mjs [--keep] [--only exports|shapes|decode] [--models a,b,...] [--rounds N]
 //
-// shapes: tests/bench/make_models.py (python3-onnx, onnx.helper) writes, in a temp folder,
-//   exporter-style decoder-only transformers of 1, 8, 32 and 128 layers (Shape/Gather/Unsqueeze/
-//   Concat/Reshape around every attention, KV cache Concat with past, Range/Expand/Where attention
-//   mask, rotary Slice/Neg/Concat; symbolic batch/seq/past_seq), a ~100k-node CNN and a 100k-node
-//   chain. For each model:
-//     native  build/bench_native (tests/bench/bench_native.c): osi_infer + osi_result_json_compact,
-//             median of N after a warm-up run;
-//     wasm    engine.inferShapes(bytes) in Node, end to end (copy in, decode, inference, JSON,
-//             JSON.parse and the frozen result) plus one result.getShape(name), median of N after
-//             warm-up runs (>= 0.5 s), in a fresh process per model; "heap" is the wasm memory
-//             size afterwards (it never shrinks: the peak). result.values and .producers are
-//             built on first read, outside the timed runs: "+objects" is the time of that first read of both;
-//             The 32- and 128-layer models also run with each decoder forced, for the growth
-//             checks: the default switches to nanopb streaming at 8 MiB;
-//     python  onnx.shape_inference.infer_shapes(model, data_prop=True) on the loaded model: only
-//             that call is timed, median of a few runs after one warm-up call.
-//   Then the download size a browser needs for inferShapes: js/index.js, js/errors.js,
-//   dist/onnx_shapes.mjs and dist/onnx_shapes.wasm, gzipped.
+// Models:
+//   exports  tests/bench/make_exports.py: real torch.onnx exports (TorchScript exporter) of
+//            Llama- and GPT-2-style decoders with a KV cache at 8, 32 and 128 layers, and a
+//            32-layer Llama with grouped-query attention; written once into
+//            build/bench-models/<hash of make_exports.py>/ (exporting takes minutes), reused after.
+//   shapes   tests/bench/make_models.py (onnx.helper, a temp folder): exporter-style decoders of 1,
+//            8, 32 and 128 layers, a ~100k-node CNN and a 100k-node chain.
+// For each model:
+//   native   build/bench_native (tests/bench/bench_native.c), median of N runs after a warm-up:
+//            decode alone (protobuf-c unpack + the graph model) and decode + inference (osi_infer),
+//            each run timing one then the other; "pack" is osi_result_packed, the form JS reads.
+//   wasm     end to end, what a viewer pays: engine.inferShapes(bytes) (copy in, decode,
+//            inference, the packed result copied out) and then result.getShape(name) for every
+//            name of result.names(), in Node, after warm-up runs (>= 0.5 s: V8 tiers hot wasm
+//            functions up while they run). "heap" is the wasm memory size afterwards (it never
+//            shrinks: the peak).
+//   python   onnx.shape_inference.infer_shapes(model, data_prop=True) on the loaded model, only
+//            that call timed, after one warm-up call.
+//   wasm and python run as two long-lived processes in alternating rounds (one run each per
+//   round, which one goes first alternating too), so that both see the same load on a shared
+//   machine; the figures are the medians of the rounds.
+// Then the download size a browser needs for inferShapes (js/index.js, js/result.js,
+// js/errors.js, dist/onnx_shapes.mjs and dist/onnx_shapes.wasm, gzipped).
 // decode: tests/bench/decode_bench.mjs (both decoders on big models, streamed and in memory).
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
@@ -42,37 +49,87 @@ const median = (xs) => {
   return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-// Section - One wasm measurement (child process)
+// Section - The wasm side of the rounds (a child process: --serve-wasm FILE)
 
-if (args[0] === '--run-wasm') {
-  const [, file, runs, warm, decoder] = args;
+if (args[0] === '--serve-wasm') {
   const { init } = await import('../../js/index.js');
   const engine = await init();
-  const bytes = readFileSync(file);
-  const options = decoder && decoder !== 'auto' ? { decoder } : undefined;
-  let r;
-  // Warm-up: at least `warm` runs and half a second (V8 tiers hot wasm functions up from its
-  // baseline compiler to the optimizing one while they run; small models need many runs for it).
-  for (let i = 0, t0 = performance.now(); i < Number(warm) || (performance.now() - t0 < 500 && i < 1000); i++) {
-    r = engine.inferShapes(bytes, options);
-  }
-  const probe = r.names().at(-1); // a value name to look up in each timed run, as callers do
-  const times = [];
-  for (let i = 0; i < Number(runs); i++) {
+  const bytes = readFileSync(args[1]);
+  let count = 0;
+  const once = () => {
     const t0 = performance.now();
-    r = engine.inferShapes(bytes, options);
-    if (!r.getShape(probe)) throw new Error(`${probe}: no type`);
-    times.push(performance.now() - t0);
+    const r = engine.inferShapes(bytes);
+    count = 0;
+    for (const name of r.names()) if (r.getShape(name)) count++;
+    return performance.now() - t0;
+  };
+  for (let i = 0, t0 = performance.now(); i < 5 || (performance.now() - t0 < 500 && i < 1000); i++) once();
+  console.log(JSON.stringify({ ready: true }));
+  for await (const line of createInterface({ input: process.stdin })) {
+    if (line !== 'run') break;
+    console.log(JSON.stringify({ ms: once() }));
   }
-  const t0 = performance.now();
-  const count = Object.keys(r.values).length;
-  Object.keys(r.producers);
-  const valuesMs = performance.now() - t0;
-  console.log(JSON.stringify({ ms: median(times), min: Math.min(...times), heap: engine._heapBytes(), values: count, valuesMs }));
+  console.log(JSON.stringify({ heap: engine._heapBytes(), values: count }));
   process.exit(0);
 }
 
 // Section - Runners
+
+const PY_SERVE = `
+import sys, time, json, onnx
+from onnx import shape_inference
+m = onnx.load(sys.argv[1])
+shape_inference.infer_shapes(m, data_prop=True)  # warm-up (first-call costs)
+print(json.dumps({"ready": True}), flush=True)
+for line in sys.stdin:
+    if line.strip() != "run":
+        break
+    s = time.perf_counter()
+    shape_inference.infer_shapes(m, data_prop=True)
+    print(json.dumps({"ms": (time.perf_counter() - s) * 1e3}), flush=True)
+print(json.dumps({}), flush=True)
+`;
+
+/** A child process answering one JSON line per line it is sent. */
+function server(cmd, argv, what) {
+  const child = spawn(cmd, argv, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  const next = async () => {
+    const { value, done } = await lines.next();
+    if (done) throw new Error(`${what} failed: ${stderr.trim().split('\n').slice(-3).join(' ')}`);
+    return JSON.parse(value);
+  };
+  return {
+    next,
+    async ask(line) {
+      child.stdin.write(`${line}\n`);
+      return next();
+    },
+    async close() {
+      const last = await this.ask('quit');
+      child.stdin.end();
+      return last;
+    },
+  };
+}
+
+/** Medians of `rounds` alternating wasm and python runs on `file`. */
+async function rounds(file, count) {
+  const wasm = server(process.execPath, [SELF, '--serve-wasm', file], 'wasm');
+  const py = server('/usr/bin/python3', ['-c', PY_SERVE, file], 'python3-onnx');
+  await wasm.next();
+  await py.next();
+  const w = [], p = [];
+  for (let i = 0; i < count; i++) {
+    const order = i % 2 ? [[py, p], [wasm, w]] : [[wasm, w], [py, p]];
+    for (const [s, into] of order) into.push((await s.ask('run')).ms);
+  }
+  const end = await wasm.close();
+  await py.close();
+  return { wasm: median(w), py: median(p), heap: end.heap, values: end.values };
+}
 
 function run(cmd, argv, what) {
   const p = spawnSync(cmd, argv, { encoding: 'utf8', maxBuffer: 16 * MiB });
@@ -87,82 +144,103 @@ function nativeDriver() {
   return existsSync(exe) ? exe : null;
 }
 
-const PY = `
-import sys, time, json, onnx
-from onnx import shape_inference
-m = onnx.load(sys.argv[1])
-shape_inference.infer_shapes(m, data_prop=True)  # warm-up (first-call costs)
-ts = []
-for _ in range(int(sys.argv[2])):
-    s = time.perf_counter(); shape_inference.infer_shapes(m, data_prop=True); ts.append(time.perf_counter() - s)
-ts.sort()
-n = len(ts)
-print(json.dumps({"ms": (ts[n // 2] if n % 2 else (ts[n // 2 - 1] + ts[n // 2]) / 2) * 1e3}))
-`;
+// Section - Models
 
-// Section - Shape inference benchmark
+/** The exporter graphs, exported once per version of make_exports.py. */
+function exportModels(names) {
+  const script = join(HERE, 'make_exports.py');
+  const hash = createHash('sha256').update(readFileSync(script)).digest('hex').slice(0, 12);
+  const dir = join(REPO, 'build/bench-models', `exports-${hash}`);
+  mkdirSync(dir, { recursive: true });
+  const missing = names.filter((n) => !existsSync(join(dir, `${n}.json`)));
+  if (missing.length) {
+    console.log(`(exporting ${missing.join(', ')} with torch into ${dir}: once, it takes minutes)`);
+    for (const line of run('/usr/bin/python3', [script, dir, ...missing.map((n) => `${n}.onnx`)], 'make_exports.py')) {
+      const m = JSON.parse(line);
+      writeFileSync(m.file.replace(/\.onnx$/, '.json'), line);
+    }
+  }
+  return names.map((n) => JSON.parse(readFileSync(join(dir, `${n}.json`), 'utf8')));
+}
 
-function shapesBench() {
-  const dir = mkdtempSync(join(tmpdir(), 'osi-bench-shapes-'));
+function generatedModels(dir, names) {
+  return run('/usr/bin/python3', [join(HERE, 'make_models.py'), dir, ...names.map((n) => `${n}.onnx`)], 'make_models.py')
+    .map((l) => JSON.parse(l));
+}
+
+const EXPORTS = ['llama_8', 'llama_32', 'llama_128', 'gpt2_8', 'gpt2_32', 'gpt2_128', 'llamagqa_32'];
+const GENERATED = ['transformer_1', 'transformer_8', 'transformer_32', 'transformer_128', 'cnn_100k', 'chain_100k'];
+
+// Section - Benchmark
+
+function fmt(ms) {
+  if (ms === undefined || ms === null || Number.isNaN(ms)) return '     n/a';
+  return (ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0)).padStart(8);
+}
+
+async function shapesBench(only) {
+  const pick = opt('--models', null)?.split(',');
+  const want = (list) => list.filter((n) => !pick || pick.includes(n));
+  const tmp = mkdtempSync(join(tmpdir(), 'osi-bench-shapes-'));
   const keep = args.includes('--keep');
   try {
-    console.log(`== shape inference (models in ${dir}) ==`);
-    const models = run('/usr/bin/python3', [join(HERE, 'make_models.py'), dir], 'make_models.py').map((l) => JSON.parse(l));
+    const models = [];
+    if (only !== 'shapes' && want(EXPORTS).length) models.push(...exportModels(want(EXPORTS)));
+    if (only !== 'exports' && want(GENERATED).length) {
+      console.log(`(generated models in ${tmp})`);
+      models.push(...generatedModels(tmp, want(GENERATED)));
+    }
     const native = nativeDriver();
-    if (!native) console.log('(build/bench_native unavailable: run `npm run build:native`; native column skipped)');
+    if (!native) console.log('(build/bench_native unavailable: run `npm run build:native`; native columns left out)');
+    const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    console.log(`== shape inference: medians; wasm and python3-onnx in alternating rounds (load average ${load()}) ==`);
+    console.log('model            nodes   MiB | native: decode  dec+infer  ratio   pack | wasm end-to-end  python3-onnx  ratio | heap');
     const rows = [];
     for (const m of models) {
       const big = m.nodes > 20000;
-      const runs = Number(opt('--runs', big ? 7 : m.nodes > 1000 ? 15 : 61));
-      const nat = native ? JSON.parse(run(native, [m.file, String(runs)], 'bench_native').pop()) : null;
-      const wasmRun = (decoder) => JSON.parse(run(process.execPath, [SELF, '--run-wasm', m.file, String(runs), big ? '2' : '5', decoder], 'wasm run').pop());
-      const wasm = wasmRun('auto');
-      // The growth pair also runs each decoder alone: inferShapes(bytes) switches from protobuf-c
-      // to nanopb streaming at 8 MiB (for memory), so 32 vs 128 layers compares two decoders.
-      const perDecoder = /^transformer_(32|128)\.onnx$/.test(m.file.split('/').pop())
-        ? { pbc: wasmRun('protobuf-c').ms, npb: wasmRun('nanopb').ms } : {};
-      const py = JSON.parse(run('/usr/bin/python3', ['-c', PY, m.file, big ? '3' : m.nodes > 1000 ? '5' : '11'], 'python3-onnx').pop());
+      const count = Number(opt('--rounds', big ? 7 : m.nodes > 3000 ? 15 : 31));
+      const nat = native ? JSON.parse(run(native, [m.file, String(count)], 'bench_native').pop()) : null;
+      const r = await rounds(m.file, count);
       const name = m.file.split('/').pop().replace(/\.onnx$/, '');
-      rows.push({ name, nodes: m.nodes, mib: m.bytes / MiB, native: nat?.total_ms, nativeJson: nat?.json_ms, wasm: wasm.ms, valuesMs: wasm.valuesMs, heap: wasm.heap / MiB, py: py.ms, ...perDecoder });
-      const r = rows[rows.length - 1];
-      console.log(`${name.padEnd(16)} ${String(r.nodes).padStart(6)} nodes ${r.mib.toFixed(1).padStart(5)} MiB | native ${fmt(r.native)} ms | wasm ${fmt(r.wasm)} ms (+objects ${fmt(r.valuesMs)}), heap ${r.heap.toFixed(0).padStart(4)} MiB | python3-onnx ${fmt(r.py)} ms | wasm/onnx ${(r.wasm / r.py).toFixed(2)}  wasm/native ${r.native ? (r.wasm / r.native).toFixed(2) : 'n/a'}`);
-      if (!keep) rmSync(m.file, { force: true });
+      const row = { name, nodes: m.nodes, mib: m.bytes / MiB, decode: nat?.decode_ms, infer: nat?.infer_ms, pack: nat?.pack_ms, ...r };
+      rows.push(row);
+      console.log(`${name.padEnd(16)} ${String(m.nodes).padStart(6)} ${row.mib.toFixed(1).padStart(5)} | ${fmt(row.decode)} ${fmt(row.infer)}  ${row.infer ? (row.infer / row.decode).toFixed(2).padStart(5) : '  n/a'} ${fmt(row.pack)} | ${fmt(row.wasm)}        ${fmt(row.py)}     ${(row.wasm / row.py).toFixed(2)} | ${(row.heap / MiB).toFixed(0).padStart(4)} MiB  (${r.values} values, load ${load()})`);
+      if (!keep && m.file.startsWith(tmp)) rmSync(m.file, { force: true });
     }
     console.log('');
     const by = Object.fromEntries(rows.map((r) => [r.name, r]));
     const checks = [];
-    for (const r of rows) checks.push([`${r.name}: wasm <= 0.5 x onnx`, r.wasm / r.py, r.wasm <= 0.5 * r.py]);
-    const t32 = by.transformer_32, t128 = by.transformer_128;
-    if (t32 && t128) {
-      console.log(`wasm, one decoder: transformer_32 protobuf-c ${fmt(t32.pbc)} ms, nanopb ${fmt(t32.npb)} ms | transformer_128 protobuf-c ${fmt(t128.pbc)} ms, nanopb ${fmt(t128.npb)} ms`);
-      console.log(`wasm, inferShapes(bytes) default: 32 layers (${t32.mib.toFixed(1)} MiB) protobuf-c, 128 layers (${t128.mib.toFixed(1)} MiB) nanopb streaming: ${(t128.wasm / t32.wasm).toFixed(2)} x`);
-      checks.push(['linear growth: wasm protobuf-c 128 layers <= 4.5 x 32 layers', t128.pbc / t32.pbc, t128.pbc <= 4.5 * t32.pbc]);
-      checks.push(['linear growth: wasm nanopb 128 layers <= 4.5 x 32 layers', t128.npb / t32.npb, t128.npb <= 4.5 * t32.npb]);
-      if (t32.native) checks.push(['linear growth: native 128 layers <= 4.5 x 32 layers', t128.native / t32.native, t128.native <= 4.5 * t32.native]);
+    for (const name of ['llama_32', 'gpt2_32', 'llamagqa_32']) {
+      const r = by[name];
+      if (r) checks.push([`${name}: wasm end-to-end <= 0.35 x python3-onnx (aim 0.25)`, r.wasm / r.py, r.wasm <= 0.35 * r.py]);
     }
-    for (const r of rows.filter((x) => x.nodes >= 99000)) checks.push([`${r.name}: wasm < 1 s`, r.wasm / 1000, r.wasm < 1000]);
-    const files = ['js/index.js', 'js/errors.js', 'dist/onnx_shapes.mjs', 'dist/onnx_shapes.wasm'];
+    for (const r of rows.filter((x) => x.infer && EXPORTS.includes(x.name))) {
+      checks.push([`${r.name}: native decode + inference <= 2.5 x decode alone`, r.infer / r.decode, r.infer <= 2.5 * r.decode]);
+    }
+    for (const family of ['llama', 'gpt2', 'transformer']) {
+      const a = by[`${family}_32`], b = by[`${family}_128`];
+      if (!a || !b) continue;
+      checks.push([`${family}: wasm 128 layers <= 4.5 x 32 layers (default decoder: ${b.mib >= 8 ? 'nanopb streaming' : 'protobuf-c'} vs ${a.mib >= 8 ? 'nanopb streaming' : 'protobuf-c'})`, b.wasm / a.wasm, b.wasm <= 4.5 * a.wasm]);
+      if (a.infer && b.infer) checks.push([`${family}: native 128 layers <= 4.5 x 32 layers`, b.infer / a.infer, b.infer <= 4.5 * a.infer]);
+    }
+    for (const r of rows.filter((x) => x.nodes >= 99000)) checks.push([`${r.name}: wasm end-to-end <= 150 ms`, r.wasm / 150, r.wasm <= 150]);
+    const files = ['js/index.js', 'js/result.js', 'js/errors.js', 'dist/onnx_shapes.mjs', 'dist/onnx_shapes.wasm'];
     const gz = files.reduce((sum, f) => sum + gzipSync(readFileSync(join(REPO, f)), { level: 9 }).length, 0);
     checks.push([`browser download (${files.join(' + ')}) gzipped <= 250 KB: ${(gz / 1024).toFixed(1)} KB`, gz / 1024 / 250, gz <= 250 * 1024]);
     for (const [what, ratio, ok] of checks) console.log(`${ok ? 'PASS' : 'MISS'}  ${what}  (${ratio.toFixed(2)})`);
     console.log('');
     return checks.every((c) => c[2]);
   } finally {
-    if (!keep) rmSync(dir, { recursive: true, force: true });
+    if (!keep) rmSync(tmp, { recursive: true, force: true });
   }
-}
-
-function fmt(ms) {
-  if (ms === undefined || ms === null) return '     n/a';
-  return (ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0)).padStart(8);
 }
 
 // Section - Main
 
 const only = opt('--only', null);
-if (only && only !== 'shapes' && only !== 'decode') throw new Error('--only takes shapes or decode');
-if (only !== 'decode') shapesBench();
-if (only !== 'shapes') {
+if (only && !['exports', 'shapes', 'decode'].includes(only)) throw new Error('--only takes exports, shapes or decode');
+if (only !== 'decode') await shapesBench(only);
+if (!only || only === 'decode') {
   console.log('== decoders on big models (tests/bench/decode_bench.mjs) ==');
   const p = spawnSync(process.execPath, [join(HERE, 'decode_bench.mjs'), ...(args.includes('--keep') ? ['--keep'] : [])], { stdio: 'inherit' });
   if (p.status !== 0) process.exitCode = p.status ?? 1;
