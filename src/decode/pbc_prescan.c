@@ -295,10 +295,11 @@ static int emit_merged(Out *o, const ProtobufCFieldDescriptor *f, const Part *pa
 }
 
 /* The fields of parts[0..n_parts) (one message: their concatenation) with
- * each non-repeated message field once, at its last occurrence. A oneof
- * member that a later member cleared stays as it was, unmerged: protobuf-c
- * still checks its bytes (as the nanopb decoder does), and the later member
- * replaces it. */
+ * each non-repeated message field once, at its last occurrence, and every
+ * message field rewritten the same way inside. A oneof member that a later
+ * member cleared stays, unmerged (protobuf-c replaces it): protobuf-c still
+ * checks its bytes, as the nanopb decoder does. So protobuf-c never merges
+ * anything (its merge of two TypeProto without a member even fails). */
 static int merge_msg(Out *o, const ProtobufCMessageDescriptor *desc, const Part *parts, size_t n_parts) {
   Rec *recs = NULL;
   size_t n = 0, cap = 0;
@@ -369,9 +370,8 @@ static int merge_msg(Out *o, const ProtobufCMessageDescriptor *desc, const Part 
     for (long q = head[i]; q >= 0; q = recs[q].next) recs[q].merged = 1;
   for (size_t j = 0; ok && j < n; j++) {
     const Rec *r = &recs[j];
-    if (r->f && r->f->type == PROTOBUF_C_TYPE_MESSAGE && r->wire == 2 &&
-        (r->f->label == PROTOBUF_C_LABEL_REPEATED || r->merged)) {
-      if (r->f->label == PROTOBUF_C_LABEL_REPEATED) {
+    if (r->f && r->f->type == PROTOBUF_C_TYPE_MESSAGE && r->wire == 2) {
+      if (r->f->label == PROTOBUF_C_LABEL_REPEATED || !r->merged) { /* one occurrence, rewritten inside */
         ok = emit_merged(o, r->f, &r->content, 1);
         continue;
       }

@@ -378,6 +378,30 @@ static void test_merge_type_attribute_and_map(void) {
   w_free(&m);
 }
 
+/* Two occurrences of a TypeProto field that sets no member merge into a
+ * TypeProto without one: valid (protobuf-c's own merge refuses it). */
+static void test_merge_empty_types(void) {
+  Wire seq = {0}, e1 = {0}, e2 = {0}, tp = {0};
+  w_msg(&seq, 1, &e1);
+  w_msg(&seq, 1, &e2);
+  w_msg(&tp, 4, &seq);
+  Wire nodes = {0};
+  add_node(&nodes, "Identity", X, Y, NULL);
+  Wire m = model_of(&nodes, &tp);
+  Runs x = run3(&m);
+  for (int i = 0; i < N_RUNS; i++) {
+    const OsiType *t = osi_result_status(x.r[i]) == OSI_OK ? osi_result_lookup(x.r[i], "x") : NULL;
+    test_checks++;
+    if (!t || t->kind != OSI_KIND_SEQUENCE || t->elem) {
+      test_failures++;
+      fprintf(stderr, "empty elem_type twice (%s): x is not a sequence of an unknown type (%s)\n",
+              RUN_NAMES[i], osi_result_error(x.r[i]));
+    }
+  }
+  free3(&x);
+  w_free(&m);
+}
+
 /* Dimension's oneof: the last of dim_value / dim_param wins. */
 static void test_dim_oneof(void) {
   Wire shape = {0}, d1 = {0}, d2 = {0};
@@ -652,6 +676,7 @@ int main(void) {
   test_oneof_last_member();
   test_merge_nested_types();
   test_merge_type_attribute_and_map();
+  test_merge_empty_types();
   test_dim_oneof();
   test_merge_graph_attribute();
   test_merge_sparse();
