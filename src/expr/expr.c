@@ -89,10 +89,14 @@ void osi_expr_store_delete(OsiExprStore *s) {
   free(s->args);
   free(s->coefs);
   free(s->table);
+  free(s->sum_memo);
   free(s);
 }
 
-void osi_expr_store_set_assume_nonneg(OsiExprStore *s, int on) { s->assume_nonneg = on != 0; }
+void osi_expr_store_set_assume_nonneg(OsiExprStore *s, int on) {
+  s->assume_nonneg = on != 0;
+  if (s->sum_memo) memset(s->sum_memo, 0, 2 * (size_t)s->sum_memo_cap * sizeof *s->sum_memo);
+}
 
 static const char *store_name(OsiExprStore *s, const char *name, size_t len) {
   NameChunk *c = s->chunks;
@@ -414,13 +418,15 @@ void osi_expr_for_each_symbol(const OsiExprStore *s, OsiExpr e,
 
 /* Section - Evaluation */
 
-/* Sums and products are evaluated in 128 bits, and only a node's final
- * value must fit int64: the expanded canonical form of (x+1)*(y-z) must
- * not fail where the factored original does not. */
+/* Sums, products and // % CeilDiv are evaluated in 128 bits, and only a
+ * value an int64 is needed for (the result, a Max/Min/Broadcast argument)
+ * must fit int64: the expanded canonical form of (x+1)*(y-z) must not fail
+ * where the factored original does not. */
 __extension__ typedef __int128 Wide;
 
 static int eval_rec(const OsiExprStore *s, OsiExpr e, OsiExprLookup lookup, void *user,
                     int64_t *out);
+static int eval_div(const OsiExprStore *s, OsiExpr e, OsiExprLookup lookup, void *user, Wide *out);
 
 static int eval_poly(const OsiExprStore *s, OsiExpr e, OsiExprLookup lookup, void *user,
                      Wide *out) {
@@ -443,6 +449,8 @@ static int eval_poly(const OsiExprStore *s, OsiExpr e, OsiExprLookup lookup, voi
     *out = acc;
     return 0;
   }
+  if (nd->kind == EK_FLOORDIV || nd->kind == EK_MOD || nd->kind == EK_CEILDIV)
+    return eval_div(s, e, lookup, user, out); /* (a*d*q+1)//2 - 4*d*q: the quotient may pass int64 */
   if (nd->kind != EK_ADD) {
     if (eval_rec(s, e, lookup, user, &a)) return -1;
     *out = a;
@@ -476,25 +484,8 @@ static int eval_rec(const OsiExprStore *s, OsiExpr e, OsiExprLookup lookup, void
   case EK_FLOORDIV:
   case EK_MOD:
   case EK_CEILDIV: {
-    /* Operands in 128 bits too: canonical forms rewrite a // b with a
-     * negative leading coefficient in b as (-a) // (-b), whose operands
-     * may be 2^63 where the original's were INT64_MIN. */
-    Wide wa, wb, q, r;
-    if (eval_poly(s, args[0], lookup, user, &wa) || eval_poly(s, args[1], lookup, user, &wb) ||
-        wb == 0)
-      return -1;
-    const Wide lim = (Wide)1 << 126; /* keeps -wa and wa / wb from overflowing */
-    if (wa <= -lim || wa >= lim || wb <= -lim || wb >= lim) return -1;
-    if (nd->kind == EK_CEILDIV) wa = -wa;
-    q = wa / wb;
-    r = wa % wb;
-    if (r != 0 && ((r < 0) != (wb < 0))) {
-      q--;
-      r += wb;
-    }
-    if (nd->kind == EK_CEILDIV) q = -q;
-    Wide v = nd->kind == EK_MOD ? r : q;
-    if (v < INT64_MIN || v > INT64_MAX) return -1;
+    Wide v;
+    if (eval_div(s, e, lookup, user, &v) || v < INT64_MIN || v > INT64_MAX) return -1;
     *out = (int64_t)v;
     return 0;
   }
@@ -523,6 +514,30 @@ static int eval_rec(const OsiExprStore *s, OsiExpr e, OsiExprLookup lookup, void
   }
   default: return -1;
   }
+}
+
+/* a // b, a % b, CeilDiv(a, b) in 128 bits. Operands in 128 bits too:
+ * canonical forms rewrite a // b with a negative leading coefficient in b
+ * as (-a) // (-b), whose operands may be 2^63 where the original's were
+ * INT64_MIN, and extract multiples of the divisor from the numerator. */
+static int eval_div(const OsiExprStore *s, OsiExpr e, OsiExprLookup lookup, void *user, Wide *out) {
+  const ExprNode *nd = &s->nodes[e];
+  const OsiExpr *args = s->args + nd->off;
+  Wide wa, wb, q, r;
+  if (eval_poly(s, args[0], lookup, user, &wa) || eval_poly(s, args[1], lookup, user, &wb) || wb == 0)
+    return -1;
+  const Wide lim = (Wide)1 << 126; /* keeps -wa and wa / wb from overflowing */
+  if (wa <= -lim || wa >= lim || wb <= -lim || wb >= lim) return -1;
+  if (nd->kind == EK_CEILDIV) wa = -wa;
+  q = wa / wb;
+  r = wa % wb;
+  if (r != 0 && ((r < 0) != (wb < 0))) {
+    q--;
+    r += wb;
+  }
+  if (nd->kind == EK_CEILDIV) q = -q;
+  *out = nd->kind == EK_MOD ? r : q;
+  return 0;
 }
 
 int osi_expr_eval(const OsiExprStore *s, OsiExpr e, OsiExprLookup lookup, void *user,

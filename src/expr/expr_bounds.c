@@ -92,11 +92,59 @@ static int poly_copy(Poly *dst, const Poly *src) {
   return 1;
 }
 
+/* 1 when eliminating p's floor term i, k*(N//d), may cancel something: a
+ * monomial of N contributes to k*N with the sign opposite to that of the
+ * same monomial in another term of p, or in another floor term's k'*N'. */
+static int may_cancel(const OsiExprStore *s, const Poly *p, uint32_t i) {
+  Poly ni, nj;
+  poly_init(&ni);
+  poly_init(&nj);
+  int r = 0;
+  if (poly_load(s, expr_args(s, p->m[i])[0], &ni))
+    for (uint32_t j = 0; j < p->n && !r; j++) {
+      if (j == i) continue;
+      for (uint32_t a = 0; a < ni.n && !r; a++) {
+        int sign = (p->k[i] < 0) != (ni.k[a] < 0) ? -1 : 1;
+        if (p->m[j] == ni.m[a]) {
+          r = (p->k[j] < 0 ? -1 : 1) == -sign;
+        } else if (floor_divisor(s, p->m[j]) && poly_load(s, expr_args(s, p->m[j])[0], &nj)) {
+          for (uint32_t b = 0; b < nj.n && !r; b++)
+            r = nj.m[b] == ni.m[a] && ((p->k[j] < 0) != (nj.k[b] < 0) ? -1 : 1) == -sign;
+        }
+      }
+    }
+  poly_free(&ni);
+  poly_free(&nj);
+  return r;
+}
+
+/* Eliminates the floor terms selected by `only` (bit i: term i; all when
+ * only is NULL). */
+static int eliminate_some(const OsiExprStore *s, const Poly *p, const unsigned char *only,
+                          int depth, int *budget);
+
 static int eliminate_floors(const OsiExprStore *s, const Poly *p, int depth, int *budget) {
+  /* First only the floor terms that may cancel against others (a floor
+   * term bounded by itself, -k*(b//4) <= 0, is better left to the
+   * interval), then all of them. */
+  unsigned char sel[OSI_EXPR_MAX_NODES * 2];
+  int some = 0, all = 1;
+  for (uint32_t i = 0; i < p->n && i < sizeof sel; i++) {
+    sel[i] = floor_divisor(s, p->m[i]) && may_cancel(s, p, i);
+    some |= sel[i];
+    all &= sel[i] || !floor_divisor(s, p->m[i]);
+  }
+  if (p->n > sizeof sel) return eliminate_some(s, p, NULL, depth, budget);
+  if (some && eliminate_some(s, p, sel, depth, budget)) return 1;
+  return !(some && all) && eliminate_some(s, p, NULL, depth, budget);
+}
+
+static int eliminate_some(const OsiExprStore *s, const Poly *p, const unsigned char *only,
+                          int depth, int *budget) {
   int64_t lcm = 1;
   int any = 0;
   for (uint32_t i = 0; i < p->n; i++) {
-    int64_t d = floor_divisor(s, p->m[i]), l;
+    int64_t d = only && !only[i] ? 0 : floor_divisor(s, p->m[i]), l;
     if (!d) continue;
     any = 1;
     if (__builtin_mul_overflow(lcm / gcd_pos(lcm, d), d, &l) || l > PROVE_MAX_LCM) return 0;
@@ -111,12 +159,12 @@ static int eliminate_floors(const OsiExprStore *s, const Poly *p, int depth, int
   int ok = poly_reserve(&u, p->n) && !__builtin_mul_overflow(p->c, lcm, &u.c) &&
            !__builtin_sub_overflow(u.c, lcm - 1, &u.c);
   for (uint32_t i = 0; ok && i < p->n; i++) {
-    if (floor_divisor(s, p->m[i])) continue;
+    if ((!only || only[i]) && floor_divisor(s, p->m[i])) continue;
     u.m[u.n] = p->m[i];
     ok = !__builtin_mul_overflow(p->k[i], lcm, &u.k[u.n++]);
   }
   for (uint32_t i = 0; ok && i < p->n; i++) {
-    int64_t d = floor_divisor(s, p->m[i]), f, slack;
+    int64_t d = only && !only[i] ? 0 : floor_divisor(s, p->m[i]), f, slack;
     if (!d) continue;
     /* + f*N, and for k < 0 also - f*(d-1) (f < 0: a positive slack) */
     ok = poly_load(s, expr_args(s, p->m[i])[0], &num) &&

@@ -92,6 +92,16 @@ struct OsiExprStore {
   uint64_t fresh_counter;
   int assume_nonneg;
   int float_domain; /* see osi_expr_store_set_float_domain */
+  int contracting; /* expr_floor.c: inside a contraction (no nested one) */
+  /* expr_floor.c: canonical forms of sums already seen, by the id of the
+   * sum as built; direct-mapped, pairs (key, value), 0 = empty */
+  uint32_t *sum_memo;
+  uint32_t sum_memo_cap;
+  /* expr_floor.c: sums being canonicalised (a sum whose canonical form
+   * needs itself gets its expansion), and how often that happened */
+  uint32_t canon_stack[32];
+  uint32_t canon_depth;
+  uint32_t cycle_breaks;
 };
 
 /* Section - Store internals (expr.c) */
@@ -159,6 +169,26 @@ typedef struct {
 
 Ival ival_expr(const OsiExprStore *s, OsiExpr e);
 Ival ival_poly(const OsiExprStore *s, const Poly *p);
+
+/* The sum of p's terms as a canonical id: p sorted by expr_mono_cmp,
+ * monomials distinct, coefficients nonzero; sums of // and % atoms go
+ * through expr_sum_canonical. */
+OsiExpr poly_expr(OsiExprStore *s, const Poly *p);
+/* p as an id, as it is (p sorted and normalized). */
+OsiExpr poly_intern(OsiExprStore *s, const Poly *p);
+
+enum { OP_FLOORDIV, OP_MOD, OP_CEILDIV };
+/* a op b by every rule of expr_simplify.c, except that a // or % atom of
+ * a constant divisor is returned as it is rather than through
+ * expr_sum_canonical (which calls this). */
+OsiExpr expr_div_raw(OsiExprStore *s, int op, OsiExpr a, OsiExpr b);
+
+/* Section - Floor and mod atoms in sums (expr_floor.c) */
+
+/* 1 when p has a term c*(N//d) or c*(N%d), d a constant >= 2. */
+int expr_poly_has_floor(const OsiExprStore *s, const Poly *p);
+/* The canonical id of such a sum (see expr_floor.c). */
+OsiExpr expr_sum_canonical(OsiExprStore *s, const Poly *p);
 
 /* Section - Order prover (expr_bounds.c) */
 

@@ -104,11 +104,14 @@ int poly_load(const OsiExprStore *s, OsiExpr e, Poly *p) {
   return 1;
 }
 
-/* p must be sorted by expr_mono_cmp, monomials distinct, coefficients != 0. */
-static OsiExpr poly_expr(OsiExprStore *s, const Poly *p) {
+OsiExpr poly_intern(OsiExprStore *s, const Poly *p) {
   if (p->n == 0) return osi_expr_const(s, p->c);
   if (p->n == 1 && p->k[0] == 1 && p->c == 0) return p->m[0];
   return expr_intern(s, EK_ADD, p->m, p->n, p->k, p->c, NULL, 0);
+}
+
+OsiExpr poly_expr(OsiExprStore *s, const Poly *p) {
+  return expr_poly_has_floor(s, p) ? expr_sum_canonical(s, p) : poly_intern(s, p);
 }
 
 int poly_addmul(const OsiExprStore *s, const Poly *a, const Poly *b, int64_t kb, Poly *out) {
@@ -488,8 +491,6 @@ static int64_t sym_residue(int64_t k, int64_t d) {
   return r > d / 2 ? r - d : r;
 }
 
-enum { OP_FLOORDIV, OP_MOD, OP_CEILDIV };
-
 static OsiExpr div_op(OsiExprStore *s, int op, OsiExpr a, OsiExpr b);
 
 static OsiExpr div_fold(int op, int64_t a, int64_t d, int64_t *out) {
@@ -498,6 +499,21 @@ static OsiExpr div_fold(int op, int64_t a, int64_t d, int64_t *out) {
   if (a == INT64_MIN || !expr_floordiv64(-a, d, out) || *out == INT64_MIN) return 0;
   *out = -*out;
   return 1;
+}
+
+/* -e, as it is (not through expr_sum_canonical). */
+static OsiExpr neg_raw(OsiExprStore *s, OsiExpr e) {
+  Poly p;
+  poly_init(&p);
+  OsiExpr r = OSI_EXPR_UNKNOWN;
+  int ok = e && poly_load(s, e, &p) && p.c != INT64_MIN;
+  for (uint32_t i = 0; ok && i < p.n; i++) ok = p.k[i] != INT64_MIN, p.k[i] = -p.k[i];
+  if (ok) {
+    p.c = -p.c;
+    r = poly_intern(s, &p);
+  }
+  poly_free(&p);
+  return r;
 }
 
 /* a op d for a constant d > 1 (a non-constant). */
@@ -509,6 +525,24 @@ static OsiExpr div_by_const(OsiExprStore *s, int op, OsiExpr a, OsiExpr b, int64
   poly_init(&r);
   OsiExpr res = OSI_EXPR_UNKNOWN;
   int changed = 0;
+  if (op == OP_MOD) {
+    /* (k*(x % (j*d)) + e) % d = (k*x + e) % d: x % (j*d) and x differ by a
+     * multiple of d (7 - w%7 is -w modulo 7). */
+    OsiExpr num = osi_expr_const(s, 0);
+    for (uint32_t i = 0; i < pa->n && num; i++) {
+      int64_t d1;
+      OsiExpr t = pa->m[i];
+      if (expr_kind(s, t) == EK_MOD && osi_expr_is_const(s, expr_args(s, t)[1], &d1) && d1 % d == 0) {
+        t = expr_args(s, t)[0];
+        changed = 1;
+      }
+      num = osi_expr_add(s, num, osi_expr_mul(s, osi_expr_const(s, pa->k[i]), t));
+    }
+    if (changed) {
+      res = num ? div_op(s, op, osi_expr_add(s, num, osi_expr_const(s, pa->c)), b) : num;
+      goto done;
+    }
+  }
   if (!poly_reserve(&q, pa->n) || !poly_reserve(&r, pa->n)) goto done;
   for (uint32_t i = 0; i < pa->n; i++) {
     int64_t k = pa->k[i], rem = k % d;
@@ -538,9 +572,12 @@ static OsiExpr div_by_const(OsiExprStore *s, int op, OsiExpr a, OsiExpr b, int64
     goto done;
   }
   if (op == OP_FLOORDIV && poly_all_negative(pa)) {
-    /* a // d = -CeilDiv(-a, d): numerators never start with a minus sign. */
+    /* a // d = -CeilDiv(-a, d): numerators never start with a minus sign.
+     * Raw (div_op canonicalises the result): expr_floor.c expands atoms
+     * through expr_div_raw, and canonicalising -(N//d) here would contract
+     * N//d, which may be what is being expanded. */
     OsiExpr na = osi_expr_add(s, osi_expr_neg(s, a), osi_expr_const(s, d - 1));
-    res = osi_expr_neg(s, div_op(s, op, na, b));
+    res = neg_raw(s, expr_div_raw(s, op, na, b));
     goto done;
   }
   Ival iv = ival_expr(s, a);
@@ -570,14 +607,6 @@ static OsiExpr div_by_const(OsiExprStore *s, int op, OsiExpr a, OsiExpr b, int64
     if (num == OSI_EXPR_UNKNOWN) break;
     res = div_op(s, op, num, osi_expr_const(s, dd));
     goto done;
-  }
-  if (op == OP_MOD && pa->n == 1 && pa->k[0] == 1 && pa->c == 0) {
-    int64_t d1;
-    if (expr_kind(s, pa->m[0]) == EK_MOD &&
-        osi_expr_is_const(s, expr_args(s, pa->m[0])[1], &d1) && d1 % d == 0) {
-      res = div_op(s, op, expr_args(s, pa->m[0])[0], b);
-      goto done;
-    }
   }
   OsiExpr args[2] = {a, b};
   res = expr_intern(s, op == OP_MOD ? EK_MOD : EK_FLOORDIV, args, 2, NULL, 0, NULL, 0);
@@ -630,7 +659,7 @@ done:
   return res;
 }
 
-static OsiExpr div_op(OsiExprStore *s, int op, OsiExpr a, OsiExpr b) {
+OsiExpr expr_div_raw(OsiExprStore *s, int op, OsiExpr a, OsiExpr b) {
   if (!ok2(s, a, b)) return OSI_EXPR_UNKNOWN;
   int64_t x, d, k;
   int aconst = osi_expr_is_const(s, a, &x);
@@ -679,6 +708,19 @@ done:
   poly_free(&pa);
   poly_free(&pb);
   return res;
+}
+
+/* expr_div_raw, then the result through expr_sum_canonical (a lone // or %
+ * atom as a sum of one term, which may give another form of it). */
+static OsiExpr div_op(OsiExprStore *s, int op, OsiExpr a, OsiExpr b) {
+  OsiExpr r = expr_div_raw(s, op, a, b);
+  if (!r || (expr_kind(s, r) != EK_FLOORDIV && expr_kind(s, r) != EK_MOD && expr_kind(s, r) != EK_ADD))
+    return r;
+  Poly p;
+  poly_init(&p);
+  OsiExpr out = poly_load(s, r, &p) ? poly_expr(s, &p) : OSI_EXPR_UNKNOWN;
+  poly_free(&p);
+  return out;
 }
 
 OsiExpr osi_expr_floordiv(OsiExprStore *s, OsiExpr a, OsiExpr b) {
@@ -753,10 +795,26 @@ static OsiExpr minmax(OsiExprStore *s, int kind, OsiExpr a, OsiExpr b) {
   if (have) v[o++] = osi_expr_const(s, best);
   n = sort_dedupe(s, v, o);
   unsigned char dead[2 * NARY_MAX] = {0};
-  for (uint32_t i = 0; i < n; i++) {
-    if (dead[i]) continue;
+  if (n <= 32) {
+    /* The prover is not transitive (y <= w and w <= x proven, y <= x not):
+     * drop what the transitive closure of the proven order dominates, so
+     * the result does not depend on the order of the arguments. */
+    uint32_t dom[32] = {0}; /* bit j of dom[i]: v[i] dominates v[j] */
+    for (uint32_t i = 0; i < n; i++)
+      for (uint32_t j = 0; j < n; j++)
+        if (j != i && dominates(s, kind, v[i], v[j])) dom[i] |= 1u << j;
+    for (uint32_t k = 0; k < n; k++)
+      for (uint32_t i = 0; i < n; i++)
+        if (dom[i] >> k & 1) dom[i] |= dom[k];
     for (uint32_t j = 0; j < n; j++)
-      if (j != i && !dead[j] && dominates(s, kind, v[i], v[j])) dead[j] = 1;
+      for (uint32_t i = 0; i < n && !dead[j]; i++) /* of equal ones, keep the first */
+        if (i != j && (dom[i] >> j & 1) && (!(dom[j] >> i & 1) || i < j)) dead[j] = 1;
+  } else {
+    for (uint32_t i = 0; i < n; i++) {
+      if (dead[i]) continue;
+      for (uint32_t j = 0; j < n; j++)
+        if (j != i && !dead[j] && dominates(s, kind, v[i], v[j])) dead[j] = 1;
+    }
   }
   o = 0;
   for (uint32_t i = 0; i < n; i++)

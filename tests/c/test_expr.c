@@ -169,7 +169,7 @@ static void test_exporter_idioms(void) {
   EXPECT("Min(Min(x,y)//2, x//2)", "Min(x,y)//2");
   EXPECT("Max(Max(x,y)//2, x//2)", "Max(x,y)//2");
   /* no leading minus inside // and %, so no "+-" in a sum */
-  EXPECT("h+(-h)%4", "h+(-h)%4");
+  EXPECT("h+(-h)%4", "4*((h+3)//4)"); /* pad to a multiple of 4 */
   EXPECT("y+(-x)//3", "y-(x+2)//3");
   EXPECT("y+(-x)//z", "y-CeilDiv(x,z)");
   EXPECT("y+CeilDiv(-x,z)", "y-x//z");
