@@ -85,11 +85,11 @@ static int poly_add_expr(const OsiExprStore *s, Poly *p, OsiExpr e, int64_t k) {
 /* The terms that replace the atom m (one step), added k times to p. */
 static int expand_atom(OsiExprStore *s, Poly *p, OsiExpr m, int64_t k) {
   OsiExpr n = expr_args(s, m)[0];
-  int64_t d = const_divisor(s, m, EK_MOD), kd;
+  int64_t d = const_divisor(s, m, EK_MOD), nkd;
   if (d) { /* N - d*(N//d) */
     OsiExpr f = expr_div_raw(s, OP_FLOORDIV, n, osi_expr_const(s, d));
-    return !__builtin_mul_overflow(k, d, &kd) && poly_add_expr(s, p, n, k) &&
-           poly_add_expr(s, p, f, -kd);
+    return !__builtin_mul_overflow(k, -d, &nkd) && poly_add_expr(s, p, n, k) &&
+           poly_add_expr(s, p, f, nkd);
   }
   d = hermite_divisor(s, m); /* Y//e - Y//2e with Y = N - e */
   OsiExpr y = osi_expr_sub(s, n, osi_expr_const(s, d / 2));
@@ -207,7 +207,7 @@ static int contract_once(OsiExprStore *s, Poly *e, Output *out, uint32_t *nout, 
         breaks = s->cycle_breaks;
         if (!z[j] || !expansion_of(s, z[j], &x) || s->cycle_breaks != breaks) continue;
         int64_t ka = coef_of(s, &x, a);
-        if (ka == 0 || k % ka != 0 || (ka == -1 && k == INT64_MIN)) continue;
+        if (ka == 0 || (ka == -1 && k == INT64_MIN) || k % ka != 0 || k / ka == INT64_MIN) continue;
         rest.n = 0;
         if (!poly_addmul(s, e, &x, -(k / ka), &rest)) continue;
         /* fewer terms; on a tie, no constant left over: (-a)%3, not 2-(a+2)%3 */
