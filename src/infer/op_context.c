@@ -179,6 +179,8 @@ static OsiStatus require(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa,
   char ta[160], tb[160], what[400];
   int64_t ca, cb;
   const char *prefix = rule && rule[0] ? rule : "", *sep = rule && rule[0] ? ": " : "";
+  /* Sizes are never negative: 0 (or less) <= a size always holds. */
+  if (le && osi_expr_is_const(s, a, &ca) && ca <= 0 && osi_expr_max(s, b, osi_expr_const(s, 0)) == b) return OSI_OK;
   if (osi_expr_is_const(s, a, &ca) && osi_expr_is_const(s, b, &cb)) {
     if (le ? ca <= cb : ca == cb) return OSI_OK;
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, le ? "%s%s%s is %lld, more than %s (%lld)" : "%s%s%s is %lld where %s is %lld",

@@ -80,6 +80,19 @@ static OsiStatus fused_attention(OsiOpCtx *ctx, int past_in) {
     return st;
   if (nq >= 0 && nq != 3)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "qkv_hidden_sizes has %d entries, expected 3", nq);
+  /* weights [input_hidden, Q + K + V widths], bias [Q + K + V widths]. */
+  if ((st = osi_op_require_dims_eq(ctx, "Attention weights", 1, 0, 0, 2)) != OSI_OK) return st;
+  if (osi_in_present(ctx, 2) && ((st = want_rank(ctx, bias, 1, 1, "bias")) != OSI_OK ||
+                                 (st = osi_op_require_dims_eq(ctx, "Attention bias", 2, 0, 1, 1)) != OSI_OK))
+    return st;
+  if (nq == 3 && w) {
+    __int128 sum = (__int128)qkv[0] + qkv[1] + qkv[2];
+    if (qkv[0] < 0 || qkv[1] < 0 || qkv[2] < 0 || sum > INT64_MAX)
+      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "qkv_hidden_sizes must be sizes");
+    if ((st = osi_op_require_dim(ctx, "Attention weights", 1, 1, osi_expr_const(s, (int64_t)sum),
+                                 OSI_WHAT("the sum of qkv_hidden_sizes"))) != OSI_OK)
+      return st;
+  }
   int32_t t = osi_in_present(ctx, 2) && osi_in_dtype(ctx, 2) ? osi_in_dtype(ctx, 2) : osi_in_dtype(ctx, 0);
   OsiExpr hk = UNK, hv = UNK;
   if (nq == 3) {
@@ -136,6 +149,13 @@ static OsiStatus mha_layout(OsiOpCtx *ctx, int64_t n, Mha *m) {
     m->cross = 1, m->kv_seq = k->dims[2], m->head_k = k->dims[3], m->head_v = dim(v, 3);
     m->width = v && v->rank == 4 ? osi_expr_mul(s, v->dims[1], v->dims[3]) : UNK;
   } else if (k || v) {
+    /* query [B, S, D], key [B, L, D], value [B, L, Dv]. */
+    const char *R = "MultiHeadAttention key/value";
+    if ((k && (st = osi_op_require_dims_eq(ctx, R, 1, 0, 0, 0)) != OSI_OK) ||
+        (v && v->rank == 3 && (st = osi_op_require_dims_eq(ctx, R, 2, 0, 0, 0)) != OSI_OK) ||
+        (k && v && v->rank == 3 && (st = osi_op_require_dims_eq(ctx, R, 2, 1, 1, 1)) != OSI_OK) ||
+        (k && q && q->rank == 3 && (st = osi_op_require_dims_eq(ctx, "MultiHeadAttention hidden size", 1, 2, 0, 2)) != OSI_OK))
+      return st;
     m->kv_seq = pick(dim(k, 1), dim(v, 1)), m->width = dim(v, 2);
     if ((st = div_exact(ctx, dim(q, 2), n, "query hidden size", &m->head_k)) != OSI_OK ||
         (st = div_exact(ctx, dim(v, 2), n, "value hidden size", &m->head_v)) != OSI_OK)
@@ -219,6 +239,22 @@ static OsiStatus group_query(OsiOpCtx *ctx, int total_in, int sparse) {
   int64_t parts = packed && n > 0 && kvn > 0 ? n + 2 * kvn : packed ? 0 : n;
   if ((st = div_exact(ctx, dim(q, 2), parts, "query hidden size", &head)) != OSI_OK) return st;
   if (packed) width = head != UNK && n > 0 ? osi_expr_mul(s, head, osi_expr_const(s, n)) : UNK;
+  if (n > 0 && kvn > 0 && n % kvn != 0)
+    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "num_heads %lld is not a multiple of kv_num_heads %lld",
+                       (long long)n, (long long)kvn);
+  if (!packed) {
+    /* key and value [B, L, kv_num_heads * head_size], one shape. */
+    const OsiType *k = osi_in_ranked(ctx, 1), *v = osi_in_ranked(ctx, 2);
+    if ((st = want_rank(ctx, k, 3, 3, "key")) != OSI_OK || (st = want_rank(ctx, v, 3, 3, "value")) != OSI_OK) return st;
+    const char *R = sparse ? "SparseAttention key/value" : "GroupQueryAttention key/value";
+    for (int i = 0; k && v && i < 3; i++)
+      if ((st = osi_op_require_dims_eq(ctx, R, 2, i, 1, i)) != OSI_OK) return st;
+    if ((st = osi_op_require_dims_eq(ctx, R, 1, 0, 0, 0)) != OSI_OK) return st;
+    if (kvn > 0 && head != UNK &&
+        (st = osi_op_require_dim(ctx, R, 1, 2, osi_expr_mul(s, head, osi_expr_const(s, kvn)),
+                                 OSI_WHAT("kv_num_heads times the head size"))) != OSI_OK)
+      return st;
+  }
   set_dims(ctx, 0, t, 3, (OsiExpr[]){dim(q, 0), dim(q, 1), width});
   int keep_capacity = sparse || osi_attr_int(ctx, "sliding_window_cache", 0) == 1;
   OsiExpr total = scalar_value(ctx, total_in);

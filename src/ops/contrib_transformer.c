@@ -7,6 +7,7 @@
  * QOrdered activations, RotaryEmbedding, GroupNorm) point at the standard
  * functions in the table.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/helpers.h"
@@ -34,7 +35,18 @@ OsiStatus osi_op_ms_skip_layer_norm(OsiOpCtx *ctx) {
   if (x && x->kind == OSI_KIND_TENSOR && x->rank >= 0 && x->rank != 2 && x->rank != 3)
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input has rank %d, expected 3 (or 2: token_count, hidden)",
                        x->rank);
-  OsiStatus st = osi_op_layer_norm(ctx);
+  /* skip [B, S, H], [1, S, H] or [S, H]; gamma, beta, bias [H]. */
+  const OsiType *xt = osi_in_ranked(ctx, 0);
+  OsiStatus st = OSI_OK;
+  if (xt && xt->rank >= 1) {
+    st = osi_require_broadcast_to(ctx, "SkipLayerNormalization skip", 1, xt->rank, xt->dims, "the input");
+    for (int i = 2; i < osi_in_count(ctx) && i <= 4 && st == OSI_OK; i++) {
+      if (!osi_in_present(ctx, i)) continue;
+      st = osi_op_require_rank(ctx, i, 1, 1);
+      if (st == OSI_OK) st = osi_op_require_dims_eq(ctx, "SkipLayerNormalization hidden size", i, 0, 0, xt->rank - 1);
+    }
+  }
+  if (st == OSI_OK) st = osi_op_layer_norm(ctx);
   if (st != OSI_OK) return st;
   if (osi_out_present(ctx, 3)) osi_out_same_as_input(ctx, 3, 0);
   return OSI_OK;
@@ -171,4 +183,26 @@ OsiStatus osi_op_linear_attention_gate(OsiOpCtx *ctx) {
   osi_out_same_as_input(ctx, 0, 0);
   if (osi_out_count(ctx) > 1) osi_out_same_as_input(ctx, 1, osi_in_present(ctx, 3) ? 3 : 0);
   return OSI_OK;
+}
+
+/* BiasGelu(A, B) / FastGelu(X[, bias]) / BiasAdd(X, bias, skip): Y like
+ * the input; the bias is [hidden] (the input's last dim), BiasAdd's skip
+ * has the input's shape. */
+OsiStatus osi_op_ms_bias_activation(OsiOpCtx *ctx) {
+  const OsiType *x = osi_in_ranked(ctx, 0);
+  OsiStatus st = OSI_OK;
+  char rule[48];
+  snprintf(rule, sizeof rule, "%s bias", osi_op_type(ctx));
+  if (x && x->rank >= 1 && osi_in_present(ctx, 1)) {
+    st = osi_op_require_rank(ctx, 1, 1, 1);
+    if (st == OSI_OK) st = osi_op_require_dims_eq(ctx, rule, 1, 0, 0, x->rank - 1);
+  }
+  if (st == OSI_OK && x && !strcmp(osi_op_type(ctx), "BiasAdd") && osi_in_ranked(ctx, 2)) {
+    const OsiType *skip = osi_in_ranked(ctx, 2);
+    if (skip->rank != x->rank)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "BiasAdd: skip has rank %d where the input has %d", skip->rank, x->rank);
+    for (int i = 0; i < x->rank && st == OSI_OK; i++) st = osi_op_require_dims_eq(ctx, "BiasAdd skip", 2, i, 0, i);
+  }
+  if (st != OSI_OK) return st;
+  return osi_out_same_as_input(ctx, 0, 0);
 }

@@ -140,8 +140,51 @@ static void test_losses(OpTest *t) {
   CHECK_STR(op_requirements(t), "M == N");
 }
 
+#define MS "com.microsoft"
+
+static void test_contrib(OpTest *t) {
+  op_attr_int(t, "num_heads", 4);
+  CHECK_STR(op_run(t, MS, "Attention", 1, "float[B,S,64]", "float[64,192]", "float[192]", NULL), "float[B,S,64]");
+  op_attr_int(t, "num_heads", 4);
+  MISMATCH(op_run(t, MS, "Attention", 1, "float[B,S,64]", "float[32,192]", "float[192]", NULL));
+  op_attr_int(t, "num_heads", 4);
+  MISMATCH(op_run(t, MS, "Attention", 1, "float[B,S,64]", "float[64,192]", "float[96]", NULL));
+  op_attr_int(t, "num_heads", 4);
+  CHECK_STR(op_run(t, MS, "MultiHeadAttention", 1, "float[B,S,64]", "float[B,L,64]", "float[B,L,32]", NULL), "float[B,S,32]");
+  op_attr_int(t, "num_heads", 4);
+  MISMATCH(op_run(t, MS, "MultiHeadAttention", 1, "float[2,S,64]", "float[3,L,64]", "float[3,L,32]", NULL));
+  op_attr_int(t, "num_heads", 4);
+  MISMATCH(op_run(t, MS, "MultiHeadAttention", 1, "float[B,S,64]", "float[B,5,64]", "float[B,6,32]", NULL));
+  op_attr_int(t, "num_heads", 4);
+  MISMATCH(op_run(t, MS, "MultiHeadAttention", 1, "float[B,S,64]", "float[B,L,48]", "float[B,L,32]", NULL));
+  op_attr_int(t, "num_heads", 8);
+  op_attr_int(t, "kv_num_heads", 2);
+  op_set_outputs(t, 3);
+  CHECK_STR(op_run(t, MS, "GroupQueryAttention", 1, "float[B,S,128]", "float[B,S,32]", "float[B,S,32]", "", "", "int32[B]",
+                   "int32[]", NULL), "float[B,S,128]");
+  op_attr_int(t, "num_heads", 8);
+  op_attr_int(t, "kv_num_heads", 2);
+  MISMATCH(op_run(t, MS, "GroupQueryAttention", 1, "float[B,S,128]", "float[B,S,48]", "float[B,S,48]", "", "", "int32[B]",
+                  "int32[]", NULL));
+  op_attr_int(t, "num_heads", 8);
+  op_attr_int(t, "kv_num_heads", 2);
+  MISMATCH(op_run(t, MS, "GroupQueryAttention", 1, "float[B,S,128]", "float[B,S,32]", "float[B,S,16]", "", "", "int32[B]",
+                  "int32[]", NULL));
+  op_set_outputs(t, 1);
+  CHECK_STR(op_run(t, MS, "SkipLayerNormalization", 1, "float[B,S,64]", "float[S,64]", "float[64]", "float[64]", NULL),
+            "float[B,S,64]");
+  MISMATCH(op_run(t, MS, "SkipLayerNormalization", 1, "float[B,S,64]", "float[B,S,32]", "float[64]", NULL));
+  MISMATCH(op_run(t, MS, "SkipLayerNormalization", 1, "float[B,S,64]", "float[B,S,64]", "float[65]", NULL));
+  CHECK_STR(op_run(t, MS, "BiasGelu", 1, "float[B,S,64]", "float[64]", NULL), "float[B,S,64]");
+  MISMATCH(op_run(t, MS, "BiasGelu", 1, "float[B,S,64]", "float[32]", NULL));
+  MISMATCH(op_run(t, MS, "BiasAdd", 1, "float[2,9,64]", "float[64]", "float[2,9,32]", NULL));
+  CHECK_STR(op_run(t, MS, "FastGelu", 1, "float[B,S,H]", "float[64]", NULL), "float[B,S,H]");
+  CHECK_STR(op_requirements(t), "H == 64");
+}
+
 int main(void) {
   OpTest *t = op_test_new();
+  test_contrib(t);
   test_attention_4d(t);
   test_attention_3d(t);
   test_rotary(t);
