@@ -6,12 +6,15 @@
  *
  * Three steps, each sound on its own, tried within a small budget:
  *   1. interval: the interval bound of p (ival_poly) has hi <= 0;
- *   2. Max/Min case split, on a term k*Max(a, b, ...) or k*Min(...) of p:
+ *   2. Max/Min case split, on a term k*Max(a, b, ...) or k*Min(...) of p
+ *      (the "all" kind first):
  *      the atom equals one of its arguments at every binding, so
  *        k > 0 with Min, k < 0 with Max: p <= p[atom := a] for every
  *          argument a; proving any one of those <= 0 is enough;
  *        k > 0 with Max, k < 0 with Min: p equals one of the p[atom := a];
  *          all of them must be proven <= 0;
+ *      Broadcast(a, b, ...) is one of its arguments wherever it is defined,
+ *      so it splits like the latter, whatever the sign of k;
  *   3. floor elimination: for d > 0, N - (d-1) <= d*(N//d) <= N, so with L
  *      the lcm of the divisors of the terms k*(N//d) of p, L*p <= U where U
  *      replaces each L*k*(N//d) by (L/d)*k*N (k > 0) or (L/d)*k*(N-(d-1))
@@ -51,7 +54,7 @@ static int replace_term(const OsiExprStore *s, const Poly *p, uint32_t i, OsiExp
 static int split_minmax(const OsiExprStore *s, const Poly *p, uint32_t i, int depth, int *budget) {
   OsiExpr atom = p->m[i];
   const ExprNode *nd = expr_node(s, atom);
-  int any = (p->k[i] > 0) == (nd->kind == EK_MIN);
+  int any = nd->kind != EK_BROADCAST && (p->k[i] > 0) == (nd->kind == EK_MIN);
   OsiExpr args[OSI_EXPR_MAX_NODES];
   uint32_t n = nd->n;
   memcpy(args, expr_args(s, atom), n * sizeof *args);
@@ -186,10 +189,16 @@ static int le0(const OsiExprStore *s, const Poly *p, int depth, int *budget) {
   Ival iv = ival_poly(s, p);
   if (iv.hi != INT64_MAX && iv.hi <= 0) return 1;
   if (depth <= 0) return 0;
-  for (uint32_t i = 0; i < p->n; i++) {
-    int kind = expr_kind(s, p->m[i]);
-    if (kind == EK_MAX || kind == EK_MIN) return split_minmax(s, p, i, depth, budget);
-  }
+  /* Split an atom that must be proven for all its arguments first, so that
+   * each branch can pick its own argument for the others: Min(p,64) -
+   * Min(p+s,64) <= 0 takes p against p+s and 64 against 64. */
+  for (int all = 1; all >= 0; all--)
+    for (uint32_t i = 0; i < p->n; i++) {
+      int kind = expr_kind(s, p->m[i]);
+      int is_all = kind == EK_BROADCAST || (p->k[i] > 0) == (kind == EK_MAX);
+      if ((kind == EK_MAX || kind == EK_MIN || kind == EK_BROADCAST) && is_all == all)
+        return split_minmax(s, p, i, depth, budget);
+    }
   return eliminate_floors(s, p, depth, budget);
 }
 

@@ -8,7 +8,8 @@
  *              moved to the front: a+b, 2*a-b, b-a, 3-a, -a-b, a*b+a+1
  *   products   factors joined by '*', coefficient first: 4104*a*b, a*a;
  *              a // or % factor is parenthesised: 2*(x//3), a*(b%2),
- *              and so is a negated one: -(x//2)
+ *              and so is a negated one: -(x//2); but a factor
+ *              (N+d-1)//d is CeilDiv(N,d): 4*CeilDiv(h,4), -CeilDiv(x,3)
  *   // and %   numerator parenthesised only when it is a sum of two or more
  *              parts or starts with a minus sign ((a+b)//2, 2*x//3,
  *              (-x)%3), divisor unless it is a symbol, a constant or a
@@ -93,8 +94,28 @@ static int is_divmod(const OsiExprStore *s, OsiExpr e) {
   return k == EK_FLOORDIV || k == EK_MOD;
 }
 
+static void put_sum_const(OsiExprStore *s, Buf *b, OsiExpr e, int64_t c);
+
+/* (N + d-1)//d with N not a constant, as CeilDiv(N,d): the reading of a
+ * padded or strided size where it is a factor (4*CeilDiv(h,4),
+ * batch*CeilDiv(h,7)); it parses back to the same id. */
+static int put_ceildiv(OsiExprStore *s, Buf *b, OsiExpr m) {
+  int64_t d;
+  if (expr_kind(s, m) != EK_FLOORDIV || !osi_expr_is_const(s, expr_args(s, m)[1], &d) || d < 2)
+    return 0;
+  OsiExpr n = expr_args(s, m)[0];
+  if (expr_kind(s, n) != EK_ADD || expr_node(s, n)->val != d - 1) return 0;
+  puts_(b, "CeilDiv(");
+  put_sum_const(s, b, n, 0);
+  put(b, ",", 1);
+  put_int(b, d);
+  put(b, ")", 1);
+  return 1;
+}
+
 /* A monomial as a product operand: // and % atoms in parentheses. */
 static void put_factor(OsiExprStore *s, Buf *b, OsiExpr m) {
+  if (put_ceildiv(s, b, m)) return;
   if (is_divmod(s, m)) {
     put(b, "(", 1);
     puts_(b, osi_expr_str(s, m));
@@ -139,10 +160,12 @@ static void put_const_part(Buf *b, int64_t c, int first) {
   }
 }
 
-static void put_sum(OsiExprStore *s, Buf *b, OsiExpr e) {
+static void put_sum(OsiExprStore *s, Buf *b, OsiExpr e) { put_sum_const(s, b, e, expr_node(s, e)->val); }
+
+/* The sum e with its constant replaced by c. */
+static void put_sum_const(OsiExprStore *s, Buf *b, OsiExpr e, int64_t c) {
   const ExprNode *nd = expr_node(s, e);
   uint32_t n = nd->n, lead = n;
-  int64_t c = nd->val;
   /* copy: printing children never interns, but keep the pointers local */
   const OsiExpr *m = expr_args(s, e);
   const int64_t *k = expr_coefs(s, e);

@@ -95,7 +95,7 @@ static void test_required_rewrites(void) {
   EXPECT("(2*x)//4", "x//2");
   EXPECT("(2*x+2)%4", "2*((x+1)%2)");
   EXPECT("(H-W)%2", "(H+W)%2");
-  EXPECT("x//-3", "-((x+2)//3)"); /* a // d = -CeilDiv(-a, d): no leading minus inside */
+  EXPECT("x//-3", "-CeilDiv(x,3)"); /* a // d = -CeilDiv(-a, d): no leading minus inside */
   EXPECT("CeilDiv(x*y+1,y)", "x+CeilDiv(1,y)");
   EXPECT("(a-b)*(a+b)", "a*a-b*b");
   EXPECT("(x+y)//(x+y)", "1");
@@ -109,7 +109,7 @@ static void test_soundness(void) {
   EXPECT("(x*y)//z", "x*y//z");
   EXPECT("x//y*y", "y*(x//y)");
   EXPECT("(3*x)//2", "3*x//2");
-  EXPECT("(x+1)//2*2", "2*((x+1)//2)");
+  EXPECT("(x+1)//2*2", "2*CeilDiv(x,2)"); /* a factor (N+d-1)//d reads as CeilDiv */
   EXPECT("2*x//3", "2*x//3");
   EXPECT("x%y*y", "y*(x%y)");
   EXPECT("CeilDiv(x,y)*y", "y*CeilDiv(x,y)");
@@ -161,7 +161,7 @@ static void test_exporter_idioms(void) {
   /* Min/Max of comparable forms (expr_bounds.c) */
   EXPECT("Min((h+1)//4, ((h+1)//2+1)//2)", "(h+1)//4");
   EXPECT("Min(x, 2*CeilDiv(x,2))", "x");
-  EXPECT("Max(x, 2*CeilDiv(x,2))", "2*((x+1)//2)");
+  EXPECT("Max(x, 2*CeilDiv(x,2))", "2*CeilDiv(x,2)");
   EXPECT("Max(x, 4*(x//4))", "x");
   EXPECT("Min(x//2, CeilDiv(x,2))", "x//2");
   EXPECT("Min((x+1)//2, x)", "(x+1)//2");
@@ -169,7 +169,17 @@ static void test_exporter_idioms(void) {
   EXPECT("Min(Min(x,y)//2, x//2)", "Min(x,y)//2");
   EXPECT("Max(Max(x,y)//2, x//2)", "Max(x,y)//2");
   /* no leading minus inside // and %, so no "+-" in a sum */
-  EXPECT("h+(-h)%4", "4*((h+3)//4)"); /* pad to a multiple of 4 */
+  EXPECT("h+(-h)%4", "4*CeilDiv(h,4)"); /* pad to a multiple of 4 */
+  EXPECT("(4 - h%4)%4", "(-h)%4");                    /* the padding amount */
+  EXPECT("h + h%2", "2*CeilDiv(h,2)");                 /* pad to even */
+  EXPECT("(h + h%2 + 1)//2", "(h+1)//2");              /* then stride 2 */
+  EXPECT("(h+1)//2 - h//2", "h%2");
+  EXPECT("h - h//2", "(h+1)//2");
+  EXPECT("(h//4 + (-(h//4))%7)//7", "(h+24)//28");     /* Swin windows per side */
+  EXPECT("b*((h+(-h)%7)//7)*((w+(-w)%7)//7)", "b*CeilDiv(h,7)*CeilDiv(w,7)");
+  EXPECT("(h+3)//4", "(h+3)//4");                      /* alone: no CeilDiv */
+  SAME("4*CeilDiv(h,4)", "4*((h+3)//4)");
+  SAME("b*CeilDiv(h-x,7)", "b*((h-x+6)//7)");
   EXPECT("y+(-x)//3", "y-(x+2)//3");
   EXPECT("y+(-x)//z", "y-CeilDiv(x,z)");
   EXPECT("y+CeilDiv(-x,z)", "y-x//z");
@@ -204,7 +214,7 @@ static void test_printing_and_precedence(void) {
   EXPECT("a//(b*c)", "a//(b*c)");
   EXPECT("a//b*c", "c*(a//b)");
   EXPECT("a%b%c", "a%b%c");
-  EXPECT("-a//2", "-((a+1)//2)");
+  EXPECT("-a//2", "-CeilDiv(a,2)");
   SAME("-a//2", "(-a)//2");
   EXPECT("-(a//2)", "-(a//2)");
   EXPECT("-a%3", "(-a)%3");
