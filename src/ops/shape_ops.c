@@ -48,6 +48,53 @@ static OsiExpr product(OsiExprStore *s, const OsiExpr *d, int from, int to) {
   return p;
 }
 
+/* 1 when some of x[0..nx) not yet used (a subset of 1 to 3 of them) multiply
+ * to t; marks them used. */
+static int take_factors(OsiExprStore *s, const OsiExpr *x, int nx, unsigned char *used, OsiExpr t) {
+  for (int i = 0; i < nx; i++)
+    if (!used[i] && x[i] == t) return used[i] = 1;
+  if (nx > 8) return 0; /* products of a few dims of small ranks only */
+  for (int i = 0; i < nx; i++) {
+    if (used[i]) continue;
+    for (int j = i + 1; j < nx; j++) {
+      if (used[j]) continue;
+      OsiExpr p = osi_expr_mul(s, x[i], x[j]);
+      if (p == t) return used[i] = used[j] = 1;
+      for (int k = j + 1; k < nx; k++)
+        if (!used[k] && osi_expr_mul(s, p, x[k]) == t) return used[i] = used[j] = used[k] = 1;
+    }
+  }
+  return 0;
+}
+
+/* The -1 of a Reshape: numel(x) // (the other requested dims), with the
+ * factors both sides share cancelled first: a requested dim equal to a dim
+ * of x or to the product of a few of them, and a dim of x equal to the
+ * product of a few requested dims. An identity wherever the division is
+ * defined; it spares dividing products of sums, which the simplifier
+ * cannot (B*(H+1) of [B, H+1, W] leaves W), and keeps the dim a product of
+ * factors (Swin's windows [-1, 7, 7, C] of [B, 7*CeilDiv(h,7), 7*CeilDiv(w,7), C]
+ * are B*CeilDiv(h,7)*CeilDiv(w,7)). */
+static OsiExpr reshape_minus_one(OsiExprStore *s, const OsiType *x, const OsiExpr *d, int n,
+                                 int infer_at) {
+  OsiExpr req[OSI_MAX_RANK];
+  unsigned char xused[OSI_MAX_RANK] = {0}, rused[OSI_MAX_RANK] = {0};
+  int nr = 0;
+  for (int i = 0; i < n; i++)
+    if (i != infer_at) req[nr++] = d[i];
+  for (int i = 0; i < nr; i++) /* a requested dim made of dims of x */
+    if (!osi_expr_is_const(s, req[i], NULL)) rused[i] = take_factors(s, x->dims, x->rank, xused, req[i]);
+  for (int i = 0; i < x->rank; i++) /* a dim of x made of requested dims */
+    if (!xused[i] && !osi_expr_is_const(s, x->dims[i], NULL))
+      xused[i] = take_factors(s, req, nr, rused, x->dims[i]);
+  OsiExpr num = osi_expr_const(s, 1), den = osi_expr_const(s, 1);
+  for (int i = 0; i < x->rank; i++)
+    if (!xused[i]) num = osi_expr_mul(s, num, x->dims[i]);
+  for (int i = 0; i < nr; i++)
+    if (!rused[i]) den = osi_expr_mul(s, den, req[i]);
+  return osi_expr_floordiv(s, num, den);
+}
+
 /*
  * Reshape(data, shape) (opset 5+; the `shape` attribute before). A 0 copies
  * the input dim at that position unless allowzero=1 (opset 14); one -1 is
@@ -109,7 +156,7 @@ OsiStatus osi_op_reshape(OsiOpCtx *ctx) {
     /* numel // 0 is undefined: with another 0 dim the -1 cannot be inferred. */
     if (osi_expr_is_const(s, rest, &rc) && rc == 0)
       return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Reshape: the dims other than -1 multiply to 0, so -1 has no size");
-    d[infer_at] = osi_expr_floordiv(s, osi_type_numel(s, x), rest);
+    d[infer_at] = reshape_minus_one(s, x, d, n, infer_at);
   }
   /* The element count is kept: the -1 must divide it exactly. */
   if (x && x->kind == OSI_KIND_TENSOR && x->rank >= 0) {

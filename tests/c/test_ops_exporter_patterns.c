@@ -56,8 +56,28 @@ static void test_logical_contents(OpTest *t) {
   CHECK_STR(op_run(t, "", "IsNaN", 13, "float[2]", NULL), "bool[2]");
 }
 
+/* Reshape's -1 is the element count over the other dims; the factors both sides share cancel, so
+ * a product of sums needs no polynomial division and the result stays a product of factors. */
+static void test_reshape_minus_one(OpTest *t) {
+  /* Swin window partition after padding to a multiple of 7, and its reverse */
+  CHECK_STR(op_run(t, "", "Reshape", 14, "float[B,7*CeilDiv(h,7),7*CeilDiv(w,7),C]", "int64[4]{-1,7,7,C}", NULL),
+            "float[B*CeilDiv(h,7)*CeilDiv(w,7),7,7,C]");
+  CHECK_STR(op_run(t, "", "Reshape", 14, "float[B*CeilDiv(h,7)*CeilDiv(w,7),7,7,C]",
+                   "int64[6]{B,CeilDiv(h,7),CeilDiv(w,7),7,7,-1}", NULL),
+            "float[B,(h+6)//7,(w+6)//7,7,7,C]"); /* alone, CeilDiv(h,7) prints (h+6)//7 */
+  /* a requested dim that is a product of sums of the input's */
+  CHECK_STR(op_run(t, "", "Reshape", 14, "float[B,H+1,W+2,C]", "int64[2]{(H+1)*(W+2),-1}", NULL),
+            "float[H*W+2*H+W+2,B*C]");
+  CHECK_STR(op_run(t, "", "Reshape", 14, "float[B,H+1,W,C]", "int64[3]{B*(H+1),-1,C}", NULL),
+            "float[B*H+B,W,C]");
+  /* an input dim that is a product of requested ones */
+  CHECK_STR(op_run(t, "", "Reshape", 14, "float[B*(S+1),D]", "int64[4]{B,S+1,-1,64}", NULL),
+            "float[B,S+1,D//64,64]");
+}
+
 int main(void) {
   OpTest *t = op_test_new();
+  test_reshape_minus_one(t);
   test_expand_minus_one(t);
   test_compare_signs(t);
   test_logical_contents(t);
