@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { evalDim, parse, printSymbol, symbolsOf } from '../../js/expr.js';
+import { addReadability, dimReadability, formatReadability } from './readability.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const REPO = resolve(HERE, '../..');
@@ -343,6 +344,7 @@ export async function runDifferential(dir, { engine, ort, only } = {}) {
       constraintViolations,
       expectations: expectationProblems(entry, result, envs),
       diagnostics: result.diagnostics.map((d) => `${d.code} ${d.opType ?? ''} ${d.node ?? ''}: ${d.message}`),
+      readability: dimReadability(result),
     });
   }
   // Models whose manifest entry names a knownUnresolved reason (a value no single expression of
@@ -355,6 +357,7 @@ export async function runDifferential(dir, { engine, ort, only } = {}) {
   };
   totals.resolvedPercent = totals.values ? (100 * totals.exact) / totals.values : 100;
   totals.excluded = models.filter((m) => m.knownUnresolved).map((m) => m.name);
+  totals.readability = addReadability(models.map((m) => m.readability)); // every model counts
   return { models, totals };
 }
 
@@ -376,6 +379,7 @@ export function formatReport({ models, totals }, { verbose = false } = {}) {
     `(${totals.resolvedPercent.toFixed(2)}% resolved), ${totals.unresolved} unresolved, ${totals.wrong} wrong, ` +
     `${totals.labelOnly} shown by a declared label only` +
     (totals.excluded.length ? ` (values and resolved % leave out ${totals.excluded.join(', ')}; wrong counts every model)` : ''));
+  lines.push(formatReadability(totals.readability));
   return lines.join('\n');
 }
 

@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { formatReport, unavailableReason } from '../exporters/differential.mjs';
+import { addReadability, readabilityProblems } from '../exporters/readability.mjs';
 import { REPO } from './helpers.js';
 
 const NAMED = [
@@ -95,6 +96,21 @@ describeIfAvailable('exporter patterns against onnxruntime', () => {
   test('paddle_labels_op13: every p2o.DynamicDimension.N of the outputs names a computed size', () => {
     const m = byName('paddle_labels_op13');
     expect(Object.keys(m.labels).sort()).toEqual([10, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => `'p2o.DynamicDimension.${i}'`));
+  });
+
+  // A viewer shows these strings: exact is not enough (issue 16; counts in tests/exporters/readability.mjs):
+  // no "+-", none over 200 characters, at most 1% over 80. GPT-2's attention rows after its causal-bias slice
+  // of the 64-position buffer are Broadcast(sequence_length,Min(total_sequence_length,64)-Min(past_sequence_length,64)),
+  // 85 characters with Hugging Face's names and no shorter exact form (the slice is empty once past reaches 64,
+  // and a query of 1 broadcasts with it to 0 rows): those two models are held to 100 characters instead.
+  test('readable dims: none prints "+-" or is over 200 characters, at most 1% over 80', () => {
+    const all = report.totals.readability;
+    expect(all.symbolic).toBeGreaterThan(1000);
+    expect(all.plusMinus).toBe(0);
+    expect(all.over200).toBe(0);
+    const others = addReadability(report.models.filter((m) => !m.name.startsWith('gpt2_')).map((m) => m.readability));
+    expect(readabilityProblems(others)).toEqual([]);
+    expect(all.longest).toBeLessThanOrEqual(100);
   });
 
   test('totals: >= 99% of the values resolved, none wrong', () => {
