@@ -22,7 +22,10 @@
  *   hermite  c*(N//e) - c*A -> c*((N+e)//2e)         (d = 2e, c = -k)
  * where the replaced terms must all be in the sum with exactly these
  * coefficients, and the new atom must be the one whose expansion is exactly
- * the replaced terms (checked by rebuilding it with expr_div_raw). So the
+ * the replaced terms (checked by rebuilding it with expr_div_raw). A step is
+ * taken when it leaves fewer terms, or as many with fewer coefficients other
+ * than +-1 (N + N%3, not 2*N - 3*(N//3)): that pair only decreases, so the
+ * steps end. So the
  * result expands to E again, and contracting it changes nothing: it is
  * canonical. The larger divisors go first so that (h+3)//4 comes back from
  * h - h//2 - (h+1)//4 (hermite at d = 2, then at d = 4).
@@ -175,14 +178,28 @@ typedef struct {
   int64_t c;
 } Output;
 
+/* Terms of p whose coefficient is not 1 or -1 (each prints a number). */
+static uint32_t scaled_terms(const Poly *p) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < p->n; i++) n += p->k[i] != 1 && p->k[i] != -1;
+  return n;
+}
+
+/* How a sum reads, smaller is shorter: its terms first, then those with a
+ * coefficient other than +-1, then whether a constant is left. */
+static uint64_t reading_score(uint32_t terms, uint32_t scaled, int has_const) {
+  return ((uint64_t)terms << 33) | ((uint64_t)scaled << 1) | (uint64_t)(has_const != 0);
+}
+
 /* One contraction step: the candidate c*z whose expansion, taken out of e,
- * leaves the fewest terms (counting z as one), if that is fewer than now;
- * on a tie one that leaves no constant, then the first (larger divisors are
+ * leaves the shortest reading (counting c*z as one term), if that is
+ * shorter than e's own, not counting the constant; on a tie one that leaves
+ * no constant ((-a)%3, not 2-(a+2)%3), then the first (larger divisors are
  * tried first). */
 static int contract_once(OsiExprStore *s, Poly *e, Output *out, uint32_t *nout, int *failed) {
   OsiExpr best_z = OSI_EXPR_UNKNOWN;
   int64_t best_c = 0;
-  uint32_t best_score = 2 * nterms(e); /* a step must save at least one term */
+  uint64_t best_score = reading_score(nterms(e), scaled_terms(e), 0); /* a step must read shorter */
   Poly x, rest;
   poly_init(&x);
   poly_init(&rest);
@@ -210,12 +227,12 @@ static int contract_once(OsiExprStore *s, Poly *e, Output *out, uint32_t *nout, 
         if (ka == 0 || (ka == -1 && k == INT64_MIN) || k % ka != 0 || k / ka == INT64_MIN) continue;
         rest.n = 0;
         if (!poly_addmul(s, e, &x, -(k / ka), &rest)) continue;
-        /* fewer terms; on a tie, no constant left over: (-a)%3, not 2-(a+2)%3 */
-        uint32_t score = 2 * (nterms(&rest) + 1) + (rest.c != 0);
+        int64_t c = k / ka;
+        uint64_t score = reading_score(nterms(&rest) + 1, scaled_terms(&rest) + (c != 1 && c != -1), rest.c != 0);
         if (score < best_score) {
           best_score = score;
           best_z = z[j];
-          best_c = k / ka;
+          best_c = c;
         }
       }
     }

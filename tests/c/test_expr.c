@@ -175,6 +175,9 @@ static void test_exporter_idioms(void) {
   EXPECT("(h + h%2 + 1)//2", "(h+1)//2");              /* then stride 2 */
   EXPECT("(h+1)//2 - h//2", "h%2");
   EXPECT("h - h//2", "(h+1)//2");
+  EXPECT("N%3+N", "N+N%3");                            /* as many terms: fewer coefficients */
+  EXPECT("2*N-3*(N//3)", "N+N%3");
+  EXPECT("2*N-2*(N//2)", "2*CeilDiv(N,2)");            /* fewer terms first */
   EXPECT("(h//4 + (-(h//4))%7)//7", "(h+24)//28");     /* Swin windows per side */
   EXPECT("b*((h+(-h)%7)//7)*((w+(-w)%7)//7)", "b*CeilDiv(h,7)*CeilDiv(w,7)");
   EXPECT("(h+3)//4", "(h+3)//4");                      /* alone: no CeilDiv */
