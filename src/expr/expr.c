@@ -78,6 +78,7 @@ OsiExprStore *osi_expr_store_new(void) {
 
 void osi_expr_store_delete(OsiExprStore *s) {
   if (!s) return;
+  expr_naming_free(s);
   if (s->strs)
     for (uint32_t i = 0; i < s->nnodes; i++) free(s->strs[i]);
   for (NameChunk *c = s->chunks, *next; c; c = next) {
@@ -92,6 +93,8 @@ void osi_expr_store_delete(OsiExprStore *s) {
   free(s->sum_memo);
   free(s);
 }
+
+uint32_t osi_expr_node_count(const OsiExprStore *s) { return s ? s->nnodes : 0; }
 
 void osi_expr_store_set_assume_nonneg(OsiExprStore *s, int on) {
   s->assume_nonneg = on != 0;

@@ -128,6 +128,33 @@ OsiExpr osi_expr_from_dim_param(OsiExprStore *s, const char *text);
  * "?" for OSI_EXPR_UNKNOWN. Parsing it back gives the same id. */
 const char *osi_expr_str(OsiExprStore *s, OsiExpr e);
 
+/* Ids in use are below this (0, OSI_EXPR_UNKNOWN, included). */
+uint32_t osi_expr_node_count(const OsiExprStore *s);
+
+/* Section - Names of derived sizes (expr_naming.c)
+ *
+ * For the texts a result prints (roots: dims, contents, constraints), an
+ * ordered list of definitions name = expression: every Floor/Ceil/Round/
+ * Trunc of a float expression in them, then the subterms that shorten the
+ * texts still over 80 characters most (a bounded number). Names are
+ * <word>_<n> (floor_1, size_2) and collide with no symbol of the store;
+ * each definition is over graph symbols and earlier names only. While the
+ * names are in use, osi_expr_str prints each named id as its name, so a
+ * text evaluated with every name bound to its definition's value is the
+ * text without names evaluated. */
+
+/* Chooses the definitions for roots[0..n) (replacing earlier ones); the
+ * number chosen, or -1 when memory runs out (then there are none). */
+int osi_expr_name_sizes(OsiExprStore *s, const OsiExpr *roots, size_t n);
+/* Turns printing with names on or off (off by default). */
+void osi_expr_use_names(OsiExprStore *s, int on);
+uint32_t osi_expr_definition_count(const OsiExprStore *s);
+const char *osi_expr_definition_name(const OsiExprStore *s, uint32_t i);
+OsiExpr osi_expr_definition_expr(const OsiExprStore *s, uint32_t i);
+/* Definition i printed over the earlier names (owned by the store, valid
+ * until the names change); NULL past the end. */
+const char *osi_expr_definition_str(OsiExprStore *s, uint32_t i);
+
 /* Section - Queries */
 
 /* 1 and *out set when e is an integer constant, else 0. */

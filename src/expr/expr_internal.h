@@ -78,6 +78,7 @@ typedef struct {
 } ExprNode;
 
 typedef struct NameChunk NameChunk;
+typedef struct ExprNaming ExprNaming; /* expr_naming.c */
 
 struct OsiExprStore {
   ExprNode *nodes;
@@ -102,6 +103,9 @@ struct OsiExprStore {
   uint32_t canon_stack[32];
   uint32_t canon_depth;
   uint32_t cycle_breaks;
+  /* expr_naming.c: named derived sizes, printed as names while naming_on */
+  ExprNaming *naming;
+  int naming_on;
 };
 
 /* Section - Store internals (expr.c) */
@@ -195,6 +199,18 @@ OsiExpr expr_sum_canonical(OsiExprStore *s, const Poly *p);
 /* 1 when p <= 0 is proven for every binding of the symbols (>= 0 ones when
  * assume_nonneg is on) at which the expressions in p are defined. */
 int expr_prove_nonpositive(const OsiExprStore *s, const Poly *p);
+
+/* Section - Names of derived sizes (expr_naming.c), for the printer */
+
+/* The name e prints as while names are in use, or NULL. */
+const char *expr_name_of(const OsiExprStore *s, OsiExpr e);
+/* The cache slot of e's printed form while names are in use; NULL when e
+ * is newer than the names (or memory runs out): print it without them. */
+char **expr_named_slot(OsiExprStore *s, OsiExpr e);
+void expr_naming_free(OsiExprStore *s);
+/* The text of e's node (children through osi_expr_str), malloc'ed; NULL
+ * when memory runs out (expr_print.c). */
+char *expr_print_node(OsiExprStore *s, OsiExpr e);
 
 /* Section - Float nodes (expr_float.c) */
 

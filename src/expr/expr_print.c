@@ -17,7 +17,10 @@
  *   functions  Max(a,b,c), Min(...), CeilDiv(a,b), Broadcast(a,b)
  *   symbols    bare when an identifier, otherwise quoted (see expr_parse.c)
  *   INT64_MIN  (-9223372036854775807-1), so that every text parses back
- * Every printed text parses back (osi_expr_parse) to the same id.
+ *   names      while names are in use (expr_naming.c), a named id prints
+ *              as its name wherever it is printed as one unit
+ * Every printed text parses back (osi_expr_parse) to the same id (with
+ * names: once each name is replaced by its definition).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +107,7 @@ static int put_ceildiv(OsiExprStore *s, Buf *b, OsiExpr m) {
   if (expr_kind(s, m) != EK_FLOORDIV || !osi_expr_is_const(s, expr_args(s, m)[1], &d) || d < 2)
     return 0;
   OsiExpr n = expr_args(s, m)[0];
-  if (expr_kind(s, n) != EK_ADD || expr_node(s, n)->val != d - 1) return 0;
+  if (expr_kind(s, n) != EK_ADD || expr_node(s, n)->val != d - 1 || expr_name_of(s, n)) return 0;
   puts_(b, "CeilDiv(");
   put_sum_const(s, b, n, 0);
   put(b, ",", 1);
@@ -115,6 +118,11 @@ static int put_ceildiv(OsiExprStore *s, Buf *b, OsiExpr m) {
 
 /* A monomial as a product operand: // and % atoms in parentheses. */
 static void put_factor(OsiExprStore *s, Buf *b, OsiExpr m) {
+  const char *name = expr_name_of(s, m);
+  if (name) {
+    puts_(b, name);
+    return;
+  }
   if (put_ceildiv(s, b, m)) return;
   if (is_divmod(s, m)) {
     put(b, "(", 1);
@@ -194,7 +202,9 @@ static void put_sum_const(OsiExprStore *s, Buf *b, OsiExpr e, int64_t c) {
 static void put_div_operand(OsiExprStore *s, Buf *b, OsiExpr e, int divisor) {
   const ExprNode *nd = expr_node(s, e);
   int paren;
-  if (divisor)
+  if (expr_name_of(s, e))
+    paren = 0;
+  else if (divisor)
     paren = !(nd->kind == EK_SYM || (nd->kind == EK_CONST && nd->val >= 0) ||
               nd->kind == EK_CEILDIV || nd->kind >= EK_MAX);
   else /* a sum, or a leading minus sign: (-a)%3, never a+-a%3 in a sum */
@@ -244,15 +254,31 @@ static void put_node(OsiExprStore *s, Buf *b, OsiExpr e) {
   }
 }
 
-const char *osi_expr_str(OsiExprStore *s, OsiExpr e) {
-  if (!s || e == OSI_EXPR_UNKNOWN || e >= s->nnodes) return "?";
-  if (s->strs[e]) return s->strs[e];
+char *expr_print_node(OsiExprStore *s, OsiExpr e) {
   Buf b = {0};
   put_node(s, &b, e);
   if (b.oom || !b.p) {
     free(b.p);
-    return "?";
+    return NULL;
   }
-  s->strs[e] = b.p;
   return b.p;
+}
+
+const char *osi_expr_str(OsiExprStore *s, OsiExpr e) {
+  if (!s || e == OSI_EXPR_UNKNOWN || e >= s->nnodes) return "?";
+  char **slot = &s->strs[e];
+  if (s->naming_on) { /* expr_naming.c */
+    const char *name = expr_name_of(s, e);
+    if (name) return name;
+    slot = expr_named_slot(s, e);
+    if (!slot) { /* newer than the names: printed without them */
+      s->naming_on = 0;
+      const char *t = osi_expr_str(s, e);
+      s->naming_on = 1;
+      return t;
+    }
+  }
+  if (*slot) return *slot;
+  *slot = expr_print_node(s, e);
+  return *slot ? *slot : "?";
 }

@@ -97,6 +97,7 @@ static int int_like(const OsiExprStore *s, OsiExpr e) {
 
 /* Precedence of an integer expression's printed text (expr_print.c). */
 static int int_prec(const OsiExprStore *s, OsiExpr x) {
+  if (expr_name_of(s, x)) return P_ATOM;
   const ExprNode *nd = &s->nodes[x];
   switch (nd->kind) {
   case EK_CONST: return nd->val < 0 ? P_UNARY : P_ATOM;
