@@ -244,6 +244,11 @@ function printTable(out, result, o, bound) {
   for (const r of rows) {
     for (const l of layoutRow(r, widths)) out.line(l);
   }
+  // Named sizes the dims use (result.definitions), in order: with --bind, their values too.
+  for (const { name, expr } of result.definitions ?? []) {
+    const v = bound ? evaluateDim(name, bound.env) : null;
+    out.line(`where ${name} = ${expr}${v === null ? '' : ` = ${v}`}`);
+  }
   if (bound) for (const l of bindingLines(bound)) out.line(l);
   // Names declared on outputs for sizes inference computed: the table shows the sizes.
   for (const [label, expr] of Object.entries(result.constraints?.labels ?? {})) {

@@ -68,7 +68,10 @@ export function parseBindArgument(text, fail) {
   return map;
 }
 
-/** Every symbol the result mentions: in dims, known contents, constraints and labels. */
+/**
+ * Every symbol the result mentions: in dims, known contents, constraints, labels and the
+ * definitions of its named sizes (the names themselves are not symbols: their definitions say them).
+ */
 export function modelSymbols(result) {
   const seen = new Set();
   const texts = new Set();
@@ -85,7 +88,9 @@ export function modelSymbols(result) {
   for (const [a, b] of [...(c.equal ?? []), ...(c.lessEqual ?? [])]) texts.add(a).add(b);
   for (const [label, size] of Object.entries(c.labels ?? {})) texts.add(label).add(size);
   for (const r of c.requirements ?? []) texts.add(r.lhs).add(r.rhs);
-  for (const text of texts) for (const s of symbolsOf(text)) seen.add(s);
+  for (const d of result.definitions ?? []) texts.add(d.expr);
+  const names = new Set((result.definitions ?? []).map((d) => d.name));
+  for (const text of texts) for (const s of symbolsOf(text)) if (!names.has(s)) seen.add(s);
   return seen;
 }
 
@@ -105,7 +110,11 @@ export function resolveBindings(result, given) {
 
   // Equalities and labels both say "these two are one size"; the checks come after, so that a
   // contradiction is reported at the relation that states it.
+  // A named size (result.definitions) is its definition's value: a relation like the others, so that
+  // sizes derived later give it a value too; one that has no value at these sizes only stays unbound.
+  const names = new Set((result.definitions ?? []).map((d) => d.name));
   const relations = [
+    ...(result.definitions ?? []).map((d) => ({ a: d.name, b: d.expr, op: '==', says: 'the definition says', definition: true })),
     ...(c.equal ?? []).map(([a, b]) => ({ a, b, op: '==', says: 'the model says' })),
     ...Object.entries(c.labels ?? {}).map(([a, b]) => ({ a, b, op: '==', says: 'the label says' })),
     ...(c.lessEqual ?? []).map(([a, b]) => ({ a, b, op: '<=', says: 'the model says' })),
@@ -137,7 +146,8 @@ export function resolveBindings(result, given) {
     const y = valueAt(rel.b, env);
     const undefinedSide = x instanceof RangeError ? x : y instanceof RangeError ? y : null;
     if (undefinedSide) {
-      judge(i, `${stated}, which has no value at these sizes (${undefinedSide.message})`);
+      if (rel.definition) judged.add(i);
+      else judge(i, `${stated}, which has no value at these sizes (${undefinedSide.message})`);
       continue;
     }
     if (x !== null && y !== null) {
@@ -145,7 +155,7 @@ export function resolveBindings(result, given) {
       else judged.add(i);
       continue;
     }
-    if (rel.op !== '==') continue;
+    if (rel.op !== '==' || (x === null && y === null)) continue; // back in the queue when a symbol gets a size
     // One side known, the other affine in its one symbol without a size: that symbol's size.
     const [text, value] = x === null ? [rel.a, y] : [rel.b, x];
     const solved = solveFor(text, value, env);
@@ -156,11 +166,11 @@ export function resolveBindings(result, given) {
       continue;
     }
     env.set(sym, size);
-    derived.push([sym, size, `${rel.a} ${rel.op} ${rel.b}`]);
+    if (!names.has(sym)) derived.push([sym, size, `${rel.a} ${rel.op} ${rel.b}`]);
     judged.add(i);
     for (const j of bySymbol.get(sym) ?? []) queue.push(j);
   }
   found.sort((p, q) => p[0] - q[0]);
-  const unbound = [...symbols].filter((sym) => !env.has(sym)).sort();
+  const unbound = [...symbols].filter((sym) => !env.has(sym) && !names.has(sym)).sort();
   return { env, derived, unknown, unbound, problems: found.map(([, sentence]) => sentence) };
 }

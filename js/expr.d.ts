@@ -53,10 +53,32 @@ export function evalDim(dim: Dim, env: DimBindings): number | null;
 
 /**
  * The value of one dim for `bindings`; null when the dim is unknown, a symbol it uses is unbound,
- * or the expression is undefined there (division by zero, Broadcast of two different sizes).
+ * or the expression is undefined there (division by zero, Broadcast of two different sizes). With a
+ * result's `definitions`, its names (floor_1, size_2) evaluate through them.
  * @throws {SyntaxError} when `dim` is a string that is not an expression.
  */
-export function evaluateDim(dim: Dim, bindings: DimBindings): number | null;
+export function evaluateDim(dim: Dim, bindings: DimBindings, definitions?: readonly DimDefinition[]): number | null;
+
+/**
+ * A named derived size of a result (`result.definitions`): `name` stands for `expr`, an expression
+ * over the graph's symbols and earlier names.
+ */
+export interface DimDefinition {
+  readonly name: string;
+  readonly expr: string;
+}
+
+/**
+ * A copy of `bindings` (same kind) with each definition evaluated in order and bound; a name whose
+ * definition cannot be evaluated there is bound to null. Names already bound keep their value.
+ */
+export function bindDefinitions<B extends DimBindings>(bindings: B, definitions: readonly DimDefinition[] | null | undefined): B;
+
+/** The expression with each name of `definitions` replaced by its definition in parentheses. */
+export function expandDefinitions<D extends Dim>(src: D, definitions: readonly DimDefinition[] | null | undefined): D;
+
+/** The symbols of an expression, each name of `definitions` replaced by the symbols of its definition. */
+export function symbolsThrough(src: Dim, definitions: readonly DimDefinition[] | null | undefined): string[];
 
 /** The symbols of an expression in order of first appearance ([] for a number, null or a malformed string). */
 export function symbolsOf(src: Dim): string[];

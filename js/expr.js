@@ -302,13 +302,73 @@ export function parseBindings(text) {
 /**
  * The value of one dim (number, expression string or null) for symbol bindings (object or Map);
  * null when the dim is unknown, a symbol is unbound, or the expression is undefined there
- * (division by zero, Broadcast of two different sizes). Throws SyntaxError on a malformed string.
+ * (division by zero, Broadcast of two different sizes). With a result's `definitions`, the names
+ * they define (floor_1, size_2) are evaluated through them (bindDefinitions). Throws SyntaxError on
+ * a malformed string.
  */
-export function evaluateDim(dim, bindings) {
+export function evaluateDim(dim, bindings, definitions) {
   try {
-    return evalDim(dim, bindings);
+    return evalDim(dim, definitions?.length ? bindDefinitions(bindings, definitions) : bindings);
   } catch (err) {
     if (err instanceof RangeError) return null;
     throw err;
   }
+}
+
+/**
+ * `bindings` (object or Map) with each of a result's `definitions` ([{ name, expr }], in order, each
+ * over the graph's symbols and earlier names) evaluated and bound: a copy of the same kind. A name
+ * whose definition has an unbound symbol, or is undefined there, is bound to null (unbound), so a
+ * dim using it evaluates to null. Names the bindings give already keep their value.
+ */
+export function bindDefinitions(bindings, definitions) {
+  const isMap = bindings instanceof Map;
+  const env = isMap ? new Map(bindings) : { ...bindings };
+  for (const { name, expr } of definitions ?? []) {
+    if (isMap ? env.has(name) : Object.hasOwn(env, name)) continue;
+    let v = null;
+    try {
+      v = evaluate(parseCached(expr), env);
+    } catch (err) {
+      if (!(err instanceof RangeError)) throw err;
+    }
+    if (isMap) env.set(name, v);
+    else env[name] = v;
+  }
+  return env;
+}
+
+/**
+ * The expression with every name of `definitions` replaced by its definition, parenthesised (the
+ * expression without names, as it would print unnamed up to parentheses). A number or null is
+ * returned as it is.
+ */
+export function expandDefinitions(src, definitions) {
+  if (typeof src !== 'string' || !definitions?.length) return src;
+  const defs = new Map(definitions.map((d) => [d.name, d.expr]));
+  const done = new Map();
+  const expand = (text, depth) => tokenize(text).map((tok) => {
+    if (tok.t !== 'sym' || !defs.has(tok.v) || depth >= defs.size) return tok.s;
+    if (!done.has(tok.v)) done.set(tok.v, `(${expand(defs.get(tok.v), depth + 1)})`);
+    return done.get(tok.v);
+  }).join('');
+  return expand(src, 0);
+}
+
+/**
+ * The symbols of an expression with every name of `definitions` replaced by the symbols of its
+ * definition (the graph's own symbols, fresh ones and labels), in order of first appearance.
+ */
+export function symbolsThrough(src, definitions) {
+  if (!definitions?.length) return symbolsOf(src);
+  const defs = new Map(definitions.map((d) => [d.name, d.expr]));
+  const out = [];
+  const walk = (s, depth) => {
+    for (const sym of symbolsOf(s)) {
+      if (defs.has(sym) && depth < defs.size) walk(defs.get(sym), depth + 1);
+      else if (!out.includes(sym)) out.push(sym);
+    }
+  };
+  walk(src, 0);
+  return out;
 }

@@ -1,5 +1,11 @@
 // Types for onnx-shapes (js/index.js, and js/index.cjs which exposes the same API to require()).
 
+/** A named derived size of a result: `name` stands for the expression `expr` (see ShapeInferenceResult.definitions). */
+export interface Definition {
+  readonly name: string;
+  readonly expr: string;
+}
+
 /** A dimension: a known size, a symbolic expression such as 'N' or 'N*4', or null when unknown. */
 export type Dim = number | string | null;
 
@@ -236,6 +242,16 @@ export interface ShapeInferenceResult {
     /** What the operators need of symbolic dims for the model to run (see Requirement). */
     readonly requirements: readonly Requirement[];
   };
+  /**
+   * Named derived sizes, in order: each `name` (floor_1, size_2: a word and a number, never a
+   * symbol of the model) stands for `expr`, an expression over the graph's symbols and earlier
+   * names. Every size computed in float (Floor/Ceil/Round/Trunc of a float expression) that a dim
+   * uses is named, then the subterms that shorten dims still over 80 characters most; dims,
+   * contents and constraints print the names. Evaluate a dim through them with
+   * evaluateDim(dim, bindings, result.definitions) or bindDefinitions (onnx-shapes/expr).
+   * Empty when nothing is named.
+   */
+  readonly definitions: readonly Definition[];
   /**
    * The first node (in inference order, a topological order) whose inputs contradict its
    * operator's rule: the first diagnostic with code 'SHAPE_MISMATCH' or 'INVALID_MODEL', or null

@@ -239,6 +239,7 @@ export function readPacked(heap, ptr) {
     diagnostics: deepFreeze(c.diagnostics),
     firstError: c.firstError ? deepFreeze(c.firstError) : null,
     constraints: deepFreeze(c.constraints),
+    definitions: deepFreeze(c.definitions ?? []),
   };
   if (c.events !== undefined) data.events = deepFreeze(c.events);
   return data;
@@ -279,6 +280,7 @@ export class ShapeInferenceResult {
     if (lazy) Object.defineProperty(this, 'subgraphs', { enumerable: true, get: () => (this.#subgraphs ??= lazy.subgraphs()) });
     else this.subgraphs = data.subgraphs ?? Object.freeze({});
     this.diagnostics = data.diagnostics ?? Object.freeze([]);
+    this.definitions = data.definitions ?? Object.freeze([]);
     // Keys the engine adds later (constraints, events, ...) pass through unchanged.
     for (const key of Object.keys(data)) {
       if (!(key in this)) this[key] = data[key];

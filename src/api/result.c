@@ -13,6 +13,7 @@
 #include "infer/infer.h"
 #include "base/json.h"
 #include "api/result_graph.h"
+#include "api/result_names.h"
 #include "api/write_back.h"
 #include "model/type_json.h"
 
@@ -27,6 +28,7 @@ struct OsiResult {
   uint8_t *packed; /* osi_result_packed */
   size_t packed_len;
   int packed_done;
+  int names_done; /* osi_expr_name_sizes run on the result's texts */
   /* write-back (osi_result_model): the borrowed input, the output once made */
   const uint8_t *src;
   size_t src_len;
@@ -397,11 +399,29 @@ static void render_tail_to(OsiResult *r, OsiJson *j) {
   osi_json_raw(j, ",\"requirements\":");
   write_requirements(j, r->exprs, &run->requirements);
   osi_json_raw(j, "}");
+  osi_json_definitions(j, r->exprs);
   if (OSI_EVENTS_ON(run)) write_events(j, run);
   osi_json_raw(j, "}");
 }
 
+static void render_named(OsiResult *r);
+
+/* Renders with the names in use (and only then: write-back and the C
+ * accessors print full expressions). */
+static void name_sizes(OsiResult *r) {
+  if (r->names_done) return;
+  r->names_done = 1;
+  osi_result_name_sizes(r->exprs, &r->root, &r->run);
+}
+
 static void render(OsiResult *r) {
+  name_sizes(r);
+  osi_expr_use_names(r->exprs, 1);
+  render_named(r);
+  osi_expr_use_names(r->exprs, 0);
+}
+
+static void render_named(OsiResult *r) {
   OsiJson *j = &r->json;
   OsiContext *root = &r->root;
   int n = 0;
@@ -632,7 +652,16 @@ static size_t put_strings(OsiJson *out, const OsiValueEntry *const *order, const
   return bytes;
 }
 
+static void render_packed_named(OsiResult *r);
+
 static void render_packed(OsiResult *r) {
+  name_sizes(r);
+  osi_expr_use_names(r->exprs, 1);
+  render_packed_named(r);
+  osi_expr_use_names(r->exprs, 0);
+}
+
+static void render_packed_named(OsiResult *r) {
   OsiContext *root = &r->root;
   const OsiGraph *g = r->run.model->graph;
   int n = 0, n_names = root->n_order, n_nodes = g->n_nodes;

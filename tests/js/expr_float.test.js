@@ -168,7 +168,9 @@ describe('float32 dims: the engine prints, js/expr.js evaluates, a float32 refer
         outputs: ['y'],
         nodes: [{ op: 'Identity', inputs: ['x'], outputs: ['y'] }],
       });
-      const printed = engine.inferShapes(bytes).getShape('y').dims;
+      // dims print the result's named sizes (floor_1, size_2): evaluated through their definitions
+      const result = engine.inferShapes(bytes);
+      const printed = result.getShape('y').dims;
       trees.forEach((tree, i) => {
         const p = printed[i];
         for (let r = 0; r < 4; r++) {
@@ -176,10 +178,10 @@ describe('float32 dims: the engine prints, js/expr.js evaluates, a float32 refer
           const want = refOrUndefined(tree, env);
           if (want === undefined) continue;
           const fromText = evaluateDim(texts[i], env);
-          const fromEngine = p === null ? null : evaluateDim(p, env);
+          const fromEngine = p === null ? null : evaluateDim(p, env, result.definitions);
           compared++;
           if (fromText !== want || (p !== null && fromEngine !== want)) {
-            mismatches.push({ text: texts[i], printed: p, env, want, fromText, fromEngine });
+            mismatches.push({ text: texts[i], printed: p, definitions: result.definitions, env, want, fromText, fromEngine });
           }
           const wide = binding(false);
           const wantWide = refOrUndefined(tree, wide);

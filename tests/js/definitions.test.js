@@ -1,0 +1,136 @@
+// Named derived sizes (result.definitions): a size computed in float is one name in every dim that
+// uses it, the name is none of the model's symbols, and dims evaluated through the definitions give
+// the sizes by hand arithmetic (float32 as onnxruntime computes them), from every decoder and entry
+// point, in the library and on the command line.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { init } from '../../js/index.js';
+import { bindDefinitions, evaluateDim, expandDefinitions, symbolsThrough } from '../../js/expr.js';
+import { REPO } from './helpers.js';
+import { model, tensor } from './onnx_builder.js';
+
+// y = ConstantOfShape([Floor(1.5*h), Floor(1.5*h)+w]) with h = x.shape[0], w = x.shape[1], computed
+// in float as exporters do (Shape -> Gather -> Cast(float) -> Mul -> Floor -> Cast(int64)). The
+// second input has a dim named floor_1, so the name must be another one.
+function floatSizeModel() {
+  return model({
+    opset: 17,
+    inputs: [{ name: 'x', elemType: 'float', dims: ['h', 'w'] }, { name: 'z', elemType: 'float', dims: ['floor_1'] }],
+    outputs: ['y', 'zz'],
+    initializers: [
+      tensor({ name: 'i0', elemType: 'int64', dims: [], int64Data: [0] }),
+      tensor({ name: 'i1', elemType: 'int64', dims: [1], int64Data: [1] }),
+      tensor({ name: 'k', elemType: 'float', dims: [], floatData: [1.5] }),
+      tensor({ name: 'ax', elemType: 'int64', dims: [1], int64Data: [0] }),
+    ],
+    nodes: [
+      { op: 'Shape', inputs: ['x'], outputs: ['s'] },
+      { op: 'Gather', inputs: ['s', 'i0'], outputs: ['hs'] },
+      { op: 'Gather', inputs: ['s', 'i1'], outputs: ['ws'] },
+      { op: 'Cast', inputs: ['hs'], outputs: ['hf'], attrs: { to: 1 } },
+      { op: 'Mul', inputs: ['hf', 'k'], outputs: ['m'] },
+      { op: 'Floor', inputs: ['m'], outputs: ['f'] },
+      { op: 'Cast', inputs: ['f'], outputs: ['fi'], attrs: { to: 7 } },
+      { op: 'Unsqueeze', inputs: ['fi', 'ax'], outputs: ['fi1'] },
+      { op: 'Add', inputs: ['fi1', 'ws'], outputs: ['fw'] },
+      { op: 'Concat', inputs: ['fi1', 'fw'], outputs: ['shape'], attrs: { axis: 0 } },
+      { op: 'ConstantOfShape', inputs: ['shape'], outputs: ['y'] },
+      { op: 'Relu', inputs: ['z'], outputs: ['zz'] },
+    ],
+  });
+}
+
+const byHand = (h, w) => [Math.floor(Math.fround(Math.fround(h) * 1.5)), Math.floor(Math.fround(Math.fround(h) * 1.5)) + w];
+
+let engine;
+beforeAll(async () => {
+  engine = await init();
+});
+
+describe('result.definitions', () => {
+  test('a size computed in float is one name, over the graph symbols, no symbol of the model', () => {
+    const r = engine.inferShapes(floatSizeModel());
+    const y = r.getShape('y').dims;
+    expect(Object.isFrozen(r.definitions)).toBe(true);
+    expect(r.definitions.length).toBeGreaterThan(0);
+    const names = r.definitions.map((d) => d.name);
+    for (const n of names) {
+      expect(n).toMatch(/^(floor|ceil|round|trunc|size)_[1-9][0-9]*$/);
+      expect(['h', 'w', 'floor_1']).not.toContain(n);
+    }
+    expect(new Set(names).size).toBe(names.length);
+    // the float size prints as one name in both dims; its definition is over h only
+    const floor = r.definitions.find((d) => d.expr.startsWith('Floor('));
+    expect(y[0]).toBe(floor.name);
+    expect(y[1]).toContain(floor.name);
+    expect(symbolsThrough(y[1], r.definitions).sort()).toEqual(['h', 'w']);
+    expect(r.getShape('zz').dims).toEqual(['floor_1']); // the model's own symbol is untouched
+    // each definition uses earlier names only
+    r.definitions.forEach((d, i) => {
+      for (const s of symbolsThrough(d.expr, null)) {
+        if (names.includes(s)) expect(names.indexOf(s)).toBeLessThan(i);
+      }
+    });
+  });
+
+  test('dims evaluated through the definitions are the sizes computed by hand', () => {
+    const r = engine.inferShapes(floatSizeModel());
+    const y = r.getShape('y').dims;
+    for (const [h, w] of [[0, 0], [1, 5], [7, 3], [97, 131], [161, 123], [1 << 20, 9]]) {
+      const env = { h, w, floor_1: 1000 };
+      expect(y.map((d) => evaluateDim(d, env, r.definitions))).toEqual(byHand(h, w));
+      expect(y.map((d) => evaluateDim(d, bindDefinitions(env, r.definitions)))).toEqual(byHand(h, w));
+      expect(y.map((d) => evaluateDim(expandDefinitions(d, r.definitions), env))).toEqual(byHand(h, w));
+    }
+    // unbound symbol: null, not a guess
+    expect(evaluateDim(y[0], { w: 3 }, r.definitions)).toBe(null);
+  });
+
+  test('the same definitions from both decoders and from a file', async () => {
+    const bytes = floatSizeModel();
+    const a = engine.inferShapes(bytes, { decoder: 'protobuf-c' });
+    const b = engine.inferShapes(bytes, { decoder: 'nanopb' });
+    expect(b.definitions).toEqual(a.definitions);
+    expect(b.getShape('y')).toEqual(a.getShape('y'));
+    const dir = mkdtempSync(join(tmpdir(), 'osi-defs-'));
+    try {
+      const path = join(dir, 'm.onnx');
+      writeFileSync(path, bytes);
+      {
+        const c = await engine.inferShapesFromPath(path);
+        expect(c.definitions).toEqual(a.definitions);
+        expect(c.getShape('y')).toEqual(a.getShape('y'));
+        // the command line: the names after the table, their values with --bind, and in --json
+        const cli = (args) => spawnSync(process.execPath, [join(REPO, 'js', 'cli.js'), path, ...args], { encoding: 'utf8' });
+        const t = cli([]);
+        expect(t.status).toBe(0);
+        for (const d of a.definitions) expect(t.stdout).toContain(`where ${d.name} = ${d.expr}\n`);
+        const bound = cli(['--bind', 'h=7,w=3,floor_1=2']);
+        expect(bound.status).toBe(0);
+        const [f, fw] = byHand(7, 3);
+        expect(bound.stdout).toMatch(new RegExp(`^y\\s+ConstantOfShape\\s+float \\[${f}, ${fw}\\]`, 'm'));
+        const floor = a.definitions.find((d) => d.expr.startsWith('Floor('));
+        expect(bound.stdout).toContain(`where ${floor.name} = ${floor.expr} = ${f}\n`);
+        const json = JSON.parse(cli(['--json']).stdout);
+        expect(json.definitions).toEqual(a.definitions);
+        const jb = JSON.parse(cli(['--json', '--bind', 'h=7,w=3,floor_1=2']).stdout);
+        expect(jb.values.y.dims).toEqual([f, fw]);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a model without float sizes or long dims has none', () => {
+    const r = engine.inferShapes(model({
+      opset: 17,
+      inputs: [{ name: 'x', elemType: 'float', dims: ['N', 'C'] }],
+      outputs: ['y'],
+      nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'] }],
+    }));
+    expect(r.definitions).toEqual([]);
+    expect(r.getShape('y').dims).toEqual(['N', 'C']);
+  });
+});
