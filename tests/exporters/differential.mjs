@@ -22,7 +22,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { evalDim, parse, printSymbol, symbolsOf } from '../../js/expr.js';
+import { bindDefinitions, evalDim, parse, printSymbol, symbolsOf, symbolsThrough } from '../../js/expr.js';
 import { addReadability, dimReadability, formatReadability } from './readability.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -118,9 +118,13 @@ export function makeFeeds(ort, inputs, env, rand) {
   return feeds;
 }
 
-/** The binding extended with symbols the engine's equality constraints define (declared names). */
-function extendEnv(binding, constraints) {
-  const env = { ...binding };
+/**
+ * The binding extended with symbols the engine's equality constraints define (declared names), and
+ * with the result's named sizes (definitions) evaluated through it.
+ */
+function extendEnv(binding, constraints, definitions) {
+  const base = { ...binding };
+  let env = bindDefinitions(base, definitions);
   const eqs = constraints?.equal ?? [];
   for (let changed = true; changed;) {
     changed = false;
@@ -129,7 +133,8 @@ function extendEnv(binding, constraints) {
         if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(sym) && !Object.hasOwn(env, sym)) {
           const v = evalDim(other, env); // null while a symbol of `other` is unbound
           if (v !== null) {
-            env[sym] = v;
+            base[sym] = v;
+            env = bindDefinitions(base, definitions);
             changed = true;
           }
         }
@@ -152,8 +157,9 @@ function inputEnv(binding, inputs) {
 }
 
 /** Checks one value's inferred type against the runtime tensor at one binding; `fromInputs`: its
- * dims evaluate with `inputsOnly` (the graph inputs' symbols) too. */
-export function compareValue(inferred, tensor, env, inputsOnly) {
+ * dims evaluate with `inputsOnly` (the graph inputs' symbols) too. `env` binds the result's named
+ * sizes (bindDefinitions), `definitions` are those names. */
+export function compareValue(inferred, tensor, env, inputsOnly, definitions) {
   const problems = [];
   let resolved = true;
   let fromInputs = true;
@@ -169,7 +175,7 @@ export function compareValue(inferred, tensor, env, inputsOnly) {
     return { resolved, problems };
   }
   for (const d of inferred.dims) {
-    if (typeof d === 'string' && symbolsOf(d).some((s) => !Object.hasOwn(inputsOnly, s))) fromInputs = false;
+    if (typeof d === 'string' && symbolsThrough(d, definitions).some((s) => !Object.hasOwn(inputsOnly, s))) fromInputs = false;
   }
   inferred.dims.forEach((d, i) => {
     if (d === null) {
@@ -238,7 +244,8 @@ function expectationProblems(entry, result, bindings) {
       problems.push(`${name}: unknown rank`);
       continue;
     }
-    const bad = t.dims.some((d) => d === null || (typeof d === 'string' && symbolsOf(d).some((s) => FRESH.test(s))));
+    const bad = t.dims.some((d) => d === null ||
+      (typeof d === 'string' && symbolsThrough(d, result.definitions).some((s) => FRESH.test(s))));
     if (bad) problems.push(`${name}: ${JSON.stringify(t.dims)}`);
   }
   return problems;
@@ -269,7 +276,7 @@ export async function runDifferential(dir, { engine, ort, only } = {}) {
     const labels = result.constraints?.labels ?? {};
     const labelFits = new Map(); // label -> Map(output dim -> its runtime size at every binding)
     for (const binding of entry.bindings) {
-      const env = extendEnv(binding, result.constraints);
+      const env = extendEnv(binding, result.constraints, result.definitions);
       const inputsOnly = inputEnv(binding, entry.inputs);
       envs.push(env);
       for (const [a, b] of result.constraints?.equal ?? []) {
@@ -295,7 +302,7 @@ export async function runDifferential(dir, { engine, ort, only } = {}) {
       }
       for (const name of session.outputNames) {
         const tensor = out[name];
-        const r = compareValue(result.getShape(name), tensor, env, inputsOnly);
+        const r = compareValue(result.getShape(name), tensor, env, inputsOnly, result.definitions);
         const acc = perValue.get(name) ?? { resolved: true, fromInputs: true, problems: [] };
         acc.resolved &&= r.resolved;
         acc.fromInputs &&= r.fromInputs;

@@ -30,7 +30,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } 
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { evalDim, symbolsOf } from '../../js/expr.js';
+import { bindDefinitions, evalDim, expandDefinitions, symbolsThrough } from '../../js/expr.js';
 import { compareValue, makeFeeds, PYTHON, REPO, rng } from './differential.mjs';
 import { badUpstream, classifyRoot, dataDependence, indexGraph } from './graph_analysis.mjs';
 import { cutAt } from './cut_graph.mjs';
@@ -154,10 +154,13 @@ function judge(ctx, result, pins) {
   const { entry, runtime, dd, inputSymbols, outputLabels } = ctx;
   const bounds = new Map();
   for (const [a, b] of result.constraints?.lessEqual ?? []) bounds.set(a, [...(bounds.get(a) ?? []), b]);
+  // Dims print the result's named sizes (floor_1, size_2): evaluated through their definitions.
+  const defs = result.definitions;
   const acc = new Map();
   const constraintViolations = [];
   entry.bindings.forEach((binding, b) => {
-    const env = { ...binding, ...(pins?.[b] ?? {}) };
+    const base = { ...binding, ...(pins?.[b] ?? {}) };
+    const env = bindDefinitions(base, defs);
     const learned = {};
     const learnedAt = {};
     const conflicts = new Map();
@@ -173,11 +176,11 @@ function judge(ctx, result, pins) {
         }
       });
     }
-    const full = { ...learned, ...env };
+    const full = bindDefinitions({ ...learned, ...base }, defs);
     const at = ` at ${JSON.stringify(entry.sizes[b])}`;
     for (const [name, rt] of runtime) {
       const inferred = result.getShape(name);
-      const r = compareValue(inferred, rt[b], env, env);
+      const r = compareValue(inferred, rt[b], env, env, defs);
       const a = acc.get(name) ?? { resolved: true, problems: [] };
       a.resolved &&= r.resolved;
       a.problems.push(...r.problems.map((p) => p + at));
@@ -207,7 +210,7 @@ function judge(ctx, result, pins) {
     const dataDependent = dd.get(name)?.shape ?? false;
     const varies = rt.some((x) => JSON.stringify(x.dims) !== JSON.stringify(rt[0].dims));
     const kind = dataDependent ? 'data-dependent' : varies ? 'size-dependent' : 'static';
-    const unbound = dims ? [...new Set(dims.flatMap((d) => (typeof d === 'string' ? symbolsOf(d) : [])))]
+    const unbound = dims ? [...new Set(dims.flatMap((d) => (typeof d === 'string' ? symbolsThrough(d, defs) : [])))]
       .filter((s) => !inputSymbols.has(s) && !Object.hasOwn(pins?.[0] ?? {}, s)) : [];
     let verdict = a.problems.length ? 'wrong' : a.resolved ? 'exact' : 'unresolved';
     if (verdict === 'unresolved' && dataDependent && dims && !dims.includes(null) && unbound.every((s) => bounds.has(s))) {
@@ -244,7 +247,7 @@ function layeredRoots(ctx, engine, first) {
     };
     const shapeOf = (v) => result.getShape(v);
     const bounded = new Set((result.constraints?.lessEqual ?? []).map(([a]) => a));
-    const dimBad = (d) => d === null || (typeof d === 'string' && symbolsOf(d)
+    const dimBad = (d) => d === null || (typeof d === 'string' && symbolsThrough(d, result.definitions)
       .some((x) => !ctx.inputSymbols.has(x) && !Object.hasOwn(pins[0], x) && !bounded.has(x)));
     const memo = new Map();
     const roots = (name) => {
@@ -281,7 +284,11 @@ function layeredRoots(ctx, engine, first) {
         const type = result.getShape(o);
         const dims = rt[0].dims.map((_, i) => {
           const d = s.dims?.[i];
-          if (typeof d === 'number' || (typeof d === 'string' && s.verdict !== 'wrong' && ctx.resolves(d, pins))) return d;
+          if (typeof d === 'number') return d;
+          // a cut input's dim_param: the expression itself, without the result's names
+          if (typeof d === 'string' && s.verdict !== 'wrong' && ctx.resolves(d, pins, result.definitions)) {
+            return expandDefinitions(d, result.definitions);
+          }
           // The same size at every binding: a constant (what folding would give), not a symbol.
           if (rt.every((x) => x.dims[i] === rt[0].dims[i])) return rt[0].dims[i];
           const sym = `pin${layer}_${added}_${i}`;
@@ -319,7 +326,7 @@ async function checkModel(entry, dir, engine, ort) {
   const dd = dataDependence(idx);
   const { runtime, errors, eagerMismatch } = await runtimeSizes(entry, dir, ort, (v) => dd.get(v)?.shape ?? false);
   const ctx = { entry, idx, dd, runtime, inputSymbols, outputLabels, result, bytes,
-    resolves: (d, pins) => evalDim(d, { ...entry.bindings[0], ...pins[0] }) !== null };
+    resolves: (d, pins, defs) => evalDim(d, bindDefinitions({ ...entry.bindings[0], ...pins[0] }, defs)) !== null };
   const judged = judge(ctx, result, null);
   const { layers, firstRoot, residual } = layeredRoots(ctx, engine, judged);
   const rootOf = new Map((layers[0] ?? []).filter((r) => r.index !== undefined).map((r) => [r.index, r]));
