@@ -56,6 +56,11 @@ OsiType *osi_type_tensor(OsiArena *a, int32_t elem_type, int32_t rank) {
   if (rank > 0) {
     t->dims = osi_arena_array(a, (size_t)rank, sizeof(OsiExpr));
     if (!t->dims) return NULL;
+  } else if (rank == 0) {
+    /* not NULL: rules copy and compare `rank` dims with memcpy/memcmp, which
+     * may not be given NULL even for 0 bytes */
+    static const OsiExpr no_dims[1];
+    t->dims = no_dims;
   }
   return t;
 }
