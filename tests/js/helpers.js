@@ -8,36 +8,50 @@ export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const SHARED = process.env.OSI_SHARED_DIR || resolve(REPO, '../shared');
 /** The ONNX backend test data. */
 export const BACKEND = join(SHARED, 'onnx-backend');
-export const HAVE_BACKEND = existsSync(join(BACKEND, 'light'));
 
-/** [{ name, path, expected? }]: light/*.onnx (with their *_output_0.pb) and simple/* /model.onnx. */
+/**
+ * A file or folder of the shared test data (`../shared`, or OSI_SHARED_DIR), which must be there:
+ * a missing one throws, so a suite that would run nothing fails instead of passing.
+ */
+export function sharedPath(...parts) {
+  const p = join(SHARED, ...parts);
+  if (!existsSync(p)) {
+    throw new Error(`${p} is absent: the tests read the ONNX backend tests and spec from ../shared ` +
+      '(set OSI_SHARED_DIR; see .ci/shared_dir.sh)');
+  }
+  return p;
+}
+
+/** sharedPath under onnx-backend/. */
+export const backendPath = (...parts) => sharedPath('onnx-backend', ...parts);
+
+/**
+ * [{ name, path, outputs }]: light/*.onnx (outputs: [their *_output_0.pb]) and simple/* /model.onnx
+ * (outputs: test_data_set_0/output_<k>.pb in order). Throws when the data is absent.
+ */
 export function backendModels() {
-  if (!HAVE_BACKEND) return [];
-  const light = readdirSync(join(BACKEND, 'light'))
+  const lightDir = backendPath('light');
+  const light = readdirSync(lightDir)
     .filter((f) => f.endsWith('.onnx'))
     .sort()
     .map((f) => ({
       name: `light/${f}`,
-      path: join(BACKEND, 'light', f),
-      expected: join(BACKEND, 'light', f.replace(/\.onnx$/, '_output_0.pb')),
+      path: join(lightDir, f),
+      outputs: [backendPath('light', f.replace(/\.onnx$/, '_output_0.pb'))],
     }));
-  const simpleDir = join(BACKEND, 'simple');
-  const simple = existsSync(simpleDir)
-    ? readdirSync(simpleDir)
-      .filter((d) => existsSync(join(simpleDir, d, 'model.onnx')))
-      .sort()
-      .map((d) => ({ name: `simple/${d}`, path: join(simpleDir, d, 'model.onnx') }))
-    : [];
+  const simpleDir = backendPath('simple');
+  const simple = readdirSync(simpleDir)
+    .sort()
+    .map((d) => {
+      const data = backendPath('simple', d, 'test_data_set_0');
+      const outputs = readdirSync(data)
+        .filter((f) => /^output_\d+\.pb$/.test(f))
+        .sort((a, b) => Number(a.match(/\d+/)[0]) - Number(b.match(/\d+/)[0]))
+        .map((f) => join(data, f));
+      return { name: `simple/${d}`, path: backendPath('simple', d, 'model.onnx'), outputs };
+    });
+  if (light.length < 5 || simple.length < 5) throw new Error(`too few backend models in ${BACKEND}`);
   return [...light, ...simple];
-}
-
-/** describe(), or describe.skip() with a console message when ../shared/onnx-backend is absent. */
-export function describeWithBackend(title, fn) {
-  if (!HAVE_BACKEND) {
-    console.warn(`skipping "${title}": ${BACKEND} is absent`);
-    return describe.skip(title, fn);
-  }
-  return describe(title, fn);
 }
 
 const KINDS = ['tensor', 'sequence', 'map', 'optional'];

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { init, inferShapesFromPath, inferShapesFromFile, ShapeInferenceError } from '../../js/index.js';
 import { model } from './onnx_builder.js';
-import { backendModels, describeWithBackend } from './helpers.js';
+import { backendModels } from './helpers.js';
 import { matmulChain, writePieces } from './big_model.js';
 
 let engine;
@@ -34,7 +34,7 @@ describe('options.decoder', () => {
   });
 });
 
-describeWithBackend('both decoders and the file stream give the same result', () => {
+describe('both decoders and the file stream give the same result', () => {
   test.each(backendModels().map((m) => [m.name, m]))('%s', (_name, m) => {
     const bytes = readFileSync(m.path);
     const pbc = JSON.stringify(engine.inferShapes(bytes, { decoder: 'protobuf-c' }));
