@@ -32,8 +32,10 @@
  *
  * Regression gate: the baseline (default tests/conformance/baseline.txt when
  * present in the working directory) lists every "<variant> <test> <output>"
- * that is exact; the run fails (exit 1) when one of them is no longer exact,
- * or when any output is wrong. A missing <node-dir> is a clean skip (exit 0).
+ * that is exact; the run fails (exit 1) when one of them is no longer exact
+ * (or, without --only, is missing from the run), or when any output is wrong.
+ * A missing or empty <node-dir> fails (exit 2): a run that compared nothing
+ * must not pass.
  * Regenerate the committed files from the repository root with:
  *   build/conformance ../shared/onnx-backend/node \
  *       --write-baseline tests/conformance/baseline.txt --report tests/conformance/REPORT.md
@@ -1046,8 +1048,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (!is_dir(opt.dir)) {
-    printf("conformance: %s not found; skipping the ONNX backend conformance run\n", opt.dir);
-    return 0;
+    fprintf(stderr, "conformance: %s not found (the ONNX backend node tests; set OSI_SHARED_DIR)\n",
+            opt.dir);
+    return 2;
   }
   if (!opt.baseline && !opt.no_baseline) {
     const char *def = "tests/conformance/baseline.txt";
@@ -1064,8 +1067,8 @@ int main(int argc, char **argv) {
   /* Test list, sorted for deterministic output. */
   DIR *d = opendir(opt.dir);
   if (!d) {
-    printf("conformance: cannot open %s; skipping\n", opt.dir);
-    return 0;
+    fprintf(stderr, "conformance: cannot open %s\n", opt.dir);
+    return 2;
   }
   struct dirent *de;
   while ((de = readdir(d))) {
@@ -1081,6 +1084,11 @@ int main(int argc, char **argv) {
     g_tests[g_n_tests++] = xstrdup(de->d_name);
   }
   closedir(d);
+  if (!g_n_tests) {
+    fprintf(stderr, "conformance: no <test>/model.onnx under %s%s%s\n", opt.dir,
+            opt.only ? " matching " : "", opt.only ? opt.only : "");
+    return 2;
+  }
   qsort(g_tests, g_n_tests, sizeof *g_tests, str_cmp);
 
   double t0 = now_sec();
@@ -1145,6 +1153,12 @@ int main(int argc, char **argv) {
       if (absent) printf(", %ld entr%s not found in this run", absent, absent == 1 ? "y" : "ies");
       printf("\n");
       if (regressed) fail = 1;
+      /* A whole run that misses baseline tests read less data than the baseline was made from. */
+      if (absent && !opt.only) {
+        printf("conformance: FAIL: %ld baseline entr%s missing: test data removed? (-v lists them)\n",
+               absent, absent == 1 ? "y is" : "ies are");
+        fail = 1;
+      }
       for (size_t i = 0; i < nb; i++) free(be[i].test);
       free(be);
     }

@@ -220,6 +220,7 @@ int main(int argc, char **argv) {
     int before = n_models;
     walk(dir);
     printf("%s: %d models\n", sets[i], n_models - before);
+    CHECK(n_models > before); /* a set that went missing must not pass */
   }
   printf("%d models, %d inferred OK by both, %d differ\n", n_models, n_ok, n_failed_models);
   CHECK(n_models > 100);

@@ -3,8 +3,8 @@
  * inferred types (dim_value / dim_param / empty Dimension), keeps every other
  * byte (unknown fields and groups included), is idempotent and infers to the
  * same result; malformed bytes give NULL, never a crash. Then the same checks
- * over every ONNX backend model (../shared/onnx-backend, or argv[1]; skipped
- * when absent).
+ * over every ONNX backend model ($OSI_SHARED_DIR/onnx-backend, else
+ * ../shared/onnx-backend, or argv[1]; a missing folder fails the test).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -796,17 +796,21 @@ static void walk(const char *dir, Stats *st) {
 }
 
 static void test_backend(const char *root) {
-  if (!is_dir(root)) {
-    printf("skipping the backend round trip: %s is absent\n", root);
+  if (!is_dir(root)) { /* a round trip that ran nothing must not pass */
+    fprintf(stderr, "test_write_back: the backend models are missing: %s (set OSI_SHARED_DIR)\n", root);
+    CHECK(0);
     return;
   }
   static const char *const subdirs[] = {"node", "simple", "light", "pytorch-converted",
                                         "pytorch-operator"};
   Stats st = {0};
   for (size_t i = 0; i < sizeof subdirs / sizeof *subdirs; i++) {
-    char dir[4096];
+    char dir[4200];
     snprintf(dir, sizeof dir, "%s/%s", root, subdirs[i]);
+    int before = st.models;
     walk(dir, &st);
+    if (st.models == before) fprintf(stderr, "test_write_back: no models in %s\n", dir);
+    CHECK(st.models > before); /* every set is there */
   }
   printf("backend: %d models, %d written and checked (%d value_info added, %d byte-identical "
          "when written again), %d not inferable\n",
@@ -823,6 +827,7 @@ int main(int argc, char **argv) {
   test_denotation();
   test_refusals();
   test_corrupted_input();
-  test_backend(argc > 1 ? argv[1] : "../shared/onnx-backend");
+  char dflt[4096];
+  test_backend(argc > 1 ? argv[1] : test_shared_path("onnx-backend", dflt, sizeof dflt));
   TEST_MAIN_END();
 }
