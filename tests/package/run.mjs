@@ -18,12 +18,12 @@ for (const script of scripts) {
   const t0 = Date.now();
   const r = spawnSync(process.execPath, [join(HERE, script)], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
   process.stdout.write(r.stdout ?? '');
-  const m = /^(\d+) passed, (\d+) failed$/m.exec(r.stdout ?? '');
+  const m = /^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$/m.exec(r.stdout ?? '');
   if (m) {
     passed += Number(m[1]);
-    failed += Number(m[2]);
+    failed += Number(m[2]) + Number(m[3] ?? 0); // a skipped check counts as failed
   }
-  if (r.status !== 0 && (!m || Number(m[2]) === 0)) failed++; // crashed before or after its checks
+  if (!m || (r.status !== 0 && Number(m[2]) === 0)) failed++; // no summary, or crashed before or after its checks
   console.log(`== ${script}: exit ${r.status ?? r.signal}, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 console.log(`\n${passed} passed, ${failed} failed`);
