@@ -12,6 +12,7 @@
 #include "decode/decode.h"
 #include "infer/infer.h"
 #include "base/json.h"
+#include "api/key_sort.h"
 #include "api/result_graph.h"
 #include "api/result_names.h"
 #include "api/write_back.h"
@@ -203,77 +204,6 @@ typedef struct Row {
   int ref;                /* top-level values: index in root->order */
 } Row;
 
-/* Section - Sorting rows by key
- *
- * Multikey quicksort (Bentley & Sedgewick): three-way partitions on one byte
- * of the keys at a time, so the long prefixes exporter names share
- * ("/model/layers.12/self_attn/...") are read about once instead of once
- * per comparison. Orders exactly as strcmp (unsigned bytes; a key before
- * its extensions). Recursion goes into the two smaller parts and loops on
- * the largest, so it is at most log2(n) deep; too many partition steps at
- * one byte position end in qsort, so it stays O(n log n) comparisons. */
-
-static unsigned char key_at(const Row *r, size_t depth) { return (unsigned char)r->key[depth]; }
-
-static int compare_rows(const void *a, const void *b) {
-  return strcmp(((const Row *)a)->key, ((const Row *)b)->key);
-}
-
-/* Partition steps allowed at one byte position before falling back to
- * qsort (as introsort does): 2 log2(n), so crafted keys cannot make the
- * sort quadratic. */
-static int step_budget(size_t n) {
-  int b = 2;
-  for (; n > 1; n >>= 1) b += 2;
-  return b;
-}
-
-static void swap_rows(Row *a, Row *b) {
-  Row t = *a;
-  *a = *b;
-  *b = t;
-}
-
-static void sort_rows_from(Row *a, size_t n, size_t depth, int budget) {
-  while (n > 1) {
-    if (budget-- == 0) { /* all keys here share their first `depth` bytes */
-      qsort(a, n, sizeof *a, compare_rows);
-      return;
-    }
-    if (n < 12) { /* insertion sort on the rest of the keys */
-      for (size_t i = 1; i < n; i++)
-        for (size_t k = i; k > 0 && strcmp(a[k - 1].key + depth, a[k].key + depth) > 0; k--)
-          swap_rows(&a[k - 1], &a[k]);
-      return;
-    }
-    /* Pivot: the median byte of the first, middle and last keys. */
-    unsigned char x = key_at(&a[0], depth), y = key_at(&a[n / 2], depth), z = key_at(&a[n - 1], depth);
-    unsigned char v = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
-    /* Dutch flag: [0, lt) < v, [lt, gt) == v, [gt, n) > v. */
-    size_t lt = 0, i = 0, gt = n;
-    while (i < gt) {
-      unsigned char c = key_at(&a[i], depth);
-      if (c < v) swap_rows(&a[lt++], &a[i++]);
-      else if (c > v) swap_rows(&a[i], &a[--gt]);
-      else i++;
-    }
-    /* Keys equal up to a NUL at `depth` (v == 0) are equal: already in order. */
-    Row *parts[3] = {a, a + lt, a + gt};
-    size_t sizes[3] = {lt, v ? gt - lt : 0, n - gt}, depths[3] = {depth, depth + 1, depth};
-    int big = sizes[0] >= sizes[1] ? (sizes[0] >= sizes[2] ? 0 : 2) : (sizes[1] >= sizes[2] ? 1 : 2);
-    /* The equal part moves on to the next byte with a fresh budget. */
-    for (int k = 0; k < 3; k++)
-      if (k != big && sizes[k] > 1)
-        sort_rows_from(parts[k], sizes[k], depths[k], k == 1 ? step_budget(sizes[k]) : budget);
-    if (big == 1) budget = step_budget(sizes[1]);
-    a = parts[big];
-    n = sizes[big];
-    depth = depths[big];
-  }
-}
-
-static void sort_rows(Row *rows, size_t n) { sort_rows_from(rows, n, 0, step_budget(n)); }
-
 /* Key of a subgraph value: its scope path + name ("loop/body/acc"). Should
  * that string already name a top-level value (or an earlier key), "~2",
  * "~3", ... is appended, so keys never collide with top-level names. */
@@ -315,10 +245,23 @@ static Row *collect_rows(OsiResult *r, int *count, const char ***sub_keys) {
     keys[i] = key;
   }
   osi_value_table_free(&used);
-  sort_rows(rows, (size_t)n);
+  OsiSortKey *order = malloc(((size_t)n + 1) * sizeof *order);
+  Row *sorted = malloc(((size_t)n + 1) * sizeof *sorted);
+  if (!order || !sorted) {
+    free(order);
+    free(sorted);
+    free(rows);
+    free(keys);
+    return NULL;
+  }
+  for (int i = 0; i < n; i++) order[i] = (OsiSortKey){rows[i].key, i, 0};
+  osi_sort_keys(order, (size_t)n);
+  for (int i = 0; i < n; i++) sorted[i] = rows[order[i].index];
+  free(order);
+  free(rows);
   *count = n;
   *sub_keys = keys;
-  return rows;
+  return sorted;
 }
 
 static void write_diagnostic(OsiJson *j, const OsiDiagnostic *d) {
