@@ -630,9 +630,20 @@ static void render_packed_named(OsiResult *r) {
   }
   memset(table, 0, cap * sizeof *table);
   unsigned seen = 0;
+  /* Values share type objects (an op's output often is its input's type):
+   * a small cache by address skips hashing and comparing them again. */
+  struct {
+    const OsiType *type;
+    int index;
+  } recent[256] = {{0}};
   osi_json_raw(&json, "{\"subValues\":[");
   for (int i = 0, k = 0; i < n; i++) {
-    int t = intern_type(&types, rows[i].type);
+    size_t at = ((uintptr_t)rows[i].type >> 4) & 255;
+    if (recent[at].type != rows[i].type) {
+      recent[at].type = rows[i].type;
+      recent[at].index = intern_type(&types, rows[i].type);
+    }
+    int t = recent[at].index;
     if (rows[i].sub) {
       osi_json_raw(&json, k ? ",\"" : "\"");
       osi_json_string_body(&json, rows[i].key);
