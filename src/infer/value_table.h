@@ -20,11 +20,13 @@ typedef struct OsiValueEntry {
   int order;             /* position in its scope's definition order (OsiContext.order) */
 } OsiValueEntry;
 
-/* A slot keeps 32 bits of its name's hash, so probes skip other names
- * without touching their entries or comparing strings. */
+/* A slot keeps 32 bits of its name's hash and its length, so probes skip
+ * other names without touching their entries, and a match is one memcmp
+ * (word by word in wasm, where strcmp goes byte by byte). */
 typedef struct OsiValueSlot {
   OsiValueEntry *entry; /* NULL: empty */
   uint32_t hash;
+  uint32_t len;
 } OsiValueSlot;
 
 typedef struct OsiValueTable {
