@@ -65,6 +65,15 @@ static size_t scan_varint(const uint8_t *p, size_t len, uint64_t *out) {
   return 0;
 }
 
+/* scan_varint with the one-byte case (most keys and lengths) first. */
+static inline size_t scan_varint1(const uint8_t *p, size_t len, uint64_t *out) {
+  if (len && p[0] < 0x80) {
+    *out = p[0];
+    return 1;
+  }
+  return scan_varint(p, len, out);
+}
+
 /* Field keys protobuf-c reads differently from nanopb, which both decoders
  * must then refuse alike: a 5-byte key whose last byte nanopb's varint32
  * calls an overflow (protobuf-c shifts it into an int and wraps), and a key
@@ -132,22 +141,24 @@ static int scan_msg(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8
                                                            : "type nesting exceeds the limit");
   const uint8_t *end = p + len;
   uint64_t seen = 0; /* non-repeated message fields met, by index */
+  int subs = 0;      /* message-typed fields met */
   for (size_t at = 0; at < len;) {
     const uint8_t *field = p + at;
     size_t avail = len - at;
     uint64_t key, n;
-    size_t used = scan_varint(field, avail, &key);
+    size_t used = scan_varint1(field, avail, &key);
     if (!used || used > 5) {
       if (used || avail > 5) return refuse(s, field, "a field key is longer than 5 bytes");
       return past_end(s, field, end, 0, 0);
     }
-    if (scan_bad_key(field, avail)) return refuse(s, field, "a field key overflows 32 bits or names field 0");
+    if (used == 1 ? key < 8 : scan_bad_key(field, avail))
+      return refuse(s, field, "a field key overflows 32 bits or names field 0");
     at += used;
     avail -= used;
     const ProtobufCFieldDescriptor *f = field_of(desc, key);
     switch (key & 7) {
     case 0:
-      if (!(used = scan_varint(p + at, avail, &n))) {
+      if (!(used = scan_varint1(p + at, avail, &n))) {
         if (avail >= 10) return refuse(s, field, "a varint is longer than 10 bytes");
         return past_end(s, field, end, 0, 0);
       }
@@ -167,7 +178,7 @@ static int scan_msg(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8
       break;
     }
     case 2:
-      used = scan_varint(p + at, avail, &n);
+      used = scan_varint1(p + at, avail, &n);
       if (!used || used > 5) {
         if (used || avail > 5) return refuse(s, field, "a length is longer than 5 bytes");
         return past_end(s, field, end, 0, 0);
@@ -179,6 +190,7 @@ static int scan_msg(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8
         osi_mb_nul_in_string(s->err, (uint64_t)(field - s->base), (const char *)(p + at), (size_t)n);
         return 0;
       }
+      if (f && f->type == PROTOBUF_C_TYPE_MESSAGE) subs++;
       if (f && f->type == PROTOBUF_C_TYPE_MESSAGE && f->label != PROTOBUF_C_LABEL_REPEATED) {
         size_t i = (size_t)(f - desc->fields);
         if (i < 64 && (seen >> i & 1)) s->merge = 1;
@@ -190,15 +202,15 @@ static int scan_msg(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8
     }
   }
   /* Pass 2: descend into the message-typed fields (all well-formed now). */
-  for (size_t at = 0; at < len;) {
+  for (size_t at = 0; subs && at < len;) {
     uint64_t key = 0, n = 0;
-    at += scan_varint(p + at, len - at, &key);
+    at += scan_varint1(p + at, len - at, &key);
     switch (key & 7) {
-    case 0: at += scan_varint(p + at, len - at, &n); break;
+    case 0: at += scan_varint1(p + at, len - at, &n); break;
     case 1: at += 8; break;
     case 5: at += 4; break;
     default: {
-      at += scan_varint(p + at, len - at, &n);
+      at += scan_varint1(p + at, len - at, &n);
       const ProtobufCFieldDescriptor *f = field_of(desc, key);
       if (f && f->type == PROTOBUF_C_TYPE_MESSAGE &&
           !scan_msg(s, f->descriptor, p + at, (size_t)n, depth + 1, nest))
