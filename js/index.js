@@ -5,7 +5,7 @@
 // read into plain frozen JS data as it is asked for (js/result.js). No wasm pointer outlives the
 // call, so a result never pins wasm memory and there is nothing to delete.
 
-import { ShapeInferenceResult, modelWriters, readPacked } from './result.js';
+import { ShapeInferenceResult, attachWriter, readPacked } from './result.js';
 
 const isNode = typeof process === 'object' && process !== null &&
   typeof process.versions === 'object' && process.versions !== null &&
@@ -214,7 +214,7 @@ class Engine {
   /** Lets result.toModel() write back `input`, the bytes `result` was inferred from. */
   #sourced(input, flags, result) {
     const length = input.length;
-    modelWriters.set(result, () => {
+    attachWriter(result, () => {
       // A detached ArrayBuffer reads as length 0.
       if (input.length !== length) throw modelChanged();
       return this.#writeModel(input, flags & ~FLAG_EVENTS, result);

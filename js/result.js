@@ -249,8 +249,14 @@ export function readPacked(heap, ptr) {
 const LAZY = Symbol('lazy');
 const EMPTY = Object.freeze([]);
 
+/** Gives `result.toModel()` its writer (set once, by js/index.js, for results of bytes). */
+export let attachWriter;
+
 /** What one osi_infer call found. Everything on it is frozen plain data. */
 export class ShapeInferenceResult {
+  // A private field rather than a WeakMap keyed by results: V8's scavenger keeps WeakMap
+  // entries (and so every recent result, with its names) alive until a full GC.
+  #writer = null;
   #names;
   #lazy;
   #values;
@@ -258,6 +264,12 @@ export class ShapeInferenceResult {
   #nodes;
   #subgraphs;
   #links; // { producer: Map(key -> ref), consumers: Map(key -> [ref]) }, built on first use
+
+  static {
+    attachWriter = (result, write) => {
+      result.#writer = write;
+    };
+  }
 
   constructor(data) {
     const lazy = data[LAZY];
@@ -363,13 +375,9 @@ export class ShapeInferenceResult {
    * not have been modified.
    */
   toModel() {
-    const write = modelWriters.get(this);
-    if (!write) {
+    if (!this.#writer) {
       throw new Error('onnx-shapes: toModel() needs a result of inferShapes(bytes); a streamed model has no bytes to rewrite');
     }
-    return write();
+    return this.#writer();
   }
 }
-
-/** result -> () => Uint8Array, for the results of inferShapes(bytes) (set by js/index.js). */
-export const modelWriters = new WeakMap();
