@@ -57,17 +57,20 @@ if (args[0] === '--serve-wasm') {
   const bytes = readFileSync(args[1]);
   let count = 0;
   const once = () => {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     const r = engine.inferShapes(bytes);
     count = 0;
     for (const name of r.names()) if (r.getShape(name)) count++;
-    return performance.now() - t0;
+    const ms = performance.now() - t0;
+    const c = process.cpuUsage(c0);
+    return { ms, cpu: (c.user + c.system) / 1000 };
   };
   for (let i = 0, t0 = performance.now(); i < 5 || (performance.now() - t0 < 500 && i < 1000); i++) once();
   console.log(JSON.stringify({ ready: true }));
   for await (const line of createInterface({ input: process.stdin })) {
     if (line !== 'run') break;
-    console.log(JSON.stringify({ ms: once() }));
+    console.log(JSON.stringify(once()));
   }
   console.log(JSON.stringify({ heap: engine._heapBytes(), values: count }));
   process.exit(0);
@@ -84,9 +87,9 @@ print(json.dumps({"ready": True}), flush=True)
 for line in sys.stdin:
     if line.strip() != "run":
         break
-    s = time.perf_counter()
+    s, c = time.perf_counter(), time.process_time()
     shape_inference.infer_shapes(m, data_prop=True)
-    print(json.dumps({"ms": (time.perf_counter() - s) * 1e3}), flush=True)
+    print(json.dumps({"ms": (time.perf_counter() - s) * 1e3, "cpu": (time.process_time() - c) * 1e3}), flush=True)
 print(json.dumps({}), flush=True)
 `;
 
@@ -124,11 +127,12 @@ async function rounds(file, count) {
   const w = [], p = [];
   for (let i = 0; i < count; i++) {
     const order = i % 2 ? [[py, p], [wasm, w]] : [[wasm, w], [py, p]];
-    for (const [s, into] of order) into.push((await s.ask('run')).ms);
+    for (const [s, into] of order) into.push(await s.ask('run'));
   }
   const end = await wasm.close();
   await py.close();
-  return { wasm: median(w), py: median(p), heap: end.heap, values: end.values };
+  const med = (runs, key) => median(runs.map((x) => x[key]));
+  return { wasm: med(w, 'ms'), py: med(p, 'ms'), wasmCpu: med(w, 'cpu'), pyCpu: med(p, 'cpu'), heap: end.heap, values: end.values };
 }
 
 function run(cmd, argv, what) {
@@ -194,7 +198,8 @@ async function shapesBench(only) {
     if (!native) console.log('(build/bench_native unavailable: run `npm run build:native`; native columns left out)');
     const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
     console.log(`== shape inference: medians; wasm and python3-onnx in alternating rounds (load average ${load()}) ==`);
-    console.log('model            nodes   MiB | native: decode  dec+infer  ratio   pack | wasm end-to-end  python3-onnx  ratio | heap');
+    console.log('                              | native (ms)                         | wall time (ms)                 | CPU time (ms)');
+    console.log('model            nodes   MiB |   decode dec+infer  ratio     pack |     wasm   python3-onnx  ratio |     wasm   python3-onnx  ratio | heap');
     const rows = [];
     for (const m of models) {
       const big = m.nodes > 20000;
@@ -204,7 +209,7 @@ async function shapesBench(only) {
       const name = m.file.split('/').pop().replace(/\.onnx$/, '');
       const row = { name, nodes: m.nodes, mib: m.bytes / MiB, decode: nat?.decode_ms, infer: nat?.infer_ms, pack: nat?.pack_ms, ...r };
       rows.push(row);
-      console.log(`${name.padEnd(16)} ${String(m.nodes).padStart(6)} ${row.mib.toFixed(1).padStart(5)} | ${fmt(row.decode)} ${fmt(row.infer)}  ${row.infer ? (row.infer / row.decode).toFixed(2).padStart(5) : '  n/a'} ${fmt(row.pack)} | ${fmt(row.wasm)}        ${fmt(row.py)}     ${(row.wasm / row.py).toFixed(2)} | ${(row.heap / MiB).toFixed(0).padStart(4)} MiB  (${r.values} values, load ${load()})`);
+      console.log(`${name.padEnd(16)} ${String(m.nodes).padStart(6)} ${row.mib.toFixed(1).padStart(5)} | ${fmt(row.decode)} ${fmt(row.infer)}  ${row.infer ? (row.infer / row.decode).toFixed(2).padStart(5) : '  n/a'} ${fmt(row.pack)} | ${fmt(row.wasm)}       ${fmt(row.py)}   ${(row.wasm / row.py).toFixed(2)} | ${fmt(row.wasmCpu)}       ${fmt(row.pyCpu)}   ${(row.wasmCpu / row.pyCpu).toFixed(2)} | ${(row.heap / MiB).toFixed(0).padStart(4)} MiB  (${r.values} values, load ${load()})`);
       if (!keep && m.file.startsWith(tmp)) rmSync(m.file, { force: true });
     }
     console.log('');
