@@ -1,7 +1,8 @@
 /*
  * Constant folding (fold.h): the driver's entry, the table of folds, and
  * the data-movement folds (Identity, Reshape, Transpose, Expand, Tile,
- * Concat, Slice, Gather*, Split, Pad, ConstantOfShape, Range, NonZero),
+ * Concat, Slice, Gather*, Scatter*, Split, Pad, ConstantOfShape, Range,
+ * NonZero),
  * which move element expressions around whatever their dtype. Element
  * arithmetic is in fold_math.c.
  *
@@ -358,6 +359,80 @@ static int fold_gather_nd(Fold *f) {
   return 1;
 }
 
+/* Section - Scattering */
+
+/* How Scatter* combine an update with the element it lands on (reduction,
+ * opset 16/18): none, add, mul, max, min; -2 when unknown. */
+static int scatter_reduction(Fold *f) {
+  const char *r = osi_attr_str(f->ctx, "reduction", "none");
+  return !strcmp(r, "none") ? -1 : !strcmp(r, "add") ? FB_ADD : !strcmp(r, "mul") ? FB_MUL
+         : !strcmp(r, "max") ? FB_MAX : !strcmp(r, "min") ? FB_MIN : -2;
+}
+
+static OsiExpr scatter_combine(Fold *f, int red, int32_t dt, OsiExpr old, OsiExpr upd) {
+  return red < 0 ? upd : fold_binary(f->s, red, dt, old, upd);
+}
+
+/* ScatterElements (Scatter): a copy of data where each update lands at its
+ * own coordinates with the axis coordinate from indices, in order. */
+static int fold_scatter_elements(Fold *f) {
+  const FoldTensor *x = &f->in[0], *idx = &f->in[1], *upd = &f->in[2];
+  int axis, red = scatter_reduction(f);
+  if (!x->shaped || !x->e || !idx->shaped || !idx->e || !upd->shaped || !upd->e || idx->rank != x->rank ||
+      upd->count != idx->count || red == -2 || !osi_norm_axis(osi_attr_int(f->ctx, "axis", 0), x->rank, &axis))
+    return 0;
+  FoldTensor t;
+  OsiExpr *out = fold_out(f, 0, &t);
+  if (!out || t.count != x->count) return 0;
+  memcpy(out, x->e, (size_t)x->count * sizeof(OsiExpr));
+  int64_t c[OSI_MAX_RANK];
+  for (int64_t k = 0; k < idx->count; k++) {
+    coords(idx->dims, idx->rank, k, c);
+    int64_t j = index_at(f, idx->e[k], x->dims[axis]);
+    if (j < 0) return 0;
+    c[axis] = j;
+    for (int a = 0; a < x->rank; a++)
+      if (c[a] >= x->dims[a]) return 0;
+    int64_t at = flat_index(x->dims, x->rank, c);
+    out[at] = scatter_combine(f, red, x->dtype, out[at], upd->e[k]);
+  }
+  fold_publish(f, 0, &t, out);
+  return 1;
+}
+
+/* ScatterND: each index tuple of the last axis of indices picks a slice of
+ * data, replaced (or combined) by the matching slice of updates, in order. */
+static int fold_scatter_nd(Fold *f) {
+  const FoldTensor *x = &f->in[0], *idx = &f->in[1], *upd = &f->in[2];
+  int red = scatter_reduction(f);
+  if (!x->shaped || !x->e || !idx->shaped || !idx->e || !upd->shaped || !upd->e || idx->rank < 1 || red == -2)
+    return 0;
+  int64_t m = idx->dims[idx->rank - 1];
+  if (m < 1 || m > x->rank) return 0;
+  int64_t slice = 1;
+  for (int a = (int)m; a < x->rank; a++) slice *= x->dims[a];
+  int64_t tuples = idx->count / m;
+  if (tuples * slice != upd->count) return 0;
+  FoldTensor t;
+  OsiExpr *out = fold_out(f, 0, &t);
+  if (!out || t.count != x->count) return 0;
+  memcpy(out, x->e, (size_t)x->count * sizeof(OsiExpr));
+  int64_t c[OSI_MAX_RANK];
+  for (int64_t q = 0; q < tuples; q++) {
+    for (int a = 0; a < x->rank; a++) c[a] = 0;
+    for (int64_t i = 0; i < m; i++) {
+      int64_t j = index_at(f, idx->e[q * m + i], x->dims[i]);
+      if (j < 0) return 0;
+      c[i] = j;
+    }
+    int64_t base = flat_index(x->dims, x->rank, c);
+    for (int64_t r = 0; r < slice; r++)
+      out[base + r] = scatter_combine(f, red, x->dtype, out[base + r], upd->e[q * slice + r]);
+  }
+  fold_publish(f, 0, &t, out);
+  return 1;
+}
+
 /* Section - Padding and generated content */
 
 /* Pad (opset 11+: pads, constant_value, axes inputs; before: attributes)
@@ -569,6 +644,9 @@ static const FoldEntry FOLDS[] = {
     {"Relu", fold_unary_op, FU_RELU},
     {"Reshape", fold_same_order, 0},
     {"Round", fold_unary_op, FU_ROUND},
+    {"Scatter", fold_scatter_elements, 0},
+    {"ScatterElements", fold_scatter_elements, 0},
+    {"ScatterND", fold_scatter_nd, 0},
     {"Sign", fold_unary_op, FU_SIGN},
     {"Slice", fold_slice, 0},
     {"Split", fold_split, 0},

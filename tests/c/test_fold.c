@@ -110,6 +110,14 @@ static void test_movement(OpTest *t) {
   CHECK_STR(op_run(t, "", "GatherElements", 13, "float[2,2]{1,2,3,4}", "int64[2,2]{1,1,0,1}", NULL),
             "float[2,2]{2,2,3,4}");
   CHECK_STR(op_run(t, "", "GatherND", 13, "float[2,2]{1,2,3,4}", "int64[2,2]{0,1,1,0}", NULL), "float[2]{2,3}");
+  op_attr_int(t, "axis", 0);
+  CHECK_STR(op_run(t, "", "ScatterElements", 13, "int64[3]{N,2,3}", "int64[1]{-1}", "int64[1]{C}", NULL),
+            "int64[3]{N,2,C}");
+  CHECK_STR(op_run(t, "", "ScatterND", 13, "float[2,2]{1,2,3,4}", "int64[1,1]{1}", "float[1,2]{7,8}", NULL),
+            "float[2,2]{1,2,7,8}");
+  op_attr_str(t, "reduction", "add"); /* duplicates combine in order */
+  CHECK_STR(op_run(t, "", "ScatterND", 16, "int64[3]{1,2,3}", "int64[2,1]{0,0}", "int64[2]{10,N}", NULL),
+            "int64[3]{N+11,2,3}");
   op_set_outputs(t, 2);
   op_attr_int(t, "axis", 0);
   op_run(t, "", "Split", 13, "float[5]{1,2,3,4,5}", "int64[2]{2,3}", NULL);
