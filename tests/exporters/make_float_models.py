@@ -11,8 +11,12 @@ runtime computes through float32 with the engine's float32 expressions.
                   Upsample-style by 2 then Concat with a skip connection;
   FixedPadding    a fixed-size input padded to a multiple of 32 through float arithmetic on
                   constants (every value folds), and the same on dynamic sizes;
-  FloatRange      torch.arange over a size computed in float (Range with float bounds).
+  FloatRange      torch.arange over a size computed in float (Range with float bounds);
+  scale_resize    (onnx.helper: torch cannot trace a tensor scale into F.interpolate) Resize by
+                  scales computed in the graph, min(64 / W, 2), and Upsample (opset 9) by them.
 """
+import numpy as np
+import onnx
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -59,8 +63,35 @@ class FloatRange(nn.Module):
         return x[..., : half.shape[0]], rows
 
 
-def float_models(outdir, opset, export):
-    """Exports the models above with `export` (make_models.export)."""
+def scale_resize(opset):
+    """x [N, C, H, W] resized by (1, 1, s, s), s = min(64 / float(W), 2): Resize's output is
+    Trunc(s * dim) in float32, scales and all."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    def const(name, values, dtype):
+        return numpy_helper.from_array(np.array(values, dtype=dtype), name)
+
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Gather", ["shape", "three"], ["w"], axis=0),
+        helper.make_node("Cast", ["w"], ["wf"], to=TensorProto.FLOAT),
+        helper.make_node("Div", ["sixty_four", "wf"], ["ratio"]),
+        helper.make_node("Min", ["ratio", "two"], ["s"]),
+        helper.make_node("Unsqueeze", ["s", "zero"], ["s1"]),
+        helper.make_node("Concat", ["ones", "s1", "s1"], ["scales"], axis=0),
+        helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="nearest"),
+    ]
+    inits = [const("three", 3, np.int64), const("sixty_four", 64.0, np.float32), const("two", 2.0, np.float32),
+             const("zero", [0], np.int64), const("ones", [1.0, 1.0], np.float32)]
+    graph = helper.make_graph(
+        nodes, "scale_resize",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch_size", 3, "height", "width"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def float_models(outdir, opset, export, record):
+    """Exports the models above with `export` and `record` (make_models.py)."""
     image = {"x": {"dtype": "float32"}}
     dyn = {"x": {0: "batch_size", 2: "height", 3: "width"}}
     export(outdir, f"rcnn_transform_op{opset}", RCNNTransform(), (torch.randn(1, 3, 112, 96),), ["x"], ["y"],
@@ -74,3 +105,4 @@ def float_models(outdir, opset, export):
            dyn, image, opset)
     export(outdir, f"float_range_op{opset}", FloatRange(), (torch.randn(1, 3, 32, 24),), ["x"], ["y", "rows"],
            dyn, image, opset)
+    record(outdir, f"scale_resize_op{opset}", scale_resize(opset), opset, image, unshaped_outputs=True)

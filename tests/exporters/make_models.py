@@ -1054,7 +1054,7 @@ def main():
         bags(outdir, opset)
         labelled(outdir, opset)
         branches(outdir, opset)
-        float_models(outdir, opset, export)
+        float_models(outdir, opset, export, record)
     helper_decoder(outdir)
     paddle_labels(outdir)
     silero_like(outdir)

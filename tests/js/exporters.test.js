@@ -26,7 +26,9 @@ const TORCH_LABELLED = [
   'labelled_op13', 'labelled_op17',
   // Sizes computed in float (make_float_models.py): torchvision's detection transform, interpolate.
   'rcnn_transform_op13', 'interpolate_op13', 'fixed_padding_op13', 'dynamic_padding_op13', 'float_range_op13',
+  'scale_resize_op13',
   'rcnn_transform_op17', 'interpolate_op17', 'fixed_padding_op17', 'dynamic_padding_op17', 'float_range_op17',
+  'scale_resize_op17',
 ];
 const MODELS = [...NAMED, ...TORCH_LABELLED];
 
