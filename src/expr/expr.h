@@ -188,6 +188,19 @@ int osi_expr_eval_float(const OsiExprStore *s, OsiExpr e, OsiExprLookup lookup, 
 OsiExpr osi_expr_substitute(OsiExprStore *s, OsiExpr e, const OsiExpr *from,
                             const OsiExpr *to, size_t n);
 
+/* Section - Size predicates (expr_cases.c) */
+
+/* 1 when d >= 1, else 0, as an integer expression (Min(Max(d, 0), 1)):
+ * how a comparison of sizes is carried as bool content (a > b is the
+ * indicator of a - b, a >= b of a - b + 1). */
+OsiExpr osi_expr_indicator(OsiExprStore *s, OsiExpr d);
+/* 1 when a == b is proven at every binding of the symbols (>= 0) where
+ * pred >= 1 (holds = 1) or pred <= 0 (holds = 0); 0 when not proven.
+ * pred is an integer expression, typically built by osi_expr_indicator,
+ * 1 - (one of those) for Not. Only in the nonnegative-symbol mode, and not
+ * for float expressions. */
+int osi_expr_equal_where(OsiExprStore *s, OsiExpr pred, int holds, OsiExpr a, OsiExpr b);
+
 /* Leaf derivation helper: when a - b simplifies to c*x - c*y (exactly two
  * terms, each a single symbol, coefficients of equal magnitude and opposite
  * sign), sets *x and *y to those symbols and returns 1; otherwise 0. */

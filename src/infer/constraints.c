@@ -88,7 +88,15 @@ void osi_constraint_less_equal(OsiRun *run, OsiExpr lhs, OsiExpr rhs) {
   list_add(&run->less_equal, lhs, rhs);
 }
 
+void osi_constraint_either(OsiRun *run, OsiExpr d, OsiExpr a) {
+  if (d == a || d == OSI_EXPR_UNKNOWN || a == OSI_EXPR_UNKNOWN) return;
+  list_add(&run->either, d, a);
+}
+
 void osi_constraints_free(OsiRun *run) {
+  free(run->either.items);
+  free(run->either.index);
+  memset(&run->either, 0, sizeof run->either);
   free(run->equal.items);
   free(run->less_equal.items);
   free(run->equal.index);
@@ -164,6 +172,7 @@ static void collect_names(OsiExprStore *s, const OsiValueInfo *vi, int n, Names 
 typedef struct Classes {
   OsiExpr *members;
   int *parent;
+  int *next; /* the members of a class form a ring */
   int count;
   int *slots; /* member -> 1 + index, open addressing; 0 empty */
   size_t mask;
@@ -175,6 +184,7 @@ static int class_index(Classes *c, OsiExpr e) {
     if (c->members[c->slots[i] - 1] == e) return c->slots[i] - 1;
   c->members[c->count] = e;
   c->parent[c->count] = c->count;
+  c->next[c->count] = c->count;
   c->slots[i] = c->count + 1;
   return c->count++;
 }
@@ -335,12 +345,12 @@ static int mentions(OsiExprStore *s, OsiExpr e, const char *name) {
   return sm.found;
 }
 
-/* Whether a and b agree at a few small sizes of their symbols (all 0, and
- * six spreads of 1..10), counting only sizes where both are defined; at
- * least one must be. Not a proof: it tells a declaration that can name one
- * size (whatever the sizes a model really takes) from one that contradicts
- * inference at ordinary sizes. */
-static int agree_on_samples(OsiExprStore *s, OsiExpr a, OsiExpr b) {
+/* Whether a == b (le: a <= b) at a few small sizes of their symbols (all
+ * 0, and six spreads of 1..10), counting only sizes where both are
+ * defined; at least one must be. Not a proof: it tells a declaration that
+ * can name one size (whatever the sizes a model really takes) from one
+ * that contradicts inference at ordinary sizes. */
+static int holds_on_samples(OsiExprStore *s, OsiExpr a, OsiExpr b, int le) {
   Sample sm = {0};
   osi_expr_for_each_symbol(s, a, sample_symbol, &sm);
   osi_expr_for_each_symbol(s, b, sample_symbol, &sm);
@@ -351,7 +361,7 @@ static int agree_on_samples(OsiExprStore *s, OsiExpr a, OsiExpr b) {
     int64_t va, vb;
     if (osi_expr_eval(s, a, sample_lookup, &sm, &va) != 0 || osi_expr_eval(s, b, sample_lookup, &sm, &vb) != 0)
       continue;
-    if (va != vb) return 0;
+    if (le ? va > vb : va != vb) return 0;
     defined++;
   }
   return defined > 0;
@@ -400,7 +410,87 @@ static int join_consistent(const Ranking *r, Defs *defs, OsiExpr ra, OsiExpr rb,
   int named = ra == lhs || ra == rhs, named_b = rb == lhs || rb == rhs;
   if (sa && named && !sb && !mentions(s, b, name)) return defs_add(s, defs, a, b);
   if (sb && named_b && !sa && !mentions(s, a, other)) return defs_add(s, defs, b, a);
-  return agree_on_samples(s, a, b);
+  return holds_on_samples(s, a, b, 0);
+}
+
+/* Section - Declared names for data-dependent dims */
+
+/* A constraint list's pairs sorted by lhs, to find every rhs of a dim. */
+typedef struct ByLhs {
+  OsiConstraint *items;
+  int count;
+} ByLhs;
+
+static int cmp_lhs(const void *a, const void *b) {
+  OsiExpr x = ((const OsiConstraint *)a)->lhs, y = ((const OsiConstraint *)b)->lhs;
+  return x < y ? -1 : x > y;
+}
+
+static int by_lhs_init(ByLhs *b, const OsiConstraintList *l) {
+  b->count = 0;
+  b->items = l->count ? malloc((size_t)l->count * sizeof *b->items) : NULL;
+  if (l->count && !b->items) return 0;
+  memcpy(b->items, l->items, (size_t)l->count * sizeof *b->items);
+  b->count = l->count;
+  qsort(b->items, (size_t)b->count, sizeof *b->items, cmp_lhs);
+  return 1;
+}
+
+/* Index of the first pair with lhs e, or count. */
+static int by_lhs_first(const ByLhs *b, OsiExpr e) {
+  int lo = 0, hi = b->count;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (b->items[mid].lhs < e) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+typedef struct DataDims {
+  const ByLhs *either, *bounds;
+} DataDims;
+
+#define EITHER_DEPTH 4
+
+/*
+ * Whether the data-dependent dim m may be the size `size` (made of graph-
+ * input symbols) at ordinary sizes: every value m may take that is itself
+ * made of input symbols (an If's branch) must agree with it, and it must
+ * fit every bound of m made of input symbols. torch declares an If's
+ * output with the input's name where one branch slices it (`if x.size(0)
+ * > 4: x = x[:4]` gives y: [batch, 4]): taken, that name would make the
+ * merged size batch where it is Min(batch, 4).
+ */
+static int data_dim_fits(const Ranking *r, Defs *defs, const DataDims *dd, OsiExpr m, OsiExpr size, int depth) {
+  OsiExprStore *s = r->s;
+  for (int i = by_lhs_first(dd->either, m); i < dd->either->count && dd->either->items[i].lhs == m; i++) {
+    OsiExpr alt = dd->either->items[i].rhs;
+    if (from_inputs(r, alt)) {
+      OsiExpr a = defs_apply(s, defs, alt), b = defs_apply(s, defs, size);
+      if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || (a != b && !holds_on_samples(s, a, b, 0))) return 0;
+    } else if (depth < EITHER_DEPTH && !data_dim_fits(r, defs, dd, alt, size, depth + 1)) {
+      return 0;
+    }
+  }
+  for (int i = by_lhs_first(dd->bounds, m); i < dd->bounds->count && dd->bounds->items[i].lhs == m; i++) {
+    OsiExpr bound = dd->bounds->items[i].rhs;
+    if (!from_inputs(r, bound)) continue;
+    OsiExpr a = defs_apply(s, defs, size), b = defs_apply(s, defs, bound);
+    if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || !holds_on_samples(s, a, b, 1)) return 0;
+  }
+  return 1;
+}
+
+/* data_dim_fits for every member of class `root` against `size`. */
+static int class_fits(const Ranking *r, Defs *defs, const DataDims *dd, const Classes *c, int root, OsiExpr size) {
+  if (size == OSI_EXPR_UNKNOWN) return 1;
+  int i = root;
+  do {
+    if (!data_dim_fits(r, defs, dd, c->members[i], size, 0)) return 0;
+    i = c->next[i];
+  } while (i != root);
+  return 1;
 }
 
 static int pair_in(const OsiConstraintList *l, OsiExpr a, OsiExpr b) {
@@ -595,8 +685,8 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
 
   size_t nslots = 16;
   while (nslots < (size_t)n * 4) nslots *= 2; /* 2n members at most, load <= 1/2 */
-  Classes c = {malloc(sizeof(OsiExpr) * (size_t)(2 * n)), malloc(sizeof(int) * (size_t)(2 * n)), 0,
-               calloc(nslots, sizeof(int)), nslots - 1};
+  Classes c = {malloc(sizeof(OsiExpr) * (size_t)(2 * n)), malloc(sizeof(int) * (size_t)(2 * n)),
+               malloc(sizeof(int) * (size_t)(2 * n)), 0, calloc(nslots, sizeof(int)), nslots - 1};
   OsiExpr *from = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
   OsiExpr *to = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
   OsiExpr *best = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
@@ -610,8 +700,11 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
       list_add(&filled, log->filled[i], log->filled[i]);
   }
   ClassSizes sizes = {rep, unknown, &filled};
+  ByLhs either = {0}, bounds = {0};
+  DataDims dd = {&either, &bounds};
   OsiStatus st = OSI_OK;
-  if (!c.members || !c.parent || !c.slots || !from || !to || !best || !rep || !unknown) {
+  if (!c.members || !c.parent || !c.next || !c.slots || !from || !to || !best || !rep || !unknown ||
+      !by_lhs_init(&either, &run->either) || !by_lhs_init(&bounds, &run->less_equal)) {
     st = osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
     goto done;
   }
@@ -622,11 +715,15 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
     int a = class_of(&r, &c, &sizes, lhs), b = class_of(&r, &c, &sizes, rhs);
     if (a == b) continue;
     if ((unknown[a] && rep[b] != OSI_EXPR_UNKNOWN) || (unknown[b] && rep[a] != OSI_EXPR_UNKNOWN) ||
+        !class_fits(&r, &defs, &dd, &c, a, rep[b]) || !class_fits(&r, &defs, &dd, &c, b, rep[a]) ||
         !join_consistent(&r, &defs, rep[a], rep[b], lhs, rhs)) {
       list_add(&rejected, lhs, rhs);
       continue;
     }
     c.parent[a] = b;
+    int ring = c.next[a];
+    c.next[a] = c.next[b];
+    c.next[b] = ring;
     if (rep[b] == OSI_EXPR_UNKNOWN) rep[b] = rep[a];
     unknown[b] |= unknown[a];
   }
@@ -672,6 +769,9 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
 done:
   free(c.members);
   free(c.parent);
+  free(c.next);
+  free(either.items);
+  free(bounds.items);
   free(c.slots);
   free(from);
   free(to);

@@ -14,6 +14,9 @@
 void osi_constraint_equal(OsiRun *run, OsiExpr a, OsiExpr b);
 /* Records lhs <= rhs (ordered; trivial and unknown operands dropped). */
 void osi_constraint_less_equal(OsiRun *run, OsiExpr lhs, OsiExpr rhs);
+/* Records that the data-dependent dim d takes the value a in some runs
+ * (unknown a dropped). */
+void osi_constraint_either(OsiRun *run, OsiExpr d, OsiExpr a);
 void osi_constraints_free(OsiRun *run);
 
 /* What anchor merging changed: each value whose type took a declared dim,

@@ -80,6 +80,9 @@ typedef struct OsiRun {
   /* Declared labels that name a size inference computed (label -> that
    * size), filled by osi_constraints_propagate; the values keep the size. */
   OsiConstraintList labels;
+  /* (d, a) for each value a that the data-dependent dim d may take at run
+   * time (osi_op_constrain_either); internal, not reported. */
+  OsiConstraintList either;
   OsiRequirements requirements;
   /* The first SHAPE_MISMATCH or INVALID_MODEL diagnostic (the first broken
    * node in inference order), kept even past the diagnostics cap;

@@ -340,7 +340,7 @@ OsiStatus osi_op_infer_subgraph(OsiOpCtx *ctx, const OsiGraph *graph, const char
 
 OsiMark osi_op_mark(const OsiOpCtx *ctx) {
   const OsiRun *run = ctx->scope->run;
-  OsiMark m = {run->n_diags, run->equal.count, run->less_equal.count, run->n_events,
+  OsiMark m = {run->n_diags, run->equal.count, run->less_equal.count, run->either.count, run->n_events,
                run->requirements.count};
   return m;
 }
@@ -350,6 +350,7 @@ void osi_op_rollback(OsiOpCtx *ctx, OsiMark mark) {
   if (mark.diags <= run->n_diags) run->n_diags = mark.diags;
   if (mark.equal <= run->equal.count) run->equal.count = mark.equal;
   if (mark.less_equal <= run->less_equal.count) run->less_equal.count = mark.less_equal;
+  if (mark.either <= run->either.count) run->either.count = mark.either;
   if (mark.events <= run->n_events) run->n_events = mark.events;
   osi_requirements_rollback(&run->requirements, mark.requirements);
   if (run->has_first_error && run->first_error_at >= mark.diags) run->has_first_error = 0;

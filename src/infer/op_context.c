@@ -155,6 +155,13 @@ void osi_op_constrain_eq(OsiOpCtx *ctx, OsiExpr a, OsiExpr b) {
   osi_constraint_equal(ctx->scope->run, a, b);
 }
 
+void osi_op_constrain_either(OsiOpCtx *ctx, OsiExpr d, OsiExpr a, OsiExpr b) {
+  OsiRun *run = ctx->scope->run;
+  osi_constraint_either(run, d, a);
+  osi_constraint_either(run, d, b);
+  if (b != OSI_EXPR_UNKNOWN) osi_constraint_less_equal(run, d, osi_expr_max(run->exprs, a, b));
+}
+
 /* Section - Requirements (shape checks) */
 
 const char *osi_op_input_label(OsiOpCtx *ctx, int i, char *buf, size_t cap) {

@@ -47,19 +47,35 @@ typedef struct MergeSite {
   int output;
   const char *a_label, *b_label;
   int fresh_if_b_unknown; /* loops: a known dim that an iteration loses is data-dependent */
+  OsiExpr cond; /* If: the condition as a 0/1 size predicate (a is taken when it is 1), or unknown */
 } MergeSite;
 
+/* The one size that is `a` where the condition holds and `b` where it
+ * does not, when the simplifier proves one of a, b, Min(a, b), Max(a, b) is
+ * (x[:4] under x.size(0) > 4, x otherwise: both are Min(x.size(0), 4)). */
+static OsiExpr exact_merge(OsiExprStore *s, OsiExpr cond, OsiExpr a, OsiExpr b) {
+  if (cond == OSI_EXPR_UNKNOWN || a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
+  OsiExpr cands[4] = {a, b, osi_expr_min(s, a, b), osi_expr_max(s, a, b)};
+  for (int i = 0; i < 4; i++)
+    if (osi_expr_equal_where(s, cond, 1, a, cands[i]) && osi_expr_equal_where(s, cond, 0, b, cands[i]))
+      return cands[i];
+  return OSI_EXPR_UNKNOWN;
+}
+
 /*
- * Dim of a node output that is `a` on one path and `b` on another: a fresh
- * data-dependent symbol, recorded as at most Max(a, b).
+ * Dim of a node output that is `a` on one path and `b` on another: the
+ * size the condition makes it when that is one expression, else a fresh
+ * data-dependent symbol, recorded as one of a and b (so at most Max(a, b)).
  */
 static OsiExpr merge_dim(OsiOpCtx *ctx, OsiExpr a, OsiExpr b, int axis, void *user) {
   const MergeSite *site = user;
   OsiExprStore *s = osi_op_exprs(ctx);
   if (a == OSI_EXPR_UNKNOWN || (b == OSI_EXPR_UNKNOWN && !site->fresh_if_b_unknown))
     return OSI_EXPR_UNKNOWN;
+  OsiExpr exact = exact_merge(s, site->cond, a, b);
+  if (exact != OSI_EXPR_UNKNOWN) return exact;
   OsiExpr d = osi_op_fresh_dim(ctx, "dim");
-  if (b != OSI_EXPR_UNKNOWN) osi_op_constrain_le(ctx, d, osi_expr_max(s, a, b));
+  osi_op_constrain_either(ctx, d, a, b);
   osi_op_diag(ctx, "DATA_DEPENDENT", "output %d dim %d is %s %s and %s %s; it becomes %s",
               site->output, axis, osi_expr_str(s, a), site->a_label, osi_expr_str(s, b),
               site->b_label, osi_expr_str(s, d));
@@ -70,6 +86,13 @@ static OsiExpr merge_dim(OsiOpCtx *ctx, OsiExpr a, OsiExpr b, int axis, void *us
 static int in_const_scalar(OsiOpCtx *ctx, int i, int64_t *out) {
   const OsiValue *v = osi_in_value(ctx, i);
   return v && v->ints && v->count == 1 && osi_expr_is_const(osi_op_exprs(ctx), v->ints[0], out);
+}
+
+/* The content of a one-element bool input (0 or 1, possibly symbolic:
+ * x.size(0) > 4), else unknown. */
+static OsiExpr in_bool_scalar(OsiOpCtx *ctx, int i) {
+  const OsiValue *v = osi_in_value(ctx, i);
+  return osi_in_dtype(ctx, i) == OSI_DT_BOOL && v && v->ints && v->count == 1 ? v->ints[0] : OSI_EXPR_UNKNOWN;
 }
 
 /* If(cond): the outputs of then_branch or else_branch. A known cond picks
@@ -97,7 +120,7 @@ OsiStatus osi_op_if(OsiOpCtx *ctx) {
     if (st != OSI_OK) return st;
   }
   for (int i = 0; i < n; i++) {
-    MergeSite site = {i, "in then_branch", "in else_branch", 0};
+    MergeSite site = {i, "in then_branch", "in else_branch", 0, in_bool_scalar(ctx, 0)};
     osi_set_out(ctx, i, known ? out[c ? 0 : 1][i]
                               : osi_type_merge(ctx, out[0][i], out[1][i], merge_dim, &site));
   }
@@ -168,7 +191,7 @@ static const OsiType *carried_out(OsiOpCtx *ctx, const OsiType *init, const OsiT
                                   int no_iterations) {
   if (no_iterations) return init;
   MergeSite site = {i, "before the loop", "after an iteration",
-                    init && init->kind == OSI_KIND_TENSOR};
+                    init && init->kind == OSI_KIND_TENSOR, OSI_EXPR_UNKNOWN};
   return osi_type_merge(ctx, init, iter, merge_dim, &site);
 }
 

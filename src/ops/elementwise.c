@@ -15,8 +15,8 @@
 OsiStatus osi_op_unary(OsiOpCtx *ctx) { return osi_out_same_as_input(ctx, 0, 0); }
 
 /* Unary predicates (IsNaN, IsInf, Not): input shape, bool output; Not
- * negates known elements of a bool content (if x.dim() != 2, exported as
- * Equal -> Not -> If). */
+ * negates the elements of a bool content (if x.dim() != 2, exported as
+ * Equal -> Not -> If): c becomes 1 - c. */
 OsiStatus osi_op_unary_bool(OsiOpCtx *ctx) {
   const OsiType *x = osi_in(ctx, 0);
   OsiType *y = x ? osi_out_like(ctx, 0, OSI_DT_BOOL, x) : NULL;
@@ -27,7 +27,9 @@ OsiStatus osi_op_unary_bool(OsiOpCtx *ctx) {
   if (!v) return OSI_OK;
   for (int64_t i = 0; i < x->value->count; i++) {
     int64_t c;
-    e[i] = osi_expr_is_const(s, x->value->ints[i], &c) ? osi_expr_const(s, c == 0) : OSI_EXPR_UNKNOWN;
+    /* Bool contents are 0 or 1 (constants, or a comparison's indicator). */
+    e[i] = osi_expr_is_const(s, x->value->ints[i], &c) ? osi_expr_const(s, c == 0)
+                                                        : osi_expr_sub(s, osi_expr_const(s, 1), x->value->ints[i]);
   }
   y->value = v;
   return OSI_OK;
@@ -81,7 +83,9 @@ static OsiExpr value_equal(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   int f = sign_facts(s, osi_expr_sub(s, a, b));
   if ((f & SIGN_GE0) && (f & SIGN_LE0)) return osi_expr_const(s, 1);
   if (f & (SIGN_GE1 | SIGN_LEM1)) return osi_expr_const(s, 0);
-  return OSI_EXPR_UNKNOWN;
+  /* Undecided: 1 - Min(|a - b|, 1), so that an If on it can merge exactly. */
+  OsiExpr d = osi_expr_sub(s, a, b);
+  return osi_expr_sub(s, osi_expr_const(s, 1), osi_expr_min(s, osi_expr_max(s, d, osi_expr_neg(s, d)), osi_expr_const(s, 1)));
 }
 
 /* a < b, a <= b, a > b, a >= b from the proven sign of a - b. */
@@ -98,7 +102,11 @@ static OsiExpr compare(OsiExprStore *s, OsiExpr a, OsiExpr b, int lt, int eq) {
   }
   if (yes) return osi_expr_const(s, 1);
   if (no) return osi_expr_const(s, 0);
-  return OSI_EXPR_UNKNOWN;
+  /* Undecided: the 0/1 indicator of the comparison (a < b is b - a >= 1,
+   * a <= b is b - a + 1 >= 1), which an If on it can reason with. */
+  OsiExpr d = lt ? osi_expr_sub(s, b, a) : osi_expr_sub(s, a, b);
+  if (eq) d = osi_expr_add(s, d, osi_expr_const(s, 1));
+  return osi_expr_indicator(s, d);
 }
 static OsiExpr value_less(OsiExprStore *s, OsiExpr a, OsiExpr b) { return compare(s, a, b, 1, 0); }
 static OsiExpr value_less_eq(OsiExprStore *s, OsiExpr a, OsiExpr b) { return compare(s, a, b, 1, 1); }

@@ -156,6 +156,21 @@ static OsiExpr compare_facts(OsiExprStore *s, int op, int f) {
   return yes ? boolean(s, 1) : no ? boolean(s, 0) : OSI_EXPR_UNKNOWN;
 }
 
+/* An integer comparison the signs do not decide, as its 0/1 indicator
+ * (a > b is [a - b >= 1], a >= b is [a - b + 1 >= 1], a == b is
+ * 1 - Min(|a - b|, 1)): exact content an If on it reasons with
+ * (osi_expr_equal_where). */
+static OsiExpr int_predicate(OsiExprStore *s, int op, OsiExpr a, OsiExpr b) {
+  OsiExpr one = osi_expr_const(s, 1);
+  OsiExpr d = op == FB_LT || op == FB_LE ? osi_expr_sub(s, b, a) : osi_expr_sub(s, a, b);
+  switch (op) {
+  case FB_EQ: return osi_expr_sub(s, one, osi_expr_min(s, osi_expr_max(s, d, osi_expr_neg(s, d)), one));
+  case FB_LT:
+  case FB_GT: return osi_expr_indicator(s, d);
+  default: return osi_expr_indicator(s, osi_expr_add(s, d, one)); /* FB_LE, FB_GE */
+  }
+}
+
 /* Section - Element operations */
 
 static OsiExpr int_div(OsiExprStore *s, OsiExpr a, OsiExpr b) {
@@ -222,9 +237,11 @@ static OsiExpr int_binary(OsiExprStore *s, int op, int32_t dt, OsiExpr a, OsiExp
     if (y >= 63 || (x >> (63 - y)) != 0) return OSI_EXPR_UNKNOWN;
     return fold_int(s, dt, osi_expr_const(s, x << y));
   }
-  default: /* comparisons */
+  default: { /* comparisons */
     if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
-    return compare_facts(s, op, a == b ? SIGN_GE0 | SIGN_LE0 : sign_facts(s, osi_expr_sub(s, a, b)));
+    OsiExpr known = compare_facts(s, op, a == b ? SIGN_GE0 | SIGN_LE0 : sign_facts(s, osi_expr_sub(s, a, b)));
+    return known != OSI_EXPR_UNKNOWN ? known : int_predicate(s, op, a, b);
+  }
   }
 }
 
@@ -353,7 +370,8 @@ OsiExpr fold_unary(OsiExprStore *s, int op, int32_t dt, OsiExpr a) {
       if ((f & SIGN_GE0) && (f & SIGN_LE0)) return zero;
       return OSI_EXPR_UNKNOWN;
     }
-    case FU_NOT: return k ? boolean(s, !c) : OSI_EXPR_UNKNOWN;
+    case FU_NOT: /* bool contents are 0 or 1 (constants, or a comparison's indicator) */
+      return k ? boolean(s, !c) : dt == OSI_DT_BOOL ? osi_expr_sub(s, osi_expr_const(s, 1), a) : OSI_EXPR_UNKNOWN;
     case FU_BITNOT:
       if (!k) return OSI_EXPR_UNKNOWN;
       return fold_int(s, dt, osi_expr_const(s, lo < 0 ? ~c : hi - c));
@@ -400,6 +418,7 @@ OsiExpr fold_cast(OsiExprStore *s, int32_t from, int32_t to, OsiExpr a) {
     int k = osi_expr_is_const(s, a, &c);
     if (to == OSI_DT_BOOL) {
       if (k) return boolean(s, c != 0);
+      if (from == OSI_DT_BOOL) return a; /* 0 or 1 already */
       int f = sign_facts(s, a);
       return f & (SIGN_GE1 | SIGN_LEM1) ? boolean(s, 1) : (f & SIGN_GE0) && (f & SIGN_LE0) ? boolean(s, 0)
                                                                                         : OSI_EXPR_UNKNOWN;

@@ -94,6 +94,11 @@ OsiExpr osi_op_fresh_dim(OsiOpCtx *ctx, const char *what);
 void osi_op_constrain_le(OsiOpCtx *ctx, OsiExpr lhs, OsiExpr rhs);
 /* Records a == b between dims. */
 void osi_op_constrain_eq(OsiOpCtx *ctx, OsiExpr a, OsiExpr b);
+/* Records that the data-dependent dim d is a or b at run time (an If's two
+ * branches, a loop value before and after an iteration; b may be unknown):
+ * d <= Max(a, b), and the alternatives, against which a declared name for
+ * d is checked (constraints.h). */
+void osi_op_constrain_either(OsiOpCtx *ctx, OsiExpr d, OsiExpr a, OsiExpr b);
 
 /* Section - Requirements (shape checks)
  *
@@ -147,7 +152,7 @@ OsiStatus osi_op_infer_subgraph(OsiOpCtx *ctx, const OsiGraph *graph, const char
  * diagnostics, constraints and events should stay. Take a mark before a
  * run and roll back to it when the run is superseded. */
 typedef struct OsiMark {
-  int diags, equal, less_equal, events, requirements;
+  int diags, equal, less_equal, either, events, requirements;
 } OsiMark;
 OsiMark osi_op_mark(const OsiOpCtx *ctx);
 void osi_op_rollback(OsiOpCtx *ctx, OsiMark mark);

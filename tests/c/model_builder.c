@@ -20,6 +20,7 @@ struct Builder {
   Onnx__TensorProto *inits[MAX];
   Onnx__FunctionProto *functions[16];
   Onnx__FunctionProto *fn; /* the function being built, or NULL */
+  Onnx__GraphProto *sub;   /* the subgraph being built, or NULL */
   void *owned[8 * MAX];
   int n_owned;
 };
@@ -114,7 +115,8 @@ void builder_input(Builder *b, const char *name, const char *type) {
   b->inputs[b->graph.n_input++] = value_info(b, name, type);
 }
 void builder_output(Builder *b, const char *name, const char *type) {
-  b->outputs[b->graph.n_output++] = value_info(b, name, type);
+  if (b->sub) b->sub->output[b->sub->n_output++] = value_info(b, name, type);
+  else b->outputs[b->graph.n_output++] = value_info(b, name, type);
 }
 void builder_value_info(Builder *b, const char *name, const char *type) {
   b->infos[b->graph.n_value_info++] = value_info(b, name, type);
@@ -150,7 +152,8 @@ void builder_node(Builder *b, const char *op, const char *name, ...) {
   for (const char *s; (s = va_arg(ap, const char *))[0];)
     n->output[n->n_output++] = dup(b, strcmp(s, "-") ? s : "");
   va_end(ap);
-  if (b->fn) b->fn->node[b->fn->n_node++] = n;
+  if (b->sub) b->sub->node[b->sub->n_node++] = n;
+  else if (b->fn) b->fn->node[b->fn->n_node++] = n;
   else b->nodes[b->graph.n_node++] = n;
 }
 
@@ -178,8 +181,13 @@ void builder_function(Builder *b, const char *name, const char *domain, const ch
 
 void builder_function_end(Builder *b) { b->fn = NULL; }
 
+static Onnx__NodeProto *last_node(Builder *b) {
+  if (b->sub) return b->sub->node[b->sub->n_node - 1];
+  return b->fn ? b->fn->node[b->fn->n_node - 1] : b->nodes[b->graph.n_node - 1];
+}
+
 static Onnx__AttributeProto *attr(Builder *b, const char *name, int type) {
-  Onnx__NodeProto *n = b->fn ? b->fn->node[b->fn->n_node - 1] : b->nodes[b->graph.n_node - 1];
+  Onnx__NodeProto *n = last_node(b);
   Onnx__AttributeProto *a = own(b, calloc(1, sizeof *a));
   onnx__attribute_proto__init(a);
   a->name = dup(b, name);
@@ -202,8 +210,20 @@ void builder_attr_ints(Builder *b, const char *name, int n, const int64_t *v) {
   memcpy(a->ints, v, (size_t)n * sizeof(int64_t));
 }
 
+void builder_subgraph(Builder *b, const char *name) {
+  Onnx__GraphProto *g = own(b, calloc(1, sizeof *g));
+  onnx__graph_proto__init(g);
+  g->name = dup(b, name);
+  g->node = own(b, calloc(MAX, sizeof(Onnx__NodeProto *)));
+  g->output = own(b, calloc(32, sizeof(Onnx__ValueInfoProto *)));
+  attr(b, name, 5)->g = g;
+  b->sub = g;
+}
+
+void builder_subgraph_end(Builder *b) { b->sub = NULL; }
+
 void builder_node_domain(Builder *b, const char *domain) {
-  Onnx__NodeProto *n = b->fn ? b->fn->node[b->fn->n_node - 1] : b->nodes[b->graph.n_node - 1];
+  Onnx__NodeProto *n = last_node(b);
   n->domain = dup(b, domain);
 }
 

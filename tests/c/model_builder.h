@@ -35,6 +35,10 @@ void builder_attr_int(Builder *b, const char *name, int64_t v);
 void builder_attr_ints(Builder *b, const char *name, int n, const int64_t *v);
 /* An attribute referring to the calling node's attribute (function bodies). */
 void builder_attr_ref(Builder *b, const char *name, int type, const char *ref_attr_name);
+/* Starts a graph attribute `name` of the most recent node (an If branch):
+ * nodes and outputs added until builder_subgraph_end go into it. */
+void builder_subgraph(Builder *b, const char *name);
+void builder_subgraph_end(Builder *b);
 /* Starts a model-local function: nodes added until builder_function_end go
  * into its body. Lists are NULL-terminated; `attrs` names its attributes. */
 void builder_function(Builder *b, const char *name, const char *domain, const char *const *inputs,

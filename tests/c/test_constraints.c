@@ -361,6 +361,90 @@ static void test_label_shared_by_two_sizes(void) {
   osi_result_delete(r);
 }
 
+/* x[:4] when x.size(0) > 4 (TorchScript: Shape -> Slice -> Greater -> If), then a Relu to the
+ * output `out`, declared with `decl`; `flag`: the If's condition is a graph input instead (data). */
+static OsiResult *if_first4(const char *decl, int flag, int swapped) {
+  Builder *b = builder_new(13);
+  builder_input(b, "x", "float[batch,8]");
+  if (flag) builder_input(b, "cond", "bool[1]");
+  builder_initializer_ints(b, "zero", 1, (int64_t[]){0});
+  builder_initializer_ints(b, "one", 1, (int64_t[]){1});
+  builder_initializer_ints(b, "four", 1, (int64_t[]){4});
+  if (!flag) {
+    builder_node(b, "Shape", "shape", "x", "", "s", "");
+    builder_node(b, "Slice", "n", "s", "zero", "one", "", "n", "");
+    builder_node(b, "Greater", "gt", "n", "four", "", "cond", "");
+  }
+  builder_node(b, "If", "if", "cond", "", "xo", "");
+  for (int k = 0; k < 2; k++) {
+    builder_subgraph(b, k == 0 ? "then_branch" : "else_branch");
+    if ((k == 0) != swapped) builder_node(b, "Slice", "first4", "x", "zero", "four", "zero", "", "t", "");
+    else builder_node(b, "Identity", "all", "x", "", "t", "");
+    builder_output(b, "t", "");
+    builder_subgraph_end(b);
+  }
+  builder_node(b, "Relu", "relu", "xo", "", "out", "");
+  builder_output(b, "out", decl);
+  return builder_infer(b, 0, NULL);
+}
+
+/* torch writes `out: [batch, 8]` for a scripted `if x.size(0) > 4: x = x[:4]`: the size is
+ * Min(batch,4), so the declaration holds only up to batch 4. The condition on sizes makes the If
+ * exact; with a condition known only at run time the merged size is a fresh symbol, which may be
+ * Min(batch,4): the input's name for it is a contradiction at ordinary sizes either way. */
+static void test_if_sliced_branch_declared_as_input(void) {
+  OsiResult *r = if_first4("float[batch,8]", 0, 0);
+  CHECK_INT(osi_result_status(r), OSI_OK);
+  CHECK_STR(result_dims(r, "xo"), "[Min(batch,4),8]");
+  CHECK_STR(result_dims(r, "out"), "[Min(batch,4),8]");
+  CHECK(json_has(r, "ANCHOR_CONFLICT"));
+  osi_result_delete(r);
+
+  r = if_first4("float[batch,8]", 1, 0);
+  const char *d = result_dims(r, "out");
+  CHECK(strncmp(d, "[If_dim_", 8) == 0 && strstr(d, ",8]"));
+  CHECK(json_has(r, "ANCHOR_CONFLICT"));
+  CHECK(json_has(r, "\"lessEqual\":[[\"If_dim_"));
+  osi_result_delete(r);
+
+  /* x when x.size(0) > 4, x[:4] otherwise: batch either way, and so declared. */
+  r = if_first4("float[batch,8]", 0, 1);
+  CHECK_STR(result_dims(r, "out"), "[batch,8]");
+  CHECK(!json_has(r, "ANCHOR_CONFLICT"));
+  osi_result_delete(r);
+
+  /* A label (an output-only name) for the data-dependent size names it. */
+  r = if_first4("float[kept,8]", 1, 0);
+  CHECK_STR(result_dims(r, "out"), "[kept,8]");
+  CHECK(!json_has(r, "ANCHOR_CONFLICT"));
+  osi_result_delete(r);
+}
+
+/* A data-dependent count bounded by 2 (NonZero of a 2-element tensor) declared with an input
+ * symbol N: N can be 3, so the declaration contradicts the bound at ordinary sizes. Bounded by
+ * 3*N it may be N, which then names it. */
+static void test_data_dependent_declared_beyond_bound(void) {
+  Builder *b = builder_new(13);
+  builder_input(b, "x", "float[2]");
+  builder_input(b, "z", "float[N]");
+  builder_node(b, "NonZero", "nz", "x", "", "idx", "");
+  builder_output(b, "idx", "int64[1,N]");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  const char *d = result_dims(r, "idx");
+  CHECK(strncmp(d, "[1,NonZero_", 11) == 0);
+  CHECK(json_has(r, "ANCHOR_CONFLICT"));
+  osi_result_delete(r);
+
+  b = builder_new(13);
+  builder_input(b, "x", "float[N,3]");
+  builder_node(b, "NonZero", "nz", "x", "", "idx", "");
+  builder_output(b, "idx", "int64[2,N]");
+  r = builder_infer(b, 0, NULL);
+  CHECK_STR(result_dims(r, "idx"), "[2,N]");
+  CHECK(!json_has(r, "ANCHOR_CONFLICT"));
+  osi_result_delete(r);
+}
+
 int main(void) {
   test_output_anchor_names_data_dependent_dim();
   test_leaf_derivation();
@@ -374,5 +458,7 @@ int main(void) {
   test_compound_label();
   test_label_kinds_fresh_and_value_info();
   test_label_shared_by_two_sizes();
+  test_if_sliced_branch_declared_as_input();
+  test_data_dependent_declared_beyond_bound();
   TEST_MAIN_END();
 }

@@ -180,6 +180,34 @@ static void test_if(OpTest *t) {
   op_attr_graph(t, "then_branch", body(t, "", "NoSuchOp -> o", "o:float[K]"));
   op_attr_graph(t, "else_branch", body(t, "y:float[K]", "Identity y -> o", "o"));
   CHECK_STR(op_run(t, "", "If", 16, "bool[]", NULL), "float[K]");
+  /* A condition on sizes, carried as its 0/1 indicator (x.size(0) > 4 is Min(Max(N-4,0),1)):
+   * x[:4] where it holds and x where it does not are both Min(N,4) there, one exact size. */
+  const OsiGraph *first4 = body(t, "x:float[Min(N,4),3]", "Identity x -> o", "o");
+  const OsiGraph *whole = body(t, "y:float[N,3]", "Identity y -> o", "o");
+  const char *gt4 = "bool[]{Min(Max(N-4,0),1)}";
+  op_attr_graph(t, "then_branch", first4);
+  op_attr_graph(t, "else_branch", whole);
+  CHECK_STR(op_run(t, "", "If", 13, gt4, NULL), "float[Min(N,4),3]");
+  CHECK_STR(op_diags(t), "");
+  /* x where N > 4, x[:4] where N <= 4: N either way. */
+  op_attr_graph(t, "then_branch", whole);
+  op_attr_graph(t, "else_branch", first4);
+  CHECK_STR(op_run(t, "", "If", 13, gt4, NULL), "float[N,3]");
+  /* Not (1 - c) swaps the cases: x[:4] where N <= 4 is N. */
+  op_attr_graph(t, "then_branch", first4);
+  op_attr_graph(t, "else_branch", whole);
+  CHECK_STR(op_run(t, "", "If", 13, "bool[1]{1-Min(Max(N-4,0),1)}", NULL), "float[N,3]");
+  /* N == 4 (1 - Min(|N-4|, 1)): 4 where it holds, N elsewhere, so N. */
+  op_attr_graph(t, "then_branch", body(t, "x:float[4,3]", "Identity x -> o", "o"));
+  op_attr_graph(t, "else_branch", whole);
+  CHECK_STR(op_run(t, "", "If", 13, "bool[]{1-Min(Max(N-4,4-N),1)}", NULL), "float[N,3]");
+  /* A condition that does not decide the size (N > M with x[:4] against x): one fresh symbol,
+   * bounded by the larger branch. */
+  op_attr_graph(t, "then_branch", first4);
+  op_attr_graph(t, "else_branch", whole);
+  r = op_run(t, "", "If", 13, "bool[]{Min(Max(N-M,0),1)}", NULL);
+  CHECK(starts_with(r, "float[If_dim_") && strstr(r, ",3]"));
+  CHECK(strstr(op_diags(t), "is Min(N,4) in then_branch and N in else_branch") != NULL);
   /* Invalid: missing branch, or output count mismatch. */
   op_attr_graph(t, "then_branch", then_n3);
   CHECK(starts_with(op_run(t, "", "If", 16, "bool[]", NULL), "error:INVALID_MODEL"));
