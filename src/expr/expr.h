@@ -201,6 +201,18 @@ OsiExpr osi_expr_indicator(OsiExprStore *s, OsiExpr d);
  * for float expressions. */
 int osi_expr_equal_where(OsiExprStore *s, OsiExpr pred, int holds, OsiExpr a, OsiExpr b);
 
+/* Section - Upper bounds (expr_upper.c) */
+
+/* For osi_expr_upper_bound: `symbol` itself to keep it (a graph-input
+ * size), an upper bound of it, or OSI_EXPR_UNKNOWN when it has none. */
+typedef OsiExpr (*OsiExprSymbolBound)(void *user, OsiExpr symbol);
+/* An expression U with e <= U at every binding (symbols >= 0, each at most
+ * its bound), made of kept symbols and the bounds; OSI_EXPR_UNKNOWN when
+ * e is not monotone enough in the replaced symbols to tell (%, a symbolic
+ * divisor, a factor that may be negative, floats). e itself when it has no
+ * symbol to replace. */
+OsiExpr osi_expr_upper_bound(OsiExprStore *s, OsiExpr e, OsiExprSymbolBound bound_of, void *user);
+
 /* Leaf derivation helper: when a - b simplifies to c*x - c*y (exactly two
  * terms, each a single symbol, coefficients of equal magnitude and opposite
  * sign), sets *x and *y to those symbols and returns 1; otherwise 0. */

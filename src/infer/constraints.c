@@ -493,6 +493,82 @@ static int class_fits(const Ranking *r, Defs *defs, const DataDims *dd, const Cl
   return 1;
 }
 
+/* Section - Bounds of what a label names */
+
+#define BOUND_DEPTH 8
+#define BOUND_MEMO 32
+
+typedef struct LabelBound {
+  const Ranking *r;
+  const ByLhs *bounds;
+  int depth;
+  /* symbols already bounded (any bound found is sound; the memo only saves work) */
+  OsiExpr memo_sym[BOUND_MEMO], memo_bound[BOUND_MEMO];
+  int n_memo;
+} LabelBound;
+
+/* A graph-input symbol stays; another symbol is bounded by its recorded
+ * bounds (each bounded in turn), a constant one preferred. */
+static OsiExpr symbol_bound(void *user, OsiExpr sym) {
+  LabelBound *lb = user;
+  const char *name;
+  if (osi_expr_is_symbol(lb->r->s, sym, &name) && names_has(lb->r->inputs, name)) return sym;
+  for (int i = 0; i < lb->n_memo; i++)
+    if (lb->memo_sym[i] == sym) return lb->memo_bound[i];
+  if (lb->depth >= BOUND_DEPTH) return OSI_EXPR_UNKNOWN;
+  OsiExprStore *s = lb->r->s;
+  OsiExpr best = OSI_EXPR_UNKNOWN;
+  int64_t c, bc = 0;
+  lb->depth++;
+  for (int i = by_lhs_first(lb->bounds, sym); i < lb->bounds->count && lb->bounds->items[i].lhs == sym; i++) {
+    OsiExpr u = osi_expr_upper_bound(s, lb->bounds->items[i].rhs, symbol_bound, lb);
+    if (u == OSI_EXPR_UNKNOWN) continue;
+    int uc = osi_expr_is_const(s, u, &c), bconst = best != OSI_EXPR_UNKNOWN && osi_expr_is_const(s, best, &bc);
+    if (best == OSI_EXPR_UNKNOWN || (uc && (!bconst || c < bc))) best = u;
+    else if (!uc && !bconst) best = osi_expr_min(s, best, u);
+  }
+  lb->depth--;
+  if (lb->n_memo < BOUND_MEMO) {
+    lb->memo_sym[lb->n_memo] = sym;
+    lb->memo_bound[lb->n_memo++] = best;
+  }
+  return best;
+}
+
+static int is_label(const Ranking *r, OsiExpr e) {
+  const char *name;
+  return osi_expr_is_symbol(r->s, e, &name) && names_has(r->preferred, name) && !names_has(r->inputs, name);
+}
+
+/* The labels of a class of data-dependent sizes (no member made of graph-
+ * input symbols) get the bound of its other members: detections for
+ * Min(If_dim_17,8) is <= 8, N for NonZero_nnz_1 (<= 120) is <= 120, and so
+ * are the other labels torch gives that size (labels_dynamic_axes_1), which
+ * keep their own name on their output. A constant bound is preferred. */
+static void bound_labels(OsiRun *run, const Ranking *r, const ByLhs *bounds, const Classes *c, int root) {
+  OsiExprStore *s = r->s;
+  OsiExpr u = OSI_EXPR_UNKNOWN;
+  int64_t k;
+  int i = root, labels = 0;
+  do {
+    OsiExpr m = c->members[i];
+    if (from_inputs(r, m)) return;
+    if (is_label(r, m)) {
+      labels++;
+    } else if (u == OSI_EXPR_UNKNOWN || !osi_expr_is_const(s, u, &k)) {
+      LabelBound lb = {.r = r, .bounds = bounds};
+      OsiExpr b = osi_expr_upper_bound(s, m, symbol_bound, &lb);
+      if (b != OSI_EXPR_UNKNOWN && b != m && (u == OSI_EXPR_UNKNOWN || osi_expr_is_const(s, b, &k))) u = b;
+    }
+    i = c->next[i];
+  } while (i != root);
+  if (!labels || u == OSI_EXPR_UNKNOWN) return;
+  do {
+    if (is_label(r, c->members[i])) osi_constraint_less_equal(run, c->members[i], u);
+    i = c->next[i];
+  } while (i != root);
+}
+
 static int pair_in(const OsiConstraintList *l, OsiExpr a, OsiExpr b) {
   return list_has(l, a, b) || list_has(l, b, a);
 }
@@ -746,6 +822,8 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
     }
   }
   sort_labels(run);
+  for (int i = 0; i < c.count; i++)
+    if (find_root(&c, i) == i) bound_labels(run, &r, &bounds, &c, i);
   SubstMemo memo = {from, to, nmap, NULL, NULL, 0, 0};
   for (int pass = 0; nmap && pass < MAX_RENAME_PASSES; pass++) {
     int changed = 0;

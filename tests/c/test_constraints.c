@@ -28,7 +28,8 @@ static void test_output_anchor_names_data_dependent_dim(void) {
   CHECK_STR(result_dims(r, "idx"), "[4,N]");
   CHECK(json_has(r, "\"equal\":[[\"N\",\"NonZero_"));
   CHECK(json_has(r, "\"lessEqual\":[[\"NonZero_"));
-  CHECK(json_has(r, "\",\"120\"]]"));
+  CHECK(json_has(r, "\",\"120\"]"));
+  CHECK(json_has(r, "[\"N\",\"120\"]")); /* the label carries the bound of what it names */
   osi_result_delete(r);
 }
 
@@ -445,6 +446,34 @@ static void test_data_dependent_declared_beyond_bound(void) {
   osi_result_delete(r);
 }
 
+/* torchvision's detections: at most 8 of a data-dependent count (Slice [:8] of NonZero's), declared
+ * `detections` on one output and with torch's own list-form labels on others. Each label names the
+ * data-dependent size and carries its bound, 8, so that no value is left without one. */
+static void test_labels_of_data_dependent_size_bounded(void) {
+  Builder *b = builder_new(13);
+  builder_input(b, "x", "float[10,3]");
+  builder_initializer_ints(b, "zero", 1, (int64_t[]){0});
+  builder_initializer_ints(b, "one", 1, (int64_t[]){1});
+  builder_initializer_ints(b, "eight", 1, (int64_t[]){8});
+  builder_node(b, "NonZero", "nz", "x", "", "idx", "");
+  builder_node(b, "Slice", "top", "idx", "zero", "eight", "one", "", "kept", "");
+  builder_node(b, "Transpose", "t", "kept", "", "boxes", "");
+  builder_node(b, "Gather", "g", "kept", "zero", "", "rows", "");
+  builder_node(b, "Squeeze", "sq", "rows", "zero", "", "labels", "");
+  builder_output(b, "boxes", "int64[detections,2]");
+  builder_output(b, "labels", "int64[labels_dynamic_axes_1]");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  CHECK_INT(osi_result_status(r), OSI_OK);
+  CHECK_STR(result_dims(r, "boxes"), "[detections,2]");
+  CHECK_STR(result_dims(r, "kept"), "[2,detections]");
+  CHECK_STR(result_dims(r, "labels"), "[labels_dynamic_axes_1]");
+  CHECK(json_has(r, "[\"detections\",\"8\"]"));
+  CHECK(json_has(r, "[\"labels_dynamic_axes_1\",\"8\"]"));
+  CHECK(json_has(r, "\"labels\":{}")); /* nothing computed from the inputs to alias */
+  CHECK(!json_has(r, "ANCHOR_CONFLICT"));
+  osi_result_delete(r);
+}
+
 int main(void) {
   test_output_anchor_names_data_dependent_dim();
   test_leaf_derivation();
@@ -460,5 +489,6 @@ int main(void) {
   test_label_shared_by_two_sizes();
   test_if_sliced_branch_declared_as_input();
   test_data_dependent_declared_beyond_bound();
+  test_labels_of_data_dependent_size_bounded();
   TEST_MAIN_END();
 }
