@@ -600,14 +600,24 @@ static const OsiType *take_back(OsiRun *run, const OsiConstraintList *rejected, 
 
 /* Drops the rejected equalities, says which declarations were ignored, and
  * gives the anchored values their inferred dims back there. */
-static void settle_rejected(OsiContext *scope, const OsiConstraintList *rejected, const OsiAnchorLog *log) {
+static void settle_rejected(OsiContext *scope, const OsiConstraintList *rejected,
+                            const OsiConstraintList *data_dependent, const OsiAnchorLog *log) {
   OsiRun *run = scope->run;
   OsiExprStore *s = run->exprs;
-  for (int i = 0; i < rejected->count; i++)
-    osi_run_diag(run, "ANCHOR_CONFLICT", "", "", -1,
-                 "the declared output shapes make %s equal to %s, but with the other declarations "
-                 "that would hold only for some input sizes; this declaration is ignored",
-                 osi_expr_str(s, rejected->items[i].lhs), osi_expr_str(s, rejected->items[i].rhs));
+  for (int i = 0; i < rejected->count; i++) {
+    OsiExpr lhs = rejected->items[i].lhs, rhs = rejected->items[i].rhs;
+    if (list_has(data_dependent, lhs, rhs))
+      osi_run_diag(run, "ANCHOR_CONFLICT", "", "", -1,
+                   "the declared output shapes make %s equal to %s, but that size is decided at run "
+                   "time and may differ from it at ordinary input sizes (a branch of an If, or its "
+                   "bound, says so); this declaration is ignored",
+                   osi_expr_str(s, lhs), osi_expr_str(s, rhs));
+    else
+      osi_run_diag(run, "ANCHOR_CONFLICT", "", "", -1,
+                   "the declared output shapes make %s equal to %s, but with the other declarations "
+                   "that would hold only for some input sizes; this declaration is ignored",
+                   osi_expr_str(s, lhs), osi_expr_str(s, rhs));
+  }
   OsiConstraintList *eq = &run->equal;
   int kept = 0;
   for (int i = 0; i < eq->count; i++)
@@ -768,7 +778,7 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
   OsiExpr *best = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
   OsiExpr *rep = malloc(sizeof(OsiExpr) * (size_t)(2 * n)); /* ClassSizes */
   char *unknown = malloc((size_t)(2 * n));
-  OsiConstraintList rejected = {0}, filled = {0};
+  OsiConstraintList rejected = {0}, data_rejected = {0}, filled = {0};
   Defs defs = {0};
   for (int i = 0; log && i < log->n_filled; i++) {
     const char *name;
@@ -790,8 +800,12 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
     OsiExpr lhs = run->equal.items[i].lhs, rhs = run->equal.items[i].rhs;
     int a = class_of(&r, &c, &sizes, lhs), b = class_of(&r, &c, &sizes, rhs);
     if (a == b) continue;
+    if (!class_fits(&r, &defs, &dd, &c, a, rep[b]) || !class_fits(&r, &defs, &dd, &c, b, rep[a])) {
+      list_add(&rejected, lhs, rhs);
+      list_add(&data_rejected, lhs, rhs);
+      continue;
+    }
     if ((unknown[a] && rep[b] != OSI_EXPR_UNKNOWN) || (unknown[b] && rep[a] != OSI_EXPR_UNKNOWN) ||
-        !class_fits(&r, &defs, &dd, &c, a, rep[b]) || !class_fits(&r, &defs, &dd, &c, b, rep[a]) ||
         !join_consistent(&r, &defs, rep[a], rep[b], lhs, rhs)) {
       list_add(&rejected, lhs, rhs);
       continue;
@@ -803,7 +817,7 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
     if (rep[b] == OSI_EXPR_UNKNOWN) rep[b] = rep[a];
     unknown[b] |= unknown[a];
   }
-  if (rejected.count) settle_rejected(scope, &rejected, log);
+  if (rejected.count) settle_rejected(scope, &rejected, &data_rejected, log);
   for (int i = 0; i < c.count; i++) best[i] = OSI_EXPR_UNKNOWN;
   for (int i = 0; i < c.count; i++) {
     int root = find_root(&c, i);
@@ -862,6 +876,8 @@ done:
   free(defs.to);
   free(rejected.items);
   free(rejected.index);
+  free(data_rejected.items);
+  free(data_rejected.index);
   names_free(&inputs);
   names_free(&preferred);
   return st;

@@ -405,6 +405,7 @@ static void test_if_sliced_branch_declared_as_input(void) {
   const char *d = result_dims(r, "out");
   CHECK(strncmp(d, "[If_dim_", 8) == 0 && strstr(d, ",8]"));
   CHECK(json_has(r, "ANCHOR_CONFLICT"));
+  CHECK(json_has(r, "decided at run time"));
   CHECK(json_has(r, "\"lessEqual\":[[\"If_dim_"));
   osi_result_delete(r);
 
@@ -434,6 +435,7 @@ static void test_data_dependent_declared_beyond_bound(void) {
   const char *d = result_dims(r, "idx");
   CHECK(strncmp(d, "[1,NonZero_", 11) == 0);
   CHECK(json_has(r, "ANCHOR_CONFLICT"));
+  CHECK(json_has(r, "decided at run time"));
   osi_result_delete(r);
 
   b = builder_new(13);

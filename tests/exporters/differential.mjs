@@ -9,9 +9,12 @@
 // For every model of DIR/manifest.json, onnx-shapes infers NAME.onnx; onnxruntime-node runs
 // NAME.all.onnx (every node output exposed as a graph output) at each binding of the symbols, with
 // random inputs; every inferred dim, evaluated at the binding, must equal the runtime's.
-// Per value (over all bindings): exact (every dim resolved and equal), unresolved (an unknown dim,
-// unknown rank, or a symbol the binding cannot give, such as a fresh one), wrong (a resolved dim,
-// the rank or the element type differs). An exact value whose dims need a declared output label
+// Per value (over all bindings): exact (every dim resolved and equal), bounded (a value whose shape
+// depends on the data, by the graph (graph_analysis.mjs): every dim is known, and every symbol the
+// binding cannot give has a `<=` bound in result.constraints.lessEqual), unresolved (an unknown
+// dim, unknown rank, or a symbol the binding cannot give, such as a fresh one), wrong (a resolved
+// dim, the rank or the element type differs; or a symbol the binding cannot give takes two sizes at
+// one binding, or a size another dim or a constraint using it contradicts). An exact value whose dims need a declared output label
 // (bound through the engine's equality constraints) rather than the graph inputs' symbols alone is
 // also counted as `labelOnly`: the engine showed the label where it had computed the size. It also
 // checks the model-level expectations: declared graph output dims reproduced (a label by value,
@@ -23,6 +26,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bindDefinitions, evalDim, parse, printSymbol, symbolsOf, symbolsThrough } from '../../js/expr.js';
+import { dataDependence, indexGraph } from './graph_analysis.mjs';
 import { addReadability, dimReadability, formatReadability } from './readability.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -198,6 +202,43 @@ export function compareValue(inferred, tensor, env, inputsOnly, definitions) {
   return { resolved, problems, fromInputs };
 }
 
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Sizes of the symbols `env` does not give, learned where one is a whole dim of a value at this
+ * binding (`runtime`: name -> tensor). Returns { learned, problems: name -> [why] }: a symbol with
+ * two sizes, or a dim that the learned sizes evaluate to something else than the runtime's.
+ */
+function learnSymbols(result, runtime, env) {
+  const learned = {};
+  const at = {};
+  const problems = new Map();
+  const problem = (name, why) => problems.set(name, [...(problems.get(name) ?? []), why]);
+  for (const [name, tensor] of runtime) {
+    (result.getShape(name)?.dims ?? []).forEach((d, i) => {
+      if (typeof d !== 'string' || !IDENT.test(d) || Object.hasOwn(env, d) || tensor.dims.length <= i) return;
+      if (!Object.hasOwn(learned, d)) {
+        learned[d] = tensor.dims[i];
+        at[d] = name;
+      } else if (learned[d] !== tensor.dims[i]) {
+        problem(name, `dim ${i} ${d} = ${tensor.dims[i]} here but ${learned[d]} at ${at[d]}`);
+      }
+    });
+  }
+  // The named sizes again, now through the learned symbols too (a definition over nnz_3, say).
+  const defined = new Set((result.definitions ?? []).map((d) => d.name));
+  const full = bindDefinitions(Object.fromEntries(Object.entries({ ...learned, ...env })
+    .filter(([k, v]) => !defined.has(k) || v !== null)), result.definitions);
+  for (const [name, tensor] of runtime) {
+    (result.getShape(name)?.dims ?? []).forEach((d, i) => {
+      if (typeof d !== 'string' || evalDim(d, env) !== null) return;
+      const v = evalDim(d, full);
+      if (v !== null && v !== tensor.dims[i]) problem(name, `dim ${i} ${d} = ${v} by the sizes its symbols take, runtime ${tensor.dims[i]}`);
+    });
+  }
+  return { learned: full, problems };
+}
+
 /** Model-level expectations: declared outputs reproduced, no unknown dim, no fresh symbol. */
 function expectationProblems(entry, result, bindings) {
   const problems = [];
@@ -265,6 +306,8 @@ export async function runDifferential(dir, { engine, ort, only } = {}) {
   const models = [];
   for (const entry of manifest) {
     const result = engine.inferShapes(readFileSync(join(dir, entry.file)));
+    const dd = dataDependence(indexGraph(JSON.parse(readFileSync(join(dir, entry.graphFile), 'utf8'))));
+    const bounded = new Set((result.constraints?.lessEqual ?? []).map(([a]) => a));
     const session = await ort.InferenceSession.create(join(dir, entry.allFile), {
       graphOptimizationLevel: 'disabled',
       logSeverityLevel: 3,
@@ -300,13 +343,19 @@ export async function runDifferential(dir, { engine, ort, only } = {}) {
           labelFits.get(d).set(key, (labelFits.get(d).get(key) ?? true) && ok);
         });
       }
+      const runtime = new Map(session.outputNames.filter((n) => out[n]).map((n) => [n, out[n]]));
+      const { learned, problems } = learnSymbols(result, runtime, env);
+      for (const [a, b] of result.constraints?.lessEqual ?? []) {
+        const va = evalDim(a, learned), vb = evalDim(b, learned);
+        if (va !== null && vb !== null && va > vb) constraintViolations.push(`${a} <= ${b}: ${va} > ${vb} at ${JSON.stringify(binding)}`);
+      }
       for (const name of session.outputNames) {
         const tensor = out[name];
         const r = compareValue(result.getShape(name), tensor, env, inputsOnly, result.definitions);
         const acc = perValue.get(name) ?? { resolved: true, fromInputs: true, problems: [] };
         acc.resolved &&= r.resolved;
         acc.fromInputs &&= r.fromInputs;
-        acc.problems.push(...r.problems.map((p) => `${p} at ${JSON.stringify(binding)}`));
+        acc.problems.push(...[...r.problems, ...(problems.get(name) ?? [])].map((p) => `${p} at ${JSON.stringify(binding)}`));
         perValue.set(name, acc);
       }
       for (const t of Object.values(out)) t.dispose?.();
@@ -322,11 +371,22 @@ export async function runDifferential(dir, { engine, ort, only } = {}) {
     let unresolved = 0;
     let wrong = 0;
     let labelOnly = 0;
-    const details = { unresolved: [], wrong: [], labelOnly: [] };
+    let boundedValues = 0;
+    const details = { unresolved: [], wrong: [], labelOnly: [], bounded: [] };
+    // A data-dependent value with every dim known and every symbol the bindings do not give bounded.
+    const withBound = (name) => {
+      const dims = result.getShape(name)?.dims;
+      if (!dd.get(name)?.shape || !dims || dims.includes(null)) return false;
+      return dims.every((d) => typeof d !== 'string' ||
+        symbolsOf(d).every((s) => envs.every((env) => Object.hasOwn(env, s)) || bounded.has(s)));
+    };
     for (const [name, v] of perValue) {
       if (v.problems.length) {
         wrong++;
         details.wrong.push(`${name}: ${v.problems.join('; ')}`);
+      } else if (!v.resolved && withBound(name)) {
+        boundedValues++;
+        details.bounded.push(`${name}: ${JSON.stringify(result.getShape(name).dims)}`);
       } else if (!v.resolved) {
         unresolved++;
         details.unresolved.push(`${name}: ${JSON.stringify(result.getShape(name)?.dims ?? null)}`);
@@ -343,6 +403,7 @@ export async function runDifferential(dir, { engine, ort, only } = {}) {
       knownUnresolved: entry.knownUnresolved ?? null,
       values: perValue.size,
       exact,
+      bounded: boundedValues,
       unresolved,
       wrong,
       labelOnly,
@@ -359,10 +420,11 @@ export async function runDifferential(dir, { engine, ort, only } = {}) {
   const counted = models.filter((m) => !m.knownUnresolved);
   const sum = (k, ms = counted) => ms.reduce((a, m) => a + m[k], 0);
   const totals = {
-    values: sum('values'), exact: sum('exact'), unresolved: sum('unresolved'), wrong: sum('wrong', models),
-    labelOnly: sum('labelOnly', models),
+    values: sum('values'), exact: sum('exact'), bounded: sum('bounded'), unresolved: sum('unresolved'),
+    wrong: sum('wrong', models), labelOnly: sum('labelOnly', models),
   };
-  totals.resolvedPercent = totals.values ? (100 * totals.exact) / totals.values : 100;
+  // Resolved: exact, or data-dependent with a bounded symbol (what the engine can know before the run).
+  totals.resolvedPercent = totals.values ? (100 * (totals.exact + totals.bounded)) / totals.values : 100;
   totals.excluded = models.filter((m) => m.knownUnresolved).map((m) => m.name);
   totals.readability = addReadability(models.map((m) => m.readability)); // every model counts
   return { models, totals };
@@ -371,19 +433,20 @@ export async function runDifferential(dir, { engine, ort, only } = {}) {
 export function formatReport({ models, totals }, { verbose = false } = {}) {
   const lines = [];
   const pad = (s, n) => String(s).padEnd(n);
-  lines.push(`${pad('model', 22)}${pad('values', 8)}${pad('exact', 8)}${pad('unresolved', 12)}wrong`);
+  lines.push(`${pad('model', 22)}${pad('values', 8)}${pad('exact', 8)}${pad('bounded', 9)}${pad('unresolved', 12)}wrong`);
   for (const m of models) {
-    lines.push(`${pad(m.name, 22)}${pad(m.values, 8)}${pad(m.exact, 8)}${pad(m.unresolved, 12)}${m.wrong}` +
+    lines.push(`${pad(m.name, 22)}${pad(m.values, 8)}${pad(m.exact, 8)}${pad(m.bounded, 9)}${pad(m.unresolved, 12)}${m.wrong}` +
       (m.knownUnresolved ? `  (not counted: ${m.knownUnresolved})` : ''));
     if (verbose || m.wrong) for (const w of m.details.wrong) lines.push(`  WRONG ${w}`);
     if (verbose) for (const u of m.details.unresolved) lines.push(`  unresolved ${u}`);
+    if (verbose) for (const u of m.details.bounded) lines.push(`  bounded ${u}`);
     for (const l of m.details.labelOnly) lines.push(`  LABEL ONLY ${l}`);
     if (verbose) for (const e of m.expectations) lines.push(`  expectation: ${e}`);
     for (const c of m.constraintViolations) lines.push(`  CONSTRAINT VIOLATED ${c}`);
     if (verbose) for (const d of m.diagnostics) lines.push(`  diagnostic: ${d}`);
   }
-  lines.push(`total: ${totals.values} values compared, ${totals.exact} exact ` +
-    `(${totals.resolvedPercent.toFixed(2)}% resolved), ${totals.unresolved} unresolved, ${totals.wrong} wrong, ` +
+  lines.push(`total: ${totals.values} values compared, ${totals.exact} exact, ${totals.bounded} data-dependent ` +
+    `with a bounded symbol (${totals.resolvedPercent.toFixed(2)}% resolved), ${totals.unresolved} unresolved, ${totals.wrong} wrong, ` +
     `${totals.labelOnly} shown by a declared label only` +
     (totals.excluded.length ? ` (values and resolved % leave out ${totals.excluded.join(', ')}; wrong counts every model)` : ''));
   lines.push(formatReadability(totals.readability));

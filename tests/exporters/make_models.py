@@ -9,6 +9,8 @@ For every model NAME it writes into OUTDIR:
                   with onnx.helper where torch 1.13 cannot express the pattern;
   NAME.all.onnx   the same model with every node output appended as a graph output (no type),
                   so that onnxruntime reports the shape of every intermediate value;
+  NAME.graph.json the main graph summarized for the checker's analyses (graph_summary: which
+                  values have data-dependent shapes);
 and one manifest.json: [{name, file, allFile, opset, inputs: [{name, dtype, dims, high?}],
 outputs: {name: declared dims}, bindings: [{symbol: size}, ...]}].
 
@@ -76,6 +78,71 @@ def expose_all(model):
     return m
 
 
+def json_number(v):
+    """A number JSON can hold: a NaN or infinity (attention masks) as its name."""
+    return v if not isinstance(v, float) or math.isfinite(v) else str(v)
+
+
+def tensor_summary(t):
+    """A tensor as JSON: its dtype and dims, and its values when it has at most 8."""
+    small = len(t.dims) <= 1 and (t.dims[0] if t.dims else 1) <= 8
+    values = [json_number(v) for v in onnx.numpy_helper.to_array(t).flatten().tolist()] if small else None
+    return {"dtype": TensorProto.DataType.Name(t.data_type).lower(), "dims": list(t.dims),
+            **({"values": values} if small else {})}
+
+
+def attr_summary(a):
+    """An attribute as JSON: numbers, strings and number lists as they are; a tensor summarized; a
+    subgraph as the op types it holds."""
+    if a.type in (onnx.AttributeProto.INT, onnx.AttributeProto.FLOAT, onnx.AttributeProto.STRING,
+                  onnx.AttributeProto.INTS, onnx.AttributeProto.FLOATS):
+        v = helper.get_attribute_value(a)
+        if isinstance(v, bytes):
+            return v.decode()
+        return [json_number(x) for x in v] if isinstance(v, (list, tuple)) else json_number(v)
+    if a.type == onnx.AttributeProto.TENSOR:
+        return tensor_summary(a.t)
+    if a.type == onnx.AttributeProto.GRAPH:
+        return {"graph": sorted(subgraph_ops(a.g)), "implicit": sorted(outer_names(a.g))}
+    return None
+
+
+def subgraph_ops(g):
+    """The op types of a subgraph and of the subgraphs nested in it."""
+    ops = set()
+    for n in g.node:
+        ops.add(n.op_type)
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                ops |= subgraph_ops(a.g)
+    return ops
+
+
+def outer_names(g):
+    """The values a subgraph (or one nested in it) reads from the scopes around it."""
+    local = {i.name for i in g.input} | {t.name for t in g.initializer}
+    local |= {o for n in g.node for o in n.output}
+    used = set()
+    for n in g.node:
+        used |= set(n.input)
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                used |= outer_names(a.g)
+    return {u for u in used if u and u not in local}
+
+
+def graph_summary(model):
+    """The main graph for the checker's analyses (producing op, node chains, data dependence)."""
+    g = model.graph
+    return {
+        "inputs": [i.name for i in g.input], "outputs": [o.name for o in g.output],
+        "initializers": {t.name: tensor_summary(t) for t in g.initializer},
+        "nodes": [{"op": n.op_type, "domain": n.domain, "name": n.name, "inputs": list(n.input),
+                   "outputs": list(n.output), "attrs": {a.name: attr_summary(a) for a in n.attribute}}
+                  for n in g.node],
+    }
+
+
 def record(outdir, name, model, opset, inputs, extra=None, unshaped_outputs=False):
     """Writes NAME.onnx, NAME.all.onnx and a manifest entry. `inputs`: {name: {dtype, high?}}.
     unshaped_outputs: the graph outputs are checked with a scalar shape, written with none."""
@@ -89,6 +156,8 @@ def record(outdir, name, model, opset, inputs, extra=None, unshaped_outputs=Fals
     path = os.path.join(outdir, name + ".onnx")
     onnx.save(model, path)
     onnx.save(expose_all(model), os.path.join(outdir, name + ".all.onnx"))
+    with open(os.path.join(outdir, name + ".graph.json"), "w") as fh:
+        json.dump(graph_summary(model), fh, allow_nan=False)
     init_names = {i.name for i in model.graph.initializer}
     ins = []
     for vi in model.graph.input:
@@ -102,6 +171,7 @@ def record(outdir, name, model, opset, inputs, extra=None, unshaped_outputs=Fals
         "name": name,
         "file": name + ".onnx",
         "allFile": name + ".all.onnx",
+        "graphFile": name + ".graph.json",
         "opset": opset,
         "inputs": ins,
         "outputs": {o.name: dims_of(o) for o in model.graph.output},
@@ -837,6 +907,43 @@ def branches(outdir, opset):
            {"x": {"dtype": "float32"}}, opset)
 
 
+# A scripted `if x.size(0) > 4: x = x[:4]` keeps at most 4 rows: Min(batch_size, 4). torch declares
+# the output with the input's name (`capped: [batch_size, 4]`), which holds only up to 4; the same
+# slice under a condition on the data (`x.sum() > 0`) is data-dependent (one of batch_size and
+# Min(batch_size, 4)). Bindings on both sides of 4.
+
+
+@torch.jit.script
+def first_rows(x):
+    if x.size(0) > 4:
+        x = x[:4]
+    return x
+
+
+@torch.jit.script
+def rows_if_positive(x):
+    if bool(x.sum() > 0):
+        x = x[:4]
+    return x
+
+
+class Capped(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        return self.fc(first_rows(x)), self.fc(rows_if_positive(x))
+
+
+def capped(outdir, opset):
+    outs = ["capped", "gated"]
+    dyn = {"x": {0: "batch_size"}, **{o: {0: "batch_size"} for o in outs}}
+    bindings = [{"batch_size": 7}, {"batch_size": 3}]
+    export(outdir, f"capped_op{opset}", Capped(), (torch.randn(6, 8),), ["x"], outs, dyn,
+           {"x": {"dtype": "float32"}}, opset, {"bindings": bindings})
+
+
 def silero_like(outdir):
     """The shape of Silero VAD v5's graph: the top-level If on the sample rate (fed at run time)
     holds one pipeline per rate, each starting with `if x.dim() == 1: x = x.unsqueeze(0)`
@@ -1055,6 +1162,7 @@ def main():
         labelled(outdir, opset)
         branches(outdir, opset)
         float_models(outdir, opset, export, record)
+        capped(outdir, opset)
     helper_decoder(outdir)
     paddle_labels(outdir)
     silero_like(outdir)

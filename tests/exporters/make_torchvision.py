@@ -25,7 +25,7 @@ import warnings
 from functools import partial
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_models import dims_of, expose_all  # noqa: E402  (shared with the exporter differential)
+from make_models import dims_of, expose_all, graph_summary  # noqa: E402  (shared with the exporter differential)
 
 import onnx  # noqa: E402
 import torch  # noqa: E402
@@ -327,63 +327,6 @@ def fix_int_sqrt(model):
     return notes
 
 
-def tensor_summary(t):
-    """A tensor as JSON: its dtype and dims, and its values when it has at most 8."""
-    small = len(t.dims) <= 1 and (t.dims[0] if t.dims else 1) <= 8
-    return {"dtype": TensorProto.DataType.Name(t.data_type).lower(), "dims": list(t.dims),
-            **({"values": onnx.numpy_helper.to_array(t).flatten().tolist()} if small else {})}
-
-
-def attr_summary(a):
-    """An attribute as JSON: numbers, strings and number lists as they are; a tensor summarized; a
-    subgraph as the op types it holds."""
-    if a.type in (onnx.AttributeProto.INT, onnx.AttributeProto.FLOAT, onnx.AttributeProto.STRING,
-                  onnx.AttributeProto.INTS, onnx.AttributeProto.FLOATS):
-        v = helper.get_attribute_value(a)
-        return v.decode() if isinstance(v, bytes) else list(v) if isinstance(v, (list, tuple)) else v
-    if a.type == onnx.AttributeProto.TENSOR:
-        return tensor_summary(a.t)
-    if a.type == onnx.AttributeProto.GRAPH:
-        return {"graph": sorted(subgraph_ops(a.g)), "implicit": sorted(outer_names(a.g))}
-    return None
-
-
-def subgraph_ops(g):
-    """The op types of a subgraph and of the subgraphs nested in it."""
-    ops = set()
-    for n in g.node:
-        ops.add(n.op_type)
-        for a in n.attribute:
-            if a.type == onnx.AttributeProto.GRAPH:
-                ops |= subgraph_ops(a.g)
-    return ops
-
-
-def outer_names(g):
-    """The values a subgraph (or one nested in it) reads from the scopes around it."""
-    local = {i.name for i in g.input} | {t.name for t in g.initializer}
-    local |= {o for n in g.node for o in n.output}
-    used = set()
-    for n in g.node:
-        used |= set(n.input)
-        for a in n.attribute:
-            if a.type == onnx.AttributeProto.GRAPH:
-                used |= outer_names(a.g)
-    return {u for u in used if u and u not in local}
-
-
-def graph_summary(model):
-    """The main graph for the checker's analyses (producing op, node chains, data dependence)."""
-    g = model.graph
-    return {
-        "inputs": [i.name for i in g.input], "outputs": [o.name for o in g.output],
-        "initializers": {t.name: tensor_summary(t) for t in g.initializer},
-        "nodes": [{"op": n.op_type, "domain": n.domain, "name": n.name, "inputs": list(n.input),
-                   "outputs": list(n.output), "attrs": {a.name: attr_summary(a) for a in n.attribute}}
-                  for n in g.node],
-    }
-
-
 def export_one(spec, opset, axes, outdir):
     name = f"{spec['family']}_{spec['arch']}_op{opset}_{axes}"
     torch.manual_seed(0)
@@ -413,7 +356,7 @@ def export_one(spec, opset, axes, outdir):
     onnx.save(model, path)
     onnx.save(expose_all(model), os.path.join(outdir, name + ".all.onnx"))
     with open(os.path.join(outdir, name + ".graph.json"), "w") as fh:
-        json.dump(graph_summary(model), fh)
+        json.dump(graph_summary(model), fh, allow_nan=False)
     # The exported dim names of our symbols (list form: torch's own, e.g. images_dynamic_axes_1).
     inputs, exported = [], {}
     for vi in model.graph.input:

@@ -30,7 +30,10 @@ const TORCH_LABELLED = [
   'rcnn_transform_op17', 'interpolate_op17', 'fixed_padding_op17', 'dynamic_padding_op17', 'float_range_op17',
   'scale_resize_op17',
 ];
-const MODELS = [...NAMED, ...TORCH_LABELLED];
+// A scripted `if x.size(0) > 4: x = x[:4]` that torch declares with the input's batch name, and the
+// same slice under a condition on the data (make_models.py, "capped").
+const CAPPED = ['capped_op13', 'capped_op17'];
+const MODELS = [...NAMED, ...TORCH_LABELLED, ...CAPPED];
 
 test('python3-torch, python3-onnx and onnxruntime-node are installed', () => {
   expect(unavailableReason()).toBeNull();
@@ -69,7 +72,8 @@ describe('exporter patterns against onnxruntime', () => {
     expect(m.details.labelOnly).toEqual([]);
     if (m.knownUnresolved) return; // a value no single expression describes (see make_models.py)
     expect(m.details.unresolved).toEqual([]);
-    expect(m.exact).toBe(m.values);
+    // Exact, or data-dependent (by the graph) with a bounded symbol.
+    expect(m.exact + m.bounded).toBe(m.values);
   });
 
   test.each(NAMED.filter((n) => !n.startsWith('t5_legacy')))(
@@ -83,6 +87,16 @@ describe('exporter patterns against onnxruntime', () => {
     const m = byName(name);
     expect(m.diagnostics.some((d) => d.startsWith('ANCHOR_CONFLICT') && d.includes('GatherElementsgathered_dim_0'))).toBe(true);
     expect(m.details.wrong).toEqual([]);
+  });
+
+  test.each(CAPPED)('%s: x[:4] under x.size(0) > 4 is Min(batch_size,4), not the declared batch_size; under a data test, a bounded symbol', (name) => {
+    const m = byName(name);
+    // The exact size (checked at batch 7 and 3 by the differential); torch's `batch_size` for it
+    // is a contradiction, reported and not used.
+    expect(m.details.bounded.some((b) => b.startsWith('gated: '))).toBe(true);
+    expect(m.details.wrong).toEqual([]);
+    expect(m.diagnostics.filter((d) => d.startsWith('ANCHOR_CONFLICT') && d.includes('batch_size'))).toHaveLength(2);
+    expect(m.diagnostics.some((d) => d.startsWith('ANCHOR_CONFLICT') && d.includes('decided at run time'))).toBe(true);
   });
 
   test.each(['labelled_op13', 'labelled_op17'])('%s: list-form dynamic_axes and torch\'s own dim labels name the computed sizes', (name) => {
