@@ -228,7 +228,7 @@ export interface ShapeInferenceResult {
   /**
    * Relations between dims found during inference: equalities (from declared output shapes that
    * rename inferred expressions, e.g. ['past_seq+seq', 'total_seq']) and upper bounds of
-   * data-dependent dims (e.g. ['NonZero_nnz_1', '120']). Each entry is [lhs, rhs].
+   * data-dependent dims (e.g. ['nnz_1', '120']). Each entry is [lhs, rhs].
    * `labels`: each name declared on graph outputs (or value_info) only that names a size inference
    * computed from the graph inputs' symbols, with that size, which the values show instead
    * (e.g. { Relufeatures_dim_0: 'batch', logits_dynamic_axes_1: 'batch' }); keys and sizes are

@@ -1,6 +1,6 @@
 /*
  * Upper bounds of a size from upper bounds of its symbols: a declared
- * label that names a data-dependent size (detections for Min(If_dim_17,8))
+ * label that names a data-dependent size (detections for Min(if_17,8))
  * carries the bound that size has (detections <= 8).
  *
  * Sizes are monotone in their symbols almost everywhere: + and * of

@@ -204,7 +204,7 @@ static int from_inputs(const Ranking *r, OsiExpr e);
 /* Lower is a better canonical name: a graph-input symbol, then a size
  * computed from graph-input symbols alone (past_seq+seq, batch*(h//4)),
  * then a declared label (a symbol declared on outputs or value_info only),
- * then anything holding an internal symbol (NonZero_nnz_1, 2*L). A label
+ * then anything holding an internal symbol (nnz_1, 2*L). A label
  * thus names a size only where inference has none of its own. */
 static int rank_of(const Ranking *r, OsiExpr e) {
   const char *name;
@@ -542,7 +542,7 @@ static int is_label(const Ranking *r, OsiExpr e) {
 
 /* The labels of a class of data-dependent sizes (no member made of graph-
  * input symbols) get the bound of its other members: detections for
- * Min(If_dim_17,8) is <= 8, N for NonZero_nnz_1 (<= 120) is <= 120, and so
+ * Min(if_17,8) is <= 8, N for nnz_1 (<= 120) is <= 120, and so
  * are the other labels torch gives that size (labels_dynamic_axes_1), which
  * keep their own name on their output. A constant bound is preferred. */
 static void bound_labels(OsiRun *run, const Ranking *r, const ByLhs *bounds, const Classes *c, int root) {

@@ -46,7 +46,7 @@ void osi_anchor_log_free(OsiAnchorLog *log);
  *   outputs or value_info only), then the simplest member;
  * - a graph-input symbol is never renamed; a label gives way to a computed
  *   size only (Relufeatures_dim_0 -> batch: the pair goes to run->labels)
- *   and replaces internal symbols (NonZero_nnz_1 -> N);
+ *   and replaces internal symbols (nnz_1 -> N);
  * - a compound key of input symbols (b+c) is kept, unless the target is a
  *   graph-input symbol (past_seq+seq -> total_seq).
  * Equalities join classes in declaration order. One that would equate two

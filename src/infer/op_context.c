@@ -138,9 +138,7 @@ void osi_op_diag(OsiOpCtx *ctx, const char *code, const char *fmt, ...) {
 }
 
 OsiExpr osi_op_fresh_dim(OsiOpCtx *ctx, const char *what) {
-  char prefix[96];
-  snprintf(prefix, sizeof prefix, "%s_%s", ctx->node->op_type, what);
-  return osi_expr_fresh(ctx->scope->run->exprs, prefix);
+  return osi_expr_fresh(ctx->scope->run->exprs, what);
 }
 
 const OsiType *osi_op_tensor_type(OsiOpCtx *ctx, const OsiTensor *t) {

@@ -292,7 +292,7 @@ OsiStatus osi_op_ms_dynamic_time_warping(OsiOpCtx *ctx) {
   if (c && c->rank != 2 && c->rank != 3)
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "cost must be [M, N] or [1, M, N] (got rank %d)",
                        c->rank);
-  OsiExpr x = osi_op_fresh_dim(ctx, "path");
+  OsiExpr x = osi_op_fresh_dim(ctx, "warp_path");
   osi_op_diag(ctx, "DATA_DEPENDENT", "the warping path length depends on the costs");
   if (c) {
     OsiExpr m = c->dims[c->rank - 2], n = c->dims[c->rank - 1];

@@ -47,6 +47,7 @@ typedef struct MergeSite {
   int output;
   const char *a_label, *b_label;
   int fresh_if_b_unknown; /* loops: a known dim that an iteration loses is data-dependent */
+  const char *fresh;      /* the name of a fresh dim: "if", "loop" */
   OsiExpr cond; /* If: the condition as a 0/1 size predicate (a is taken when it is 1), or unknown */
 } MergeSite;
 
@@ -74,7 +75,7 @@ static OsiExpr merge_dim(OsiOpCtx *ctx, OsiExpr a, OsiExpr b, int axis, void *us
     return OSI_EXPR_UNKNOWN;
   OsiExpr exact = exact_merge(s, site->cond, a, b);
   if (exact != OSI_EXPR_UNKNOWN) return exact;
-  OsiExpr d = osi_op_fresh_dim(ctx, "dim");
+  OsiExpr d = osi_op_fresh_dim(ctx, site->fresh);
   osi_op_constrain_either(ctx, d, a, b);
   osi_op_diag(ctx, "DATA_DEPENDENT", "output %d dim %d is %s %s and %s %s; it becomes %s",
               site->output, axis, osi_expr_str(s, a), site->a_label, osi_expr_str(s, b),
@@ -120,7 +121,7 @@ OsiStatus osi_op_if(OsiOpCtx *ctx) {
     if (st != OSI_OK) return st;
   }
   for (int i = 0; i < n; i++) {
-    MergeSite site = {i, "in then_branch", "in else_branch", 0, in_bool_scalar(ctx, 0)};
+    MergeSite site = {i, "in then_branch", "in else_branch", 0, "if", in_bool_scalar(ctx, 0)};
     osi_set_out(ctx, i, known ? out[c ? 0 : 1][i]
                               : osi_type_merge(ctx, out[0][i], out[1][i], merge_dim, &site));
   }
@@ -191,7 +192,7 @@ static const OsiType *carried_out(OsiOpCtx *ctx, const OsiType *init, const OsiT
                                   int no_iterations) {
   if (no_iterations) return init;
   MergeSite site = {i, "before the loop", "after an iteration",
-                    init && init->kind == OSI_KIND_TENSOR, OSI_EXPR_UNKNOWN};
+                    init && init->kind == OSI_KIND_TENSOR, "loop", OSI_EXPR_UNKNOWN};
   return osi_type_merge(ctx, init, iter, merge_dim, &site);
 }
 

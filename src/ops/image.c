@@ -502,8 +502,8 @@ OsiStatus osi_op_image_decoder(OsiOpCtx *ctx) {
   OsiType *y = osi_out_tensor(ctx, 0, OSI_DT_UINT8, 3);
   if (!y) return OSI_OK;
   OsiExpr *d = osi_type_dims_mut(y);
-  d[0] = osi_op_fresh_dim(ctx, "height");
-  d[1] = osi_op_fresh_dim(ctx, "width");
+  d[0] = osi_op_fresh_dim(ctx, "image_height");
+  d[1] = osi_op_fresh_dim(ctx, "image_width");
   d[2] = osi_expr_const(osi_op_exprs(ctx), c);
   osi_op_diag(ctx, "DATA_DEPENDENT", "image height and width are read from the encoded stream");
   return OSI_OK;
@@ -535,7 +535,7 @@ OsiStatus osi_op_non_max_suppression(OsiOpCtx *ctx) {
     d[0] = osi_expr_const(s, 0);
     return OSI_OK;
   }
-  d[0] = osi_op_fresh_dim(ctx, "num_selected");
+  d[0] = osi_op_fresh_dim(ctx, "nms");
   OsiExpr batch = boxes ? boxes->dims[0] : scores ? scores->dims[0] : OSI_EXPR_UNKNOWN;
   OsiExpr spatial = boxes ? boxes->dims[1] : scores ? scores->dims[2] : OSI_EXPR_UNKNOWN;
   OsiExpr classes = scores ? scores->dims[1] : OSI_EXPR_UNKNOWN;

@@ -87,7 +87,10 @@ void osi_op_diag(OsiOpCtx *ctx, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-/* A fresh symbol "<OpType>_<what>_<n>" for a data-dependent dim. */
+/* A fresh symbol "<what>_<n>" for a data-dependent dim (nnz_3, nms_7, if_2):
+ * `what` says what it counts in a word, short because sums and Min of such
+ * counts are what readers see (Min(nnz_10,40)+Min(nnz_2,40)+...); the
+ * DATA_DEPENDENT diagnostic names the node. */
 OsiExpr osi_op_fresh_dim(OsiOpCtx *ctx, const char *what);
 
 /* Records lhs <= rhs between dims (e.g. NonZero's count <= numel(X)). */

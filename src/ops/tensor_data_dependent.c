@@ -59,7 +59,7 @@ OsiStatus osi_op_top_k(OsiOpCtx *ctx) {
   if (osi_expr_is_const(s, k, &kc) && osi_expr_is_const(s, x->dims[axis], &dc) && kc > dc)
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "k is %lld but axis %d has only %lld elements",
                        (long long)kc, axis, (long long)dc);
-  if (k == OSI_EXPR_UNKNOWN) k = data_dependent(ctx, "k", "k is not known (input K has no known value), so the dim along axis", x->dims[axis]);
+  if (k == OSI_EXPR_UNKNOWN) k = data_dependent(ctx, "topk", "k is not known (input K has no known value), so the dim along axis", x->dims[axis]);
   for (int o = 0; o < 2; o++) {
     OsiType *y = osi_out_tensor(ctx, o, o ? OSI_DT_INT64 : dtype, x->rank);
     if (!y) continue;
@@ -122,7 +122,7 @@ OsiStatus osi_op_compress(OsiOpCtx *ctx) {
   OsiExpr n = count_true(ctx, limit, &known);
   if (!known) {
     OsiExpr bound = cond ? osi_expr_min(s, limit, cond->dims[0]) : limit;
-    n = data_dependent(ctx, "selected", "the number of selected entries depends on the condition's content", bound);
+    n = data_dependent(ctx, "compress", "the number of selected entries depends on the condition's content", bound);
   }
   if (!has_axis) {
     OsiType *y = osi_out_tensor(ctx, 0, dtype, 1);

@@ -135,7 +135,7 @@ static void test_if(OpTest *t) {
   op_attr_graph(t, "then_branch", then_n3);
   op_attr_graph(t, "else_branch", else_m3);
   const char *r = op_run(t, "", "If", 16, "bool[]", NULL);
-  CHECK(starts_with(r, "float[If_dim_") && strstr(r, ",3]"));
+  CHECK(starts_with(r, "float[if_") && strstr(r, ",3]"));
   CHECK(strstr(op_diags(t), "DATA_DEPENDENT: output 0 dim 0 is N in then_branch and M in else_branch") != NULL);
   /* Equal dims stay; an unknown dim on one side stays unknown, no symbol. */
   op_attr_graph(t, "then_branch", then_n3);
@@ -173,8 +173,8 @@ static void test_if(OpTest *t) {
   op_attr_graph(t, "then_branch", body(t, "x:float[N,3]", "SequenceConstruct x -> s; Identity x -> o", "s o"));
   op_attr_graph(t, "else_branch", body(t, "y:float[N,5]", "SequenceConstruct y -> s; Identity y -> o", "s o"));
   r = op_run(t, "", "If", 16, "bool[]", NULL);
-  CHECK(starts_with(r, "seq#1(float[N,If_dim_")); /* both branches build one element */
-  CHECK(starts_with(op_out(t, 1), "float[N,If_dim_"));
+  CHECK(starts_with(r, "seq#1(float[N,if_")); /* both branches build one element */
+  CHECK(starts_with(op_out(t, 1), "float[N,if_"));
   CHECK(strcmp(r + 6, op_out(t, 1)) != 0); /* one fresh symbol per output */
   /* A branch output inference cannot type falls back to its declaration. */
   op_attr_graph(t, "then_branch", body(t, "", "NoSuchOp -> o", "o:float[K]"));
@@ -206,7 +206,7 @@ static void test_if(OpTest *t) {
   op_attr_graph(t, "then_branch", first4);
   op_attr_graph(t, "else_branch", whole);
   r = op_run(t, "", "If", 13, "bool[]{Min(Max(N-M,0),1)}", NULL);
-  CHECK(starts_with(r, "float[If_dim_") && strstr(r, ",3]"));
+  CHECK(starts_with(r, "float[if_") && strstr(r, ",3]"));
   CHECK(strstr(op_diags(t), "is Min(N,4) in then_branch and N in else_branch") != NULL);
   /* Invalid: missing branch, or output count mismatch. */
   op_attr_graph(t, "then_branch", then_n3);
@@ -238,7 +238,7 @@ static void test_loop(OpTest *t) {
   op_attr_graph(t, "body", keep);
   op_run(t, "", "Loop", 13, "int64[]{T}", "bool[]", "float[N,4]", NULL);
   CHECK_STR(op_out(t, 0), "float[N,4]");
-  CHECK(starts_with(op_out(t, 1), "float[Loop_iterations_") && strstr(op_out(t, 1), ",N,4]"));
+  CHECK(starts_with(op_out(t, 1), "float[iterations_") && strstr(op_out(t, 1), ",N,4]"));
   CHECK(strstr(op_diags(t), "DATA_DEPENDENT") != NULL);
   /* cond constant true and kept true by the body (cond_in holds while the
    * body runs): the count is M. */
@@ -259,7 +259,7 @@ static void test_loop(OpTest *t) {
   op_set_outputs(t, 2);
   op_attr_graph(t, "body", keep);
   op_run(t, "", "Loop", 13, "", "bool[]", "float[N,4]", NULL);
-  CHECK(starts_with(op_out(t, 1), "float[Loop_iterations_"));
+  CHECK(starts_with(op_out(t, 1), "float[iterations_"));
   CHECK(strstr(op_diags(t), "no trip count") != NULL);
   /* A carried value that grows: data-dependent final dim; the scan output
    * dim (one per iteration, different each time) is unknown. */
@@ -268,7 +268,7 @@ static void test_loop(OpTest *t) {
                                 "Identity c -> co; Concat v v -> vo axis=0; Identity vo -> so",
                                 "co vo so"));
   const char *r = op_run(t, "", "Loop", 13, "int64[]{T}", "", "float[N,4]", NULL);
-  CHECK(starts_with(r, "float[Loop_dim_") && strstr(r, ",4]"));
+  CHECK(starts_with(r, "float[loop_") && strstr(r, ",4]"));
   CHECK_STR(op_out(t, 1), "float[T,?,4]");
   CHECK(strstr(op_diags(t), "DATA_DEPENDENT: output 0 dim 0 is N before the loop") != NULL);
   /* Content carried unchanged is kept; content that changes is dropped. */

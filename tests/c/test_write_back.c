@@ -209,7 +209,7 @@ static uint8_t *written(OsiResult *r, size_t *len) {
 
 /*
  * The "values" object of a result's JSON with the numbers of generated
- * symbols ("NonZero_nnz_1", "Loop_iterations_3": <name>_<digits>) replaced
+ * symbols ("nnz_1", "iterations_3": <name>_<digits>) replaced
  * by '#' (malloc'ed). Re-inferring a written model may number them
  * differently: the decoder interns the dim_params of every value_info (even
  * when they are not anchors), and osi_expr_fresh skips names already taken.
@@ -256,7 +256,7 @@ static int same_values(OsiResult *a, OsiResult *b) {
  *   a = Relu(x)          existing value_info "float[*]": updated in place
  *   c = Reshape(a, s)    float[?,?]: empty Dimensions
  *   d = Concat(x, x)     output declared float[*]: [2*N,3]
- *   e = NonZero(x)       int64[2,NonZero_nnz_1]
+ *   e = NonZero(x)       int64[2,nnz_1]
  *   f = Shape(x)         int64[2]
  *   g = Foo(x)           unknown op: no type, no entry
  *   h = Size(x)          int64 scalar: a shape with no dim
@@ -304,7 +304,7 @@ static void test_sample(void) {
     for (int i = 0; i < 4 && (size_t)i + 2 < g->n_value_info; i++)
       CHECK_STR(g->value_info[i + 2]->name, want[i]);
     CHECK_STR(vi_type(g->value_info, g->n_value_info, "c"), "float[?,?]");
-    CHECK_STR(vi_type(g->value_info, g->n_value_info, "e"), "int64[2,NonZero_nnz_1]");
+    CHECK_STR(vi_type(g->value_info, g->n_value_info, "e"), "int64[2,nnz_1]");
     CHECK_STR(vi_type(g->value_info, g->n_value_info, "f"), "int64[2]");
     CHECK_STR(vi_type(g->value_info, g->n_value_info, "h"), "int64[]");
     CHECK_STR(vi_type(g->value_info, g->n_value_info, "g"), "(absent)");

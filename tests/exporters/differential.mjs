@@ -66,8 +66,9 @@ const ORT_TO_ONNX = {
   int8: 'int8', uint8: 'uint8', uint16: 'uint16', uint32: 'uint32', uint64: 'uint64', bool: 'bool',
   string: 'string',
 };
-// A fresh symbol: <OpType>_<what>_<n> (osi_expr_fresh appends _<counter> to a prefix).
-const FRESH = /^[A-Z][A-Za-z0-9]*_[A-Za-z0-9_]*_[0-9]+$/;
+// A fresh symbol: <what>_<n> (osi_op_fresh_dim; osi_expr_fresh appends _<counter>), `what` one of
+// the words the op rules use.
+const FRESH = /^(nnz|nms|topk|compress|unique|if|loop|iterations|image_height|image_width|kept_strings|substrings|tokens|total_tokens|warp_path|max_length|num_beams|num_return_sequences)_[0-9]+$/;
 // A dim name the TorchScript exporter makes up for a dim it could not infer: <OpType><output>_dim_<i>.
 const EXPORTER_PLACEHOLDER = /^[A-Z][A-Za-z0-9]*.*_dim_[0-9]+$/;
 
