@@ -67,7 +67,8 @@ static int cases_of(OsiExprStore *s, OsiExpr p, int ge1, Cases *out, int depth) 
   if (y != OSI_EXPR_UNKNOWN) return cases_of(s, y, ge1, out, depth + 1);
   int kind = expr_kind(s, p);
   if (kind == EK_MAX && expr_node(s, p)->n == 2) {
-    const OsiExpr *a = expr_args(s, p);
+    /* copies: building expressions may move the store's arrays */
+    OsiExpr a[2] = {expr_args(s, p)[0], expr_args(s, p)[1]};
     if (a[1] == osi_expr_neg(s, a[0])) {
       if (!ge1) return add_case(out, a[0], 1);
       OsiExpr one = osi_expr_const(s, 1);
@@ -115,21 +116,13 @@ static OsiExpr unused_symbol(OsiExprStore *s, const char *name) {
 /* Whether a == b under the case, solved for some symbol of y. */
 static int equal_in_case(OsiExprStore *s, const Case *c, OsiExpr a, OsiExpr b) {
   OsiExpr y = c->y;
-  OsiExpr one_sym = y;
-  int64_t one = 1;
-  uint32_t n = 1;
-  const OsiExpr *terms = &one_sym;
-  const int64_t *coefs = &one;
-  if (expr_kind(s, y) == EK_ADD) {
-    n = expr_node(s, y)->n;
-    terms = expr_args(s, y);
-    coefs = expr_coefs(s, y);
-  } else if (expr_kind(s, y) != EK_SYM) {
-    return 0;
-  }
+  int add = expr_kind(s, y) == EK_ADD;
+  if (!add && expr_kind(s, y) != EK_SYM) return 0;
+  uint32_t n = add ? expr_node(s, y)->n : 1;
   for (uint32_t i = 0; i < n; i++) {
-    OsiExpr sym = terms[i];
-    int64_t k = coefs[i];
+    /* read afresh: building expressions may move the store's arrays */
+    OsiExpr sym = add ? expr_args(s, y)[i] : y;
+    int64_t k = add ? expr_coefs(s, y)[i] : 1;
     if (expr_kind(s, sym) != EK_SYM || (k != 1 && k != -1)) continue;
     /* y = k*s + r with r free of s */
     OsiExpr r = osi_expr_sub(s, y, k == 1 ? sym : osi_expr_neg(s, sym));

@@ -67,8 +67,10 @@ static int provably_nonneg(OsiExprStore *s, OsiExpr e) {
 static OsiExpr bound(const Bounder *b, OsiExpr e, int upper, int depth) {
   OsiExprStore *s = b->s;
   if (e == OSI_EXPR_UNKNOWN || depth > OSI_EXPR_MAX_NODES) return OSI_EXPR_UNKNOWN;
-  const ExprNode *nd = expr_node(s, e);
-  int kind = nd->kind;
+  /* copies: building expressions may move the store's arrays */
+  int kind = expr_node(s, e)->kind;
+  uint32_t n = expr_node(s, e)->n;
+  int64_t val = expr_node(s, e)->val;
   if (kind == EK_CONST) return e;
   if (kind == EK_SYM) {
     OsiExpr u = b->bound_of(b->user, e);
@@ -77,8 +79,8 @@ static OsiExpr bound(const Bounder *b, OsiExpr e, int upper, int depth) {
     return u;
   }
   if (kind == EK_ADD) {
-    OsiExpr acc = osi_expr_const(s, nd->val);
-    for (uint32_t i = 0; i < nd->n && acc != OSI_EXPR_UNKNOWN; i++) {
+    OsiExpr acc = osi_expr_const(s, val);
+    for (uint32_t i = 0; i < n && acc != OSI_EXPR_UNKNOWN; i++) {
       int64_t k = expr_coefs(s, e)[i];
       OsiExpr t = bound(b, expr_args(s, e)[i], k > 0 ? upper : !upper, depth + 1);
       acc = osi_expr_add(s, acc, scaled(s, k, t));
@@ -88,7 +90,7 @@ static OsiExpr bound(const Bounder *b, OsiExpr e, int upper, int depth) {
   if (kind == EK_MUL) {
     /* a product of factors that are >= 0 in their whole range is monotone in each */
     OsiExpr acc = osi_expr_const(s, 1);
-    for (uint32_t i = 0; i < nd->n && acc != OSI_EXPR_UNKNOWN; i++) {
+    for (uint32_t i = 0; i < n && acc != OSI_EXPR_UNKNOWN; i++) {
       OsiExpr f = expr_args(s, e)[i];
       OsiExpr lo = bound(b, f, 0, depth + 1);
       if (!provably_nonneg(s, lo)) return OSI_EXPR_UNKNOWN;
@@ -111,22 +113,27 @@ static OsiExpr bound(const Bounder *b, OsiExpr e, int upper, int depth) {
   return OSI_EXPR_UNKNOWN;
 }
 
-typedef struct Touch {
-  const Bounder *b;
-  int touched;
-} Touch;
+typedef struct Names {
+  const char *items[OSI_EXPR_MAX_NODES];
+  int n;
+} Names;
 
 static void note_symbol(const char *name, void *user) {
-  Touch *t = user;
-  OsiExpr sym = expr_find_symbol(t->b->s, name, strlen(name));
-  if (sym != OSI_EXPR_UNKNOWN && t->b->bound_of(t->b->user, sym) != sym) t->touched = 1;
+  Names *names = user;
+  if (names->n < OSI_EXPR_MAX_NODES) names->items[names->n++] = name;
 }
 
 OsiExpr osi_expr_upper_bound(OsiExprStore *s, OsiExpr e, OsiExprSymbolBound bound_of, void *user) {
   if (!s || !bound_of || e == OSI_EXPR_UNKNOWN || e >= s->nnodes) return OSI_EXPR_UNKNOWN;
   Bounder b = {s, bound_of, user};
-  Touch t = {&b, 0};
-  osi_expr_for_each_symbol(s, e, note_symbol, &t);
-  if (!t.touched) return e; /* floats, % and the rest are fine when nothing is replaced */
+  /* The symbols first: bound_of may build expressions, which the walk must not see. */
+  Names names = {.n = 0};
+  osi_expr_for_each_symbol(s, e, note_symbol, &names);
+  int touched = 0;
+  for (int i = 0; i < names.n && !touched; i++) {
+    OsiExpr sym = expr_find_symbol(s, names.items[i], strlen(names.items[i]));
+    touched = sym != OSI_EXPR_UNKNOWN && bound_of(user, sym) != sym;
+  }
+  if (!touched) return e; /* floats, % and the rest are fine when nothing is replaced */
   return bound(&b, e, 1, 0);
 }

@@ -288,6 +288,9 @@ void osi_run_free(OsiRun *run) {
   free(run->labels.items);
   free(run->labels.index);
   memset(&run->labels, 0, sizeof run->labels);
+  free(run->either.items);
+  free(run->either.index);
+  memset(&run->either, 0, sizeof run->either);
   osi_value_table_free(&run->sub_index);
   osi_requirements_free(&run->requirements);
   run->diags = NULL;
