@@ -108,6 +108,9 @@ typedef struct OsiRun {
   OsiValueTable scope_index;
   OsiScopeLog *scopes;
   int n_scopes, cap_scopes;
+  /* Nodes inferred so far, function bodies and fixed-point rounds included,
+   * and how many the run may infer (set when the top-level graph starts). */
+  int64_t node_visits, max_node_visits;
   /* Function call nesting (cycle and depth checks). */
   int call_depth;
   const char *call_stack[32];

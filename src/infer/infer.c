@@ -202,8 +202,38 @@ static OsiStatus reject_negative_dims(OsiRun *run, OsiOpCtx *op) {
   return OSI_OK;
 }
 
+/* Nodes of `g` and of every subgraph in its attributes. */
+static int64_t count_nodes(const OsiGraph *g, int depth) {
+  int64_t n = g ? g->n_nodes : 0;
+  for (int i = 0; g && depth < 256 && i < g->n_nodes; i++)
+    for (int a = 0; a < g->nodes[i].n_attrs; a++) {
+      const OsiAttr *at = &g->nodes[i].attrs[a];
+      if (at->type == OSI_ATTR_GRAPH) n += count_nodes(at->g, depth + 1);
+      for (size_t k = 0; at->type == OSI_ATTR_GRAPHS && k < at->n; k++)
+        n += count_nodes(at->graphs[k], depth + 1);
+    }
+  return n;
+}
+
+/* The run's node budget (see OSI_NODE_VISITS_BASE): the model's nodes,
+ * function bodies included, OSI_NODE_VISITS_PER_NODE times each. */
+static int64_t node_budget(const OsiModel *m) {
+  int64_t n = m ? count_nodes(m->graph, 0) : 0;
+  for (int f = 0; m && f < m->n_functions; f++) {
+    OsiGraph body = {.nodes = m->functions[f].nodes, .n_nodes = m->functions[f].n_nodes};
+    n += count_nodes(&body, 0);
+  }
+  return OSI_NODE_VISITS_BASE + OSI_NODE_VISITS_PER_NODE * n;
+}
+
 static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index) {
   OsiRun *run = scope->run;
+  if (run->max_node_visits == 0) run->max_node_visits = node_budget(run->model);
+  if (++run->node_visits > run->max_node_visits)
+    return osi_run_fail(run, OSI_ERR_LIMIT_EXCEEDED, n->name,
+                        "inference would infer more than %lld nodes for this model (function bodies "
+                        "are inferred at every call, loop bodies until their types settle)",
+                        (long long)run->max_node_visits);
   OsiOpCtx op = {0};
   op.scope = scope;
   op.node = n;

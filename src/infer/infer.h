@@ -20,6 +20,15 @@ OsiStatus osi_topo_order(OsiContext *scope, const OsiGraph *graph, int *order);
 /* Deepest nesting of subgraph scopes and function bodies. */
 #define OSI_MAX_SCOPE_DEPTH 32
 
+/* Node inferences per run: every node of the model may be inferred
+ * OSI_NODE_VISITS_PER_NODE times (loop bodies go round to a fixed point)
+ * and OSI_NODE_VISITS_BASE more are allowed, for function bodies, which are
+ * inferred at every call. Past that the run ends in LIMIT_EXCEEDED: a few
+ * functions that each call the next twice would otherwise expand to 2^n
+ * nodes, and nested loops to 5^depth rounds. */
+#define OSI_NODE_VISITS_BASE 50000
+#define OSI_NODE_VISITS_PER_NODE 16
+
 /* Infers `graph` in a child scope of `parent` (NULL: no outer scope, as
  * for function bodies), named `tag` under the calling node. Every value of
  * the child is kept for the result under the child's path. */

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/arena.h"
 #include "decode/decode.h"
@@ -485,6 +486,32 @@ static void add_function(Buf *m, const char *name, const char *callee) {
   f_msg(m, 25, &f);
 }
 
+/* A function whose body calls `callee` twice in a row (Relu when NULL). */
+static void add_function_calling_twice(Buf *m, const char *name, const char *callee) {
+  Buf f = {0};
+  f_str(&f, 1, name);
+  f_str(&f, 4, "a");
+  f_str(&f, 5, "b");
+  const char *op = callee ? callee : "Relu";
+  Buf n1 = node(op, "first", (const char *[]){"a", NULL}, (const char *[]){"t", NULL});
+  Buf n2 = node(op, "second", (const char *[]){"t", NULL}, (const char *[]){"b", NULL});
+  if (callee) {
+    f_str(&n1, 7, "local");
+    f_str(&n2, 7, "local");
+  }
+  f_msg(&f, 7, &n1);
+  f_msg(&f, 7, &n2);
+  Buf os = {0};
+  f_int(&os, 2, 17);
+  f_msg(&f, 9, &os);
+  Buf os2 = {0};
+  f_str(&os2, 1, "local");
+  f_int(&os2, 2, 1);
+  f_msg(&f, 9, &os2);
+  f_str(&f, 10, "local");
+  f_msg(m, 25, &f);
+}
+
 static Buf call_model(const char *fn) {
   int64_t two = 2;
   Buf x = input_float("x", 1, &two, NULL);
@@ -528,6 +555,36 @@ static void test_functions(void) {
   CHECK_STATUS(r, "OK");
   CHECK_STR(dims_of(r, "y"), "[2]");
   osi_result_delete(r);
+
+  /* f0 calls f1 twice, f1 calls f2 twice, ...: a few hundred bytes that
+   * expand to 2^n bodies. 24 levels would be 50 million node inferences
+   * (minutes and gigabytes); the run stops at OSI_NODE_VISITS_BASE plus
+   * OSI_NODE_VISITS_PER_NODE per node of the model. */
+  for (int levels = 10; levels <= 24; levels += 14) {
+    m = call_model("f0");
+    for (int i = 0; i < levels; i++) {
+      char name[16], callee[16];
+      snprintf(name, sizeof name, "f%d", i);
+      snprintf(callee, sizeof callee, "f%d", i + 1);
+      add_function_calling_twice(&m, name, i + 1 < levels ? callee : NULL);
+    }
+    clock_t t0 = clock();
+    r = run_both(&m, 0);
+    double seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    if (levels == 10) {
+      /* 3 * 2^10 - 1 = 3,071 inferences: within the budget */
+      CHECK_STATUS(r, "OK");
+      CHECK_STR(dims_of(r, "y"), "[2]");
+    } else {
+      CHECK_STATUS(r, "LIMIT_EXCEEDED");
+      long long budget = OSI_NODE_VISITS_BASE + OSI_NODE_VISITS_PER_NODE * (1 + 2 * levels);
+      char want[64];
+      snprintf(want, sizeof want, "more than %lld nodes", budget);
+      CHECK_CONTAINS(osi_result_error(r), want);
+      CHECK(seconds < 20); /* both decoders, sanitizer builds included */
+    }
+    osi_result_delete(r);
+  }
 }
 
 /* Section - Graph structure: cycles, duplicates, dangling inputs, names */
