@@ -184,7 +184,15 @@ export type ShapeInferenceErrorCode =
   | 'LIMIT_EXCEEDED'
   | 'SHAPE_MISMATCH'
   | 'ANCHOR_CONFLICT'
-  | 'UNSUPPORTED';
+  | 'UNSUPPORTED'
+  /** A shape function or onProgress called back into the engine that was running it. */
+  | 'REENTRANT_CALL'
+  /**
+   * The call was cut short inside the wasm module (a wasm trap, or a JavaScript exception that
+   * unwound through it); the engine replaced the module by a fresh one. `cause` is what was thrown.
+   * (When the JavaScript stack itself is exhausted, the RangeError may come through instead.)
+   */
+  | 'ABORTED';
 
 /**
  * Thrown when the engine reports that inference failed. Wrong argument types (bytes that are not a
@@ -366,6 +374,15 @@ export interface ByteSource {
   read(pos: number, len: number): Uint8Array;
 }
 
+/**
+ * A loaded wasm module. Its calls are synchronous and run one at a time: while one runs, a shape
+ * function or onProgress callback that calls inferShapes, inferShapesFromPath, toModel,
+ * registerShapeFunction or clearShapeFunctions of the same engine gets a ShapeInferenceError with
+ * code 'REENTRANT_CALL' (getShape and version may be called). After a call that left the wasm
+ * memory more than 64 MiB bigger than a fresh module's, the engine replaces the module with a
+ * fresh one (about a millisecond), so a big model does not keep its heap for the rest of the
+ * process; registered shape functions carry over.
+ */
 export interface Engine {
   /**
    * Registers a shape function for domain:opType ('' or 'ai.onnx' is the default domain), used

@@ -24,6 +24,9 @@ const FLAG_DECODER_NANOPB = 1 << 9; // OSI_OPT_DECODER_NANOPB
 const DECODERS = { 'protobuf-c': FLAG_DECODER_PBC, nanopb: FLAG_DECODER_NANOPB };
 const PROGRESS_INTERVAL_MS = 100;  // onProgress is called at most this often (plus once at the end)
 const AUTO_STREAM_BYTES = 8 * 1024 * 1024; // inferShapes(bytes) streams models this big unless told
+// A wasm memory never shrinks: after a run that left it this much bigger than a fresh module's,
+// the engine swaps in a fresh module (about a millisecond) and the big memory can be collected.
+const HEAP_KEEP_GROWTH = 64 * 1024 * 1024;
 
 // Section - Results (js/result.js)
 
@@ -84,52 +87,153 @@ function progressReporter(options, total) {
 const isBlob = (v) => typeof Blob === 'function' && v instanceof Blob;
 
 function modelChanged() {
-  return new Error('onnx-shapes: toModel() needs the bytes given to inferShapes unchanged, and they were modified');
+  return clean(new Error('onnx-shapes: toModel() needs the bytes given to inferShapes unchanged, and they were modified'));
 }
+
+/** Errors thrown once the C engine has returned and everything it handed out is freed. */
+const settled = new WeakSet();
+const clean = (err) => {
+  if (err !== null && (typeof err === 'object' || typeof err === 'function')) settled.add(err);
+  return err;
+};
 
 function outOfMemory(what) {
-  return new ShapeInferenceError(`out of wasm memory (${what})`, { code: 'NOMEM' });
+  return clean(new ShapeInferenceError(`out of wasm memory (${what})`, { code: 'NOMEM' }));
 }
 
-/** A loaded wasm module. Synchronous; every call is independent of the ones before. */
+function reentrant(what) {
+  return new ShapeInferenceError(`${what} was called while this engine is running a shape function or `
+    + 'onProgress callback; the engine runs one call at a time (use another engine, or call it after this one returns)', {
+    code: 'REENTRANT_CALL',
+  });
+}
+
+/** What a thrown value says, whatever it is (a getter or toString that throws included). */
+function describeThrown(err) {
+  try {
+    const m = err?.message;
+    if (typeof m === 'string') return typeof err.code === 'string' ? `${err.code}: ${m}` : m;
+  } catch { /* a throwing getter: fall through */ }
+  try {
+    return String(err);
+  } catch {
+    return 'a value that cannot be shown';
+  }
+}
+
+/**
+ * A loaded wasm module. Synchronous; every call is independent of the ones before, and one runs
+ * at a time: a shape function or onProgress callback that calls back into its own engine gets a
+ * REENTRANT_CALL error. Should a call be cut short inside the module (a wasm trap, the JavaScript
+ * stack running out), the engine replaces the module with a fresh one, so nothing stays taken.
+ */
 class Engine {
   #M;
+  #newModule; // () => a fresh module, synchronously (see loadEngine)
+  #freshHeap = 0; // the size of the wasm memory of a fresh module
+  #runHeap = 0; // the size of the wasm memory when the last call ended
+  #busy = false; // a call is running inside the module
+  #stale = false; // a call was cut short inside the module: its state cannot be trusted
   #last = null;
   #fs;
   #initOptions;
   #worker = null;
 
   #registry = 0; // OsiRegistry *, made on the first registerShapeFunction
-  #shapeFns = new Map(); // id -> { fn, domain, opType }
+  #shapeFns = new Map(); // id -> { fn, domain, opType }, in registration order
   #nextShapeFn = 1;
 
-  constructor(M, fs, initOptions) {
-    this.#M = M;
+  constructor(M, newModule, fs, initOptions) {
+    this.#newModule = newModule;
     this.#fs = fs;
     this.#initOptions = initOptions ?? {};
+    this.#install(M);
+  }
+
+  /** Makes `M` the engine's module: the JS side of its callbacks, and the registered functions. */
+  #install(M) {
+    this.#M = M;
+    this.#freshHeap = M.HEAPU8.length;
+    this.#runHeap ||= this.#freshHeap;
     // Called by the C engine (EM_JS in src/infer/custom_ops.c) while it infers a node of a registered op.
     M.osiShapeCallback = (id, requestPtr) => this.#answerShapeFn(id, requestPtr);
+    this.#registry = 0;
+    for (const [id, entry] of this.#shapeFns) this.#addToRegistry(id, entry);
+  }
+
+  /** A fresh module in place of the current one, whose memory is dropped whole. */
+  #reset() {
+    this.#stale = true; // until the new module is in
+    this.#install(this.#newModule());
+    this.#stale = false;
+  }
+
+  /**
+   * Runs `fn`, which calls into the module, as the engine's one running call. An error it throws
+   * after the module returned (and everything it handed out was freed) passes through; anything
+   * else cut the module short: it is replaced, and the error becomes ABORTED.
+   */
+  #exclusive(what, fn) {
+    if (this.#busy) throw reentrant(what);
+    if (this.#stale) this.#reset();
+    this.#busy = true;
+    this.#stale = true;
+    try {
+      const out = fn();
+      this.#stale = false;
+      return out;
+    } catch (err) {
+      if (settled.has(err)) {
+        this.#stale = false;
+        throw err;
+      }
+      throw new ShapeInferenceError(`inference was cut short (${describeThrown(err)}); the engine's wasm module was replaced by a fresh one`, {
+        code: 'ABORTED', cause: err,
+      });
+    } finally {
+      this.#busy = false;
+      if (!this.#stale) {
+        this.#runHeap = this.#M.HEAPU8.length;
+        if (this.#runHeap - this.#freshHeap > HEAP_KEEP_GROWTH) this.#stale = true;
+      }
+      // Now rather than at the next call, so that the memory goes at once; should that fail
+      // (out of memory), the next call tries again.
+      if (this.#stale) {
+        try { this.#reset(); } catch { /* the next call resets */ }
+      }
+    }
   }
 
   /**
    * Registers a shape function for domain:opType ('' or 'ai.onnx' is the default domain); it wins
    * over the built-in rule. fn({ domain, opType, opset, node, inputs, attributes }) returns one type
-   * per output in the getShape format (dims: numbers, expression strings such as 'N*2', or null), or
-   * null for an unknown output. A function that throws, or returns something else, makes a
-   * diagnostic on that node; inference goes on.
+   * per output in the getShape format (dims: numbers, expression strings such as 'N*2', or null;
+   * `kind` may be left out for a tensor), or null for an unknown output. A function that throws,
+   * or returns something else, makes a diagnostic on that node; inference goes on. It must not
+   * call this engine (REENTRANT_CALL).
    */
   registerShapeFunction(domain, opType, fn) {
     if (typeof domain !== 'string' || typeof opType !== 'string' || !opType) {
       throw new TypeError('onnx-shapes: registerShapeFunction(domain, opType, fn) needs two strings');
     }
     if (typeof fn !== 'function') throw new TypeError('onnx-shapes: the shape function must be a function');
+    if (this.#busy) throw reentrant('registerShapeFunction');
+    if (domain === 'ai.onnx') domain = '';
+    const id = this.#nextShapeFn++;
+    const entry = { fn, domain, opType };
+    this.#addToRegistry(id, entry);
+    for (const [old, e] of this.#shapeFns) {
+      if (e.domain === domain && e.opType === opType) this.#shapeFns.delete(old); // replaced
+    }
+    this.#shapeFns.set(id, entry);
+  }
+
+  #addToRegistry(id, { domain, opType }) {
     const M = this.#M;
     if (!this.#registry) {
       this.#registry = M._osi_registry_new() >>> 0;
       if (!this.#registry) throw outOfMemory('registry');
     }
-    const id = this.#nextShapeFn++;
-    this.#shapeFns.set(id, { fn, domain, opType });
     const d = this.#cString(domain), o = this.#cString(opType);
     try {
       if (M._osi_registry_add_js(this.#registry, d, o, id) !== 0) throw outOfMemory('registry entry');
@@ -141,6 +245,7 @@ class Engine {
 
   /** Forgets every registered shape function. */
   clearShapeFunctions() {
+    if (this.#busy) throw reentrant('clearShapeFunctions');
     if (this.#registry) this.#M._osi_registry_clear(this.#registry);
     this.#shapeFns.clear();
   }
@@ -154,7 +259,10 @@ class Engine {
     return p;
   }
 
-  /** The JSON answer to one C request, in a malloc'ed buffer the engine frees. */
+  /**
+   * The JSON answer to one C request, in a malloc'ed buffer the engine frees; 0 (a diagnostic)
+   * when not even that can be had. Nothing the shape function does escapes from here.
+   */
   #answerShapeFn(id, requestPtr) {
     const M = this.#M;
     let answer;
@@ -167,9 +275,13 @@ class Engine {
         ? JSON.stringify(out.map((t) => t ?? null))
         : JSON.stringify({ error: 'the shape function must return an array of output types' });
     } catch (err) {
-      answer = JSON.stringify({ error: `the shape function threw: ${err?.message ?? String(err)}` });
+      answer = JSON.stringify({ error: `the shape function threw: ${describeThrown(err)}` });
     }
-    return this.#cString(answer);
+    try {
+      return this.#cString(answer);
+    } catch {
+      return 0;
+    }
   }
 
   /** The C engine's version string. */
@@ -187,28 +299,30 @@ class Engine {
     }
     if (flags & FLAG_DECODER_NANOPB) {
       // nanopb streams straight from the JS bytes: the weights are never copied into wasm memory.
-      return this.#sourced(input, flags, this.#runStream(flags, input.length, options, (pos, dst, len) => {
+      return this.#sourced(input, flags, this.#runStream('inferShapes', flags, input.length, options, (pos, dst, len) => {
         const n = Math.min(len, input.length - pos);
         this.#M.HEAPU8.set(input.subarray(pos, pos + n), dst);
         return n;
       }));
     }
-    const M = this.#M;
     if (input.length > 0xffffffff) throw outOfMemory(`${input.length} bytes do not fit in wasm32 memory`);
-    const sp = M.stackSave();
-    // Pointers come back as signed i32: `>>> 0` keeps addresses above 2 GB (MAXIMUM_MEMORY=4GB) usable.
-    const ptr = M._malloc(input.length || 1) >>> 0;
-    if (!ptr) throw outOfMemory(`${input.length} bytes for the model`);
-    let r = 0;
-    try {
-      M.HEAPU8.set(input, ptr); // read HEAPU8 after _malloc: memory may have grown
-      r = M._osi_infer_with(ptr, input.length, flags, this.#registry) >>> 0;
-      return this.#sourced(input, flags, this.#take(r));
-    } finally {
-      M.stackRestore(sp); // a no-op unless a wasm trap skipped the C epilogues
-      if (r) M._osi_result_delete(r);
-      M._free(ptr);
-    }
+    return this.#sourced(input, flags, this.#exclusive('inferShapes', () => {
+      const M = this.#M;
+      const sp = M.stackSave();
+      // Pointers come back as signed i32: `>>> 0` keeps addresses above 2 GB (MAXIMUM_MEMORY=4GB) usable.
+      const ptr = M._malloc(input.length || 1) >>> 0;
+      if (!ptr) throw outOfMemory(`${input.length} bytes for the model`);
+      let r = 0;
+      try {
+        M.HEAPU8.set(input, ptr); // read HEAPU8 after _malloc: memory may have grown
+        r = M._osi_infer_with(ptr, input.length, flags, this.#registry) >>> 0;
+        return this.#take(r);
+      } finally {
+        M.stackRestore(sp); // a no-op unless a wasm trap skipped the C epilogues
+        if (r) M._osi_result_delete(r);
+        M._free(ptr);
+      }
+    }));
   }
 
   /** Lets result.toModel() write back `input`, the bytes `result` was inferred from. */
@@ -217,7 +331,7 @@ class Engine {
     attachWriter(result, () => {
       // A detached ArrayBuffer reads as length 0.
       if (input.length !== length) throw modelChanged();
-      return this.#writeModel(input, flags & ~FLAG_EVENTS, result);
+      return this.#exclusive('toModel', () => this.#writeModel(input, flags & ~FLAG_EVENTS, result));
     });
     return result;
   }
@@ -240,9 +354,9 @@ class Engine {
       }
       const out = M._osi_result_model(r, lenPtr) >>> 0;
       if (!out) {
-        throw new ShapeInferenceError('the model cannot be written back (malformed protobuf wire data, or out of wasm memory)', {
+        throw clean(new ShapeInferenceError('the model cannot be written back (malformed protobuf wire data, or out of wasm memory)', {
           code: 'PARSE_ERROR',
-        });
+        }));
       }
       const H = M.HEAPU8; // after the call: memory may have grown
       const n = (H[lenPtr] | (H[lenPtr + 1] << 8) | (H[lenPtr + 2] << 16) | (H[lenPtr + 3] << 24)) >>> 0;
@@ -275,12 +389,13 @@ class Engine {
     if (!Number.isInteger(maxBytes) || maxBytes < 1 || maxBytes > fileSource.MAX_MAX_BYTES) {
       throw new TypeError(`onnx-shapes: options.maxBytes must be an integer from 1 to ${fileSource.MAX_MAX_BYTES}`);
     }
+    if (this.#busy) throw reentrant('inferShapesFromPath');
     const source = fileSource.openSource(fs, path, { maxBytes, ShapeInferenceError });
     try {
       const read = (pos, dst, len) => source.read(pos, this.#M.HEAPU8, dst, len);
-      if (source.size !== null) return this.#runStream(flags, source.size, options, read);
+      if (source.size !== null) return this.#runStream('inferShapesFromPath', flags, source.size, options, read);
       try {
-        this.#runStream(flags & ~FLAG_EVENTS, fileSource.MAX_MAX_BYTES, undefined, read);
+        this.#runStream('inferShapesFromPath', flags & ~FLAG_EVENTS, fileSource.MAX_MAX_BYTES, undefined, read);
       } catch (err) {
         if (!source.ended) throw err; // the bytes read so far already fail (or the limit was hit)
       }
@@ -302,7 +417,7 @@ class Engine {
     const flags = optionFlags(options);
     if (typeof FileReaderSync === 'function') {
       const reader = new FileReaderSync();
-      return this.#runStream(flags, file.size, options, (pos, dst, len) => {
+      return this.#runStream('inferShapesFromFile', flags, file.size, options, (pos, dst, len) => {
         const chunk = new Uint8Array(reader.readAsArrayBuffer(file.slice(pos, pos + len)));
         this.#M.HEAPU8.set(chunk, dst);
         return chunk.length;
@@ -325,7 +440,7 @@ class Engine {
       throw new TypeError('onnx-shapes: inferShapesFromSource needs { size, read(pos, len) }');
     }
     const flags = optionFlags(options);
-    return this.#runStream(flags, source.size, options, (pos, dst, len) => {
+    return this.#runStream('inferShapesFromSource', flags, source.size, options, (pos, dst, len) => {
       const chunk = source.read(pos, len);
       const n = Math.min(chunk.length, len);
       this.#M.HEAPU8.set(n === chunk.length ? chunk : chunk.subarray(0, n), dst);
@@ -401,36 +516,39 @@ class Engine {
    * osi_infer_js_stream with `read(pos, dst, len)` as the source; skips only move `pos`.
    * Module.onnxRead/onnxSkip are the EM_JS hooks of src/api/stream_source.c.
    */
-  #runStream(flags, total, options, read) {
-    const M = this.#M;
+  #runStream(what, flags, total, options, read) {
+    if (this.#busy) throw reentrant(what);
     const progress = progressReporter(options, total);
-    let pos = 0;
-    M.onnxError = null;
-    M.onnxRead = (dst, len) => {
-      const n = pos < total ? read(pos, dst, Math.min(len, total - pos)) : 0;
-      pos += n;
-      progress.tick(pos);
-      return n;
-    };
-    M.onnxSkip = (n) => {
-      pos += n;
-      progress.tick(pos);
-      return 0;
-    };
-    const sp = M.stackSave();
-    let r = 0;
-    try {
-      r = M._osi_infer_js_stream(total, flags & ~(FLAG_DECODER_PBC | FLAG_DECODER_NANOPB), this.#registry) >>> 0;
-      if (M.onnxError) throw M.onnxError; // the source itself failed (fs error, ...)
-      const result = this.#take(r);
-      progress.done();
-      return result;
-    } finally {
-      M.stackRestore(sp);
-      M.onnxRead = M.onnxSkip = null;
+    const result = this.#exclusive(what, () => {
+      const M = this.#M;
+      let pos = 0;
       M.onnxError = null;
-      if (r) M._osi_result_delete(r);
-    }
+      M.onnxRead = (dst, len) => {
+        const n = pos < total ? read(pos, dst, Math.min(len, total - pos)) : 0;
+        pos += n;
+        progress.tick(pos);
+        return n;
+      };
+      M.onnxSkip = (n) => {
+        pos += n;
+        progress.tick(pos);
+        return 0;
+      };
+      const sp = M.stackSave();
+      let r = 0;
+      try {
+        r = M._osi_infer_js_stream(total, flags & ~(FLAG_DECODER_PBC | FLAG_DECODER_NANOPB), this.#registry) >>> 0;
+        if (M.onnxError) throw clean(M.onnxError); // the source itself failed (fs error, ...)
+        return this.#take(r);
+      } finally {
+        M.stackRestore(sp);
+        M.onnxRead = M.onnxSkip = null;
+        M.onnxError = null;
+        if (r) M._osi_result_delete(r);
+      }
+    });
+    progress.done();
+    return result;
   }
 
   /** The result of osi_infer*: a ShapeInferenceResult, or a thrown ShapeInferenceError. */
@@ -440,10 +558,10 @@ class Engine {
     const status = M._osi_result_status(r);
     if (status !== 0) {
       const code = M.UTF8ToString(M._osi_status_name(status));
-      throw new ShapeInferenceError(M.UTF8ToString(M._osi_result_error(r)) || code, {
+      throw clean(new ShapeInferenceError(M.UTF8ToString(M._osi_result_error(r)) || code, {
         code,
         node: M.UTF8ToString(M._osi_result_error_node(r)) || null,
-      });
+      }));
     }
     const result = packedResult(M, r);
     this.#last = result;
@@ -458,6 +576,16 @@ class Engine {
   /** @internal Test hook: the size of the wasm linear memory in bytes. */
   _heapBytes() {
     return this.#M.HEAPU8.length;
+  }
+
+  /** @internal Test hook: the size the wasm memory had when the last call ended (before a fresh module replaced it). */
+  _runHeapBytes() {
+    return this.#runHeap;
+  }
+
+  /** @internal Test hook: the size of the wasm memory of a fresh module. */
+  _freshHeapBytes() {
+    return this.#freshHeap;
   }
 
   /** @internal Test hook: bytes currently allocated by malloc (mallinfo().uordblks), or null. */
@@ -476,31 +604,87 @@ class Engine {
 
 // Section - Loading
 
-async function loadEngine(options) {
-  const moduleArg = { ...options };
-  if (isNode && !moduleArg.wasmBinary && !moduleArg.instantiateWasm) {
-    // Emscripten 3.1.6 glue would fetch() the file, which Node >= 18 refuses for paths: read it ourselves.
-    let where = new URL(`../dist/${WASM_FILE}`, import.meta.url);
-    if (typeof moduleArg.locateFile === 'function') {
-      const located = String(moduleArg.locateFile(WASM_FILE, ''));
-      where = located.startsWith('file:') ? new URL(located) : located;
-      delete moduleArg.locateFile; // done: the glue gets the bytes
-    }
+// Written out so that bundlers (Vite, ...) see the asset and emit it; the glue refers to the same file.
+const WASM_URL = new URL('../dist/onnx_shapes.wasm', import.meta.url);
+
+/** The compiled wasm module, from init's wasmBinary, the file (Node) or its URL (browsers). */
+async function compileWasm(options) {
+  if (options.wasmBinary) return WebAssembly.compile(options.wasmBinary);
+  const located = typeof options.locateFile === 'function'
+    ? String(options.locateFile(WASM_FILE, WASM_URL.href.replace(/[^/]*$/, '')))
+    : null;
+  if (isNode) {
+    // Node's fetch() refuses file paths: read the file.
+    const where = located === null ? WASM_URL : located.startsWith('file:') ? new URL(located) : located;
     const { readFile } = await import(/* webpackIgnore: true */ 'node:fs/promises');
+    let bytes;
     try {
-      moduleArg.wasmBinary = await readFile(where);
+      bytes = await readFile(where);
     } catch (cause) {
       throw new Error(`onnx-shapes: cannot read ${where} (run \`npm run build\`?)`, { cause });
     }
+    return WebAssembly.compile(bytes);
   }
+  const url = located ?? WASM_URL.href;
+  const get = async () => {
+    const res = await fetch(url, { credentials: 'same-origin' });
+    if (!res.ok) throw new Error(`onnx-shapes: cannot load ${url} (HTTP ${res.status})`);
+    return res;
+  };
+  if (typeof WebAssembly.compileStreaming === 'function') {
+    try {
+      return await WebAssembly.compileStreaming(get());
+    } catch (err) {
+      if (!(err instanceof TypeError)) throw err; // else served with another MIME type than application/wasm
+    }
+  }
+  return WebAssembly.compile(await (await get()).arrayBuffer());
+}
+
+async function loadEngine(options) {
   let createOnnxShapes;
   try {
     ({ default: createOnnxShapes } = await import('../dist/onnx_shapes.mjs'));
   } catch (cause) {
     throw new Error('onnx-shapes: cannot load dist/onnx_shapes.mjs (run `npm run build`?)', { cause });
   }
+  // The engine keeps the compiled module, to make a fresh instance of it synchronously when one
+  // is needed (see Engine#reset).
+  let compiled = null;
+  const userHook = options?.instantiateWasm;
+  const moduleArg = { ...options };
+  delete moduleArg.locateFile; // the glue does not load the .wasm: the hook below does
+  delete moduleArg.wasmBinary;
+  let failed;
+  const failure = new Promise((_, reject) => { failed = reject; });
+  if (typeof userHook === 'function') {
+    moduleArg.instantiateWasm = (imports, receive) => userHook(imports, (instance, module) => {
+      compiled = module ?? null;
+      return receive(instance, module);
+    });
+  } else {
+    compiled = await compileWasm({ ...options });
+    moduleArg.instantiateWasm = (imports, receive) => {
+      WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled), failed);
+      return {};
+    };
+  }
+  const M = await Promise.race([createOnnxShapes(moduleArg), failure]);
+  const newModule = () => {
+    if (!compiled) throw new Error('onnx-shapes: no compiled module to make a fresh instance of');
+    const arg = { ...options };
+    delete arg.locateFile;
+    delete arg.wasmBinary;
+    arg.instantiateWasm = (imports, receive) => {
+      receive(new WebAssembly.Instance(compiled, imports), compiled);
+      return {};
+    };
+    createOnnxShapes(arg); // ready synchronously: the instance was
+    if (!arg.calledRun) throw new Error('onnx-shapes: a fresh wasm instance did not start');
+    return arg;
+  };
   const fs = isNode ? await import(/* webpackIgnore: true */ 'node:fs') : null;
-  return new Engine(await createOnnxShapes(moduleArg), fs, options);
+  return new Engine(M, newModule, fs, options);
 }
 
 let enginePromise = null;

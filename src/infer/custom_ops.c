@@ -226,9 +226,15 @@ OsiStatus osi_custom_op_call(OsiOpCtx *ctx, const OsiCustomOp *op) {
 #include <emscripten/emscripten.h>
 
 /* Module.osiShapeCallback(id, request) is installed by js/index.js; it
- * returns a malloc'ed UTF-8 answer (0 when the JS side failed outright). */
+ * returns a malloc'ed UTF-8 answer (0 when the JS side failed outright).
+ * Nothing thrown on the JS side may unwind through the C frames: they would
+ * never free what they hold. */
 EM_JS(char *, osi_js_shape_callback, (int id, const char *request), {
-  return Module.osiShapeCallback ? Module.osiShapeCallback(id, request) : 0;
+  try {
+    return Module.osiShapeCallback ? Module.osiShapeCallback(id, request) : 0;
+  } catch (e) {
+    return 0;
+  }
 });
 
 static char *js_trampoline(void *user, const char *request) {

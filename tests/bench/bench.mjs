@@ -72,7 +72,7 @@ if (args[0] === '--serve-wasm') {
     if (line !== 'run') break;
     console.log(JSON.stringify(once()));
   }
-  console.log(JSON.stringify({ heap: engine._heapBytes(), values: count }));
+  console.log(JSON.stringify({ heap: engine._runHeapBytes(), values: count }));
   process.exit(0);
 }
 

@@ -32,7 +32,7 @@ if (process.argv[2] === '--run') {
     best = Math.min(best, performance.now() - t0);
     nodes = r.nodes.length;
   }
-  console.log(JSON.stringify({ ms: best, heap: engine._heapBytes(), nodes }));
+  console.log(JSON.stringify({ ms: best, heap: engine._runHeapBytes(), nodes }));
   process.exit(0);
 }
 

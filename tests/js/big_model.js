@@ -82,6 +82,20 @@ export function bigModel({ nodes = [], initializers = [], inputs = [], outputs =
   return m;
 }
 
+/** The pieces as one Uint8Array, holes as zeros. */
+export function piecesToBytes(pieces) {
+  const out = new Uint8Array(pieces.size);
+  let pos = 0;
+  for (const p of pieces.parts) {
+    if (typeof p === 'number') pos += p;
+    else {
+      out.set(p, pos);
+      pos += p.length;
+    }
+  }
+  return out;
+}
+
 /** Writes pieces to `path`; returns the file size. Holes are left sparse unless `fill`. */
 export function writePieces(path, pieces, { fill = false } = {}) {
   const fd = openSync(path, 'w');
