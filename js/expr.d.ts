@@ -3,10 +3,16 @@
 
 import type { Dim } from './index.js';
 
-/** Symbol values: a plain object ({ batch: 1, seq: 128 }) or a Map. */
+/**
+ * The value of an integer dim: a number, or a BigInt when it is past 2^53 (Number.MAX_SAFE_INTEGER),
+ * where a number could not hold it exactly. Dims are int64: nothing beyond that range is a value.
+ */
+export type DimValue = number | bigint;
+
+/** Symbol values (numbers or BigInts): a plain object ({ batch: 1, seq: 128 }) or a Map. */
 export type DimBindings =
-  | Readonly<Record<string, number | null | undefined>>
-  | ReadonlyMap<string, number | null | undefined>;
+  | Readonly<Record<string, DimValue | null | undefined>>
+  | ReadonlyMap<string, DimValue | null | undefined>;
 
 export type DimFunction =
   | 'Max' | 'Min' | 'CeilDiv' | 'Broadcast' | 'Floor' | 'Ceil' | 'Round' | 'Trunc' | 'Float';
@@ -14,7 +20,7 @@ export type DimOperator = '+' | '-' | '*' | '//' | '%' | '/';
 
 /** A token of an expression; `s` is its source text. */
 export type DimToken =
-  | { t: 'int'; v: number; s: string }
+  | { t: 'int'; v: DimValue; s: string }
   | { t: 'float'; v: number; s: string }
   | { t: 'sym'; v: string; s: string }
   | { t: 'fn'; v: DimFunction; s: string }
@@ -23,7 +29,7 @@ export type DimToken =
 
 /** A parsed expression; `float` is true for a float32-valued node (README "Sizes computed in float"). */
 export type DimExpr = (
-  | { k: 'int'; v: number }
+  | { k: 'int'; v: DimValue }
   | { k: 'float'; v: number }
   | { k: 'sym'; v: string }
   | { k: 'neg'; a: DimExpr }
@@ -41,23 +47,25 @@ export function parse(src: string): DimExpr;
 export function parseCached(src: string): DimExpr;
 
 /**
- * Evaluates a parsed expression (Python floor semantics for // and %; float32 rounding after every
- * float operation); null when a symbol is unbound. @throws {RangeError} on division by zero, a
- * Broadcast of two different sizes, or Floor/Ceil/Round/Trunc of NaN, an infinity or a value
- * outside int64.
+ * Evaluates a parsed expression (Python floor semantics for // and %, exact integers: a BigInt past
+ * 2^53; float32 rounding after every float operation, which returns a number); null when a symbol
+ * is unbound. @throws {RangeError} on division by zero, a Broadcast of two different sizes, an
+ * integer (final or on the way) outside int64, or Floor/Ceil/Round/Trunc of NaN, an infinity or a
+ * value outside int64.
  */
-export function evaluate(tree: DimExpr, env: DimBindings): number | null;
+export function evaluate(tree: DimExpr, env: DimBindings): DimValue | null;
 
 /** evaluate() on a dim (number, expression string or null); null when unknown or unbound. Throws as evaluate(). */
-export function evalDim(dim: Dim, env: DimBindings): number | null;
+export function evalDim(dim: Dim, env: DimBindings): DimValue | null;
 
 /**
- * The value of one dim for `bindings`; null when the dim is unknown, a symbol it uses is unbound,
- * or the expression is undefined there (division by zero, Broadcast of two different sizes). With a
+ * The value of one dim for `bindings`: a number, or an exact BigInt past 2^53. null when the dim
+ * is unknown, a symbol it uses is unbound, or the expression is undefined there (division by zero,
+ * Broadcast of two different sizes, an integer outside int64, which no dim can be). With a
  * result's `definitions`, its names (floor_1, size_2) evaluate through them.
  * @throws {SyntaxError} when `dim` is a string that is not an expression.
  */
-export function evaluateDim(dim: Dim, bindings: DimBindings, definitions?: readonly DimDefinition[]): number | null;
+export function evaluateDim(dim: Dim, bindings: DimBindings, definitions?: readonly DimDefinition[]): DimValue | null;
 
 /**
  * A named derived size of a result (`result.definitions`): `name` stands for `expr`, an expression
@@ -90,4 +98,4 @@ export function printSymbol(name: string): string;
  * Parses bindings text such as `batch=1, seq=128, 'batch size'=2` (values may be integer
  * expressions) into a Map; `errors` lists the parts that are not name=size.
  */
-export function parseBindings(text: string): { map: Map<string, number>; errors: string[] };
+export function parseBindings(text: string): { map: Map<string, DimValue>; errors: string[] };

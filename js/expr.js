@@ -32,7 +32,7 @@ export function tokenize(src) {
       const next = src[i + text.length] ?? '';
       if (/[A-Za-z_.]/.test(next)) throw new SyntaxError(`bad number in ${src}`);
       if (m[1] !== undefined || m[2] !== undefined) out.push({ t: 'float', v: Math.fround(Number(text)), s: text });
-      else out.push({ t: 'int', v: Number(text), s: text });
+      else out.push({ t: 'int', v: exactInt(text), s: text });
       i += text.length;
     } else if (/[A-Za-z_]/.test(c)) {
       let j = i;
@@ -136,30 +136,126 @@ export function parse(src) {
   return tree;
 }
 
-const floorDiv = (a, b) => {
-  if (b === 0) throw new RangeError('division by zero');
-  return Math.floor(a / b);
-};
-const floorMod = (a, b) => {
-  if (b === 0) throw new RangeError('modulo by zero');
-  return ((a % b) + b) % b;
-};
+// Section - Exact integer arithmetic
+//
+// Integer values are numbers while they are safe integers (|x| <= 2^53 - 1), where float64
+// arithmetic is exact and fast, and BigInts beyond, up to the int64 range of ONNX dims. A value past
+// int64 ends the evaluation (evaluateDim gives null), as the engine's checked int64 arithmetic
+// gives an unknown.
 
-const fround = Math.fround;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Thrown when a value leaves int64 (a RangeError: evaluateDim returns null). */
+class Int64Overflow extends RangeError {}
+
+/** A BigInt result as a value: a number when safe, the BigInt up to int64. */
+function fromBig(b) {
+  if (b < INT64_MIN || b > INT64_MAX) throw new Int64Overflow('the value leaves the int64 range');
+  return b >= -SAFE_MAX && b <= SAFE_MAX ? Number(b) : b;
+}
+
+/** Decimal digits as a value (a literal past 2^53 stays exact). */
+function exactInt(digits) {
+  const n = Number(digits);
+  return Number.isSafeInteger(n) ? n : fromBig(BigInt(digits));
+}
+
+const big = (x) => (typeof x === 'bigint' ? x : BigInt(x));
+const bothNumbers = (a, b) => typeof a === 'number' && typeof b === 'number';
+
+function add(a, b) {
+  if (bothNumbers(a, b)) {
+    const r = a + b;
+    if (Number.isSafeInteger(r)) return r;
+  }
+  return fromBig(big(a) + big(b));
+}
+
+function sub(a, b) {
+  if (bothNumbers(a, b)) {
+    const r = a - b;
+    if (Number.isSafeInteger(r)) return r;
+  }
+  return fromBig(big(a) - big(b));
+}
+
+function mul(a, b) {
+  if (bothNumbers(a, b)) {
+    const r = a * b; // exact whenever the exact product is safe (rounding is monotonic)
+    if (Number.isSafeInteger(r)) return r + 0; // -0 -> 0
+  }
+  return fromBig(big(a) * big(b));
+}
+
+const neg = (a) => (typeof a === 'number' ? 0 - a : fromBig(-a));
+
+function floorDiv(a, b) {
+  if (b === 0 || b === 0n) throw new RangeError('division by zero');
+  // For |a| < 2^53 the float64 quotient lies on the right side of every integer.
+  if (bothNumbers(a, b)) return Math.floor(a / b) + 0;
+  const x = big(a), y = big(b);
+  const q = x / y; // truncated
+  return fromBig(x % y !== 0n && (x < 0n) !== (y < 0n) ? q - 1n : q);
+}
+
+function floorMod(a, b) {
+  if (b === 0 || b === 0n) throw new RangeError('modulo by zero');
+  if (bothNumbers(a, b)) {
+    const r = a % b;
+    return r !== 0 && (r < 0) !== (b < 0) ? r + b : r + 0; // |r + b| < |b|: exact
+  }
+  const x = big(a), y = big(b);
+  const r = x % y;
+  return fromBig(r !== 0n && (r < 0n) !== (y < 0n) ? r + y : r);
+}
+
+const ceilDiv = (a, b) => neg(floorDiv(neg(a), b));
+// Numbers and BigInts compare exactly with < and >.
+const imax = (args) => args.reduce((x, y) => (y > x ? y : x));
+const imin = (args) => args.reduce((x, y) => (y < x ? y : x));
+
+/** A bound symbol's value as the arithmetic takes it: a safe integer as a number, a bigger one as a BigInt. */
+function bound(v) {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'bigint') return fromBig(v);
+  return Number.isInteger(v) && !Number.isSafeInteger(v) ? fromBig(BigInt(v)) : v;
+}
+
+/** An integer past 2^53 rounded once to float32 (half to even), as C's (float) of an int64. */
+function bigToFloat32(b) {
+  const negative = b < 0n;
+  let m = negative ? -b : b;
+  const shift = m.toString(2).length - 24;
+  if (shift > 0) {
+    const rest = m & ((1n << BigInt(shift)) - 1n);
+    const half = 1n << BigInt(shift - 1);
+    m >>= BigInt(shift);
+    if (rest > half || (rest === half && (m & 1n) === 1n)) m += 1n;
+    m <<= BigInt(shift);
+  }
+  return negative ? -Number(m) : Number(m);
+}
+
+const fround = (x) => Math.fround(typeof x === 'bigint' ? bigToFloat32(x) : x);
 // Round half to even (ONNX Round); x / 2 is exact.
 const roundEven = (x) => (Math.abs(x % 1) === 0.5 ? 2 * Math.round(x / 2) : Math.round(x));
-// Cast float -> int64 is defined for finite values in [-2^63, 2^63).
+// Cast float -> int64 is defined for finite values in [-2^63, 2^63); past 2^53 the value is a BigInt.
 const toInt = (x) => {
   if (!(x >= -(2 ** 63) && x < 2 ** 63)) throw new RangeError(`${x} is no int64`);
-  return x + 0; // -0 -> 0
+  return Number.isSafeInteger(x) ? x + 0 : fromBig(BigInt(x)); // -0 -> 0
 };
 // Min and Max of floats: NaN wins, and -0 is below 0 (as the engine's evaluator).
 const fmin = (args) => args.reduce((y, x) => (x !== x || y !== y ? NaN : x < y || (x === y && Object.is(x, -0)) ? x : y));
 const fmax = (args) => args.reduce((y, x) => (x !== x || y !== y ? NaN : x > y || (x === y && Object.is(y, -0)) ? x : y));
 
 /**
- * Evaluates a tree with `env` (Map or object: symbol → number). Returns a number, or null if a
- * symbol is unbound. Float nodes round every operation (and every integer operand) to float32.
+ * Evaluates a tree with `env` (Map or object: symbol → number or BigInt). Returns a number, a
+ * BigInt for an integer past 2^53 (exact, up to int64), or null if a symbol is unbound. Float
+ * nodes round every operation (and every integer operand) to float32.
+ * @throws {RangeError} on division by zero, a Broadcast of two different sizes, or an integer
+ *   (final or on the way) outside int64.
  */
 export function evaluate(tree, env) {
   const get = env instanceof Map ? (k) => env.get(k) : (k) => (Object.hasOwn(env, k) ? env[k] : undefined);
@@ -167,8 +263,8 @@ export function evaluate(tree, env) {
     switch (e.k) {
       case 'int': return e.v;
       case 'float': return e.v;
-      case 'sym': { const v = get(e.v); return v === undefined || v === null ? null : v; }
-      case 'neg': { const a = ev(e.a); return a === null ? null : e.float ? -fround(a) : -a; }
+      case 'sym': return bound(get(e.v));
+      case 'neg': { const a = ev(e.a); return a === null ? null : e.float ? -fround(a) : neg(a); }
       case 'bin': {
         const a = ev(e.a); const b = ev(e.b);
         if (a === null || b === null) return null;
@@ -183,9 +279,9 @@ export function evaluate(tree, env) {
           break;
         }
         switch (e.op) {
-          case '+': return a + b;
-          case '-': return a - b;
-          case '*': return a * b;
+          case '+': return add(a, b);
+          case '-': return sub(a, b);
+          case '*': return mul(a, b);
           case '//': return floorDiv(a, b);
           case '%': return floorMod(a, b);
         }
@@ -199,9 +295,9 @@ export function evaluate(tree, env) {
           return e.f === 'Max' ? fmax(xs) : fmin(xs);
         }
         switch (e.f) {
-          case 'Max': return Math.max(...args);
-          case 'Min': return Math.min(...args);
-          case 'CeilDiv': if (args[1] === 0) throw new RangeError('division by zero'); return -Math.floor(-args[0] / args[1]);
+          case 'Max': return imax(args);
+          case 'Min': return imin(args);
+          case 'CeilDiv': return ceilDiv(args[0], args[1]);
           case 'Broadcast': // n-ary: the engine flattens nested Broadcasts
             return args.reduce((a, b) => {
               if (a === b || b === 1) return a;
@@ -290,7 +386,7 @@ export function parseBindings(text) {
       if (toks.length !== 1 || toks[0].t !== 'sym') throw new SyntaxError('bad name');
       name = toks[0].v;
       const v = evaluate(parse(m[2].trim()), new Map());
-      if (v === null || !Number.isFinite(v) || v < 0 || !Number.isInteger(v)) throw new RangeError('not a size');
+      if (v === null || (typeof v === 'number' && !Number.isSafeInteger(v)) || v < 0) throw new RangeError('not a size');
       map.set(name, v);
     } catch {
       errors.push(`"${s}" is not name=size`);
@@ -300,11 +396,13 @@ export function parseBindings(text) {
 }
 
 /**
- * The value of one dim (number, expression string or null) for symbol bindings (object or Map);
- * null when the dim is unknown, a symbol is unbound, or the expression is undefined there
- * (division by zero, Broadcast of two different sizes). With a result's `definitions`, the names
- * they define (floor_1, size_2) are evaluated through them (bindDefinitions). Throws SyntaxError on
- * a malformed string.
+ * The value of one dim (number, expression string or null) for symbol bindings (object or Map,
+ * values numbers or BigInts): a number, or a BigInt when it is an integer past 2^53 (exact, where
+ * a number would be rounded). null when the dim is unknown, a symbol is unbound, or the expression
+ * is undefined there (division by zero, Broadcast of two different sizes, an integer outside
+ * int64, which ONNX dims cannot hold). With a result's `definitions`, the names they define
+ * (floor_1, size_2) are evaluated through them (bindDefinitions). Throws SyntaxError on a
+ * malformed string.
  */
 export function evaluateDim(dim, bindings, definitions) {
   try {

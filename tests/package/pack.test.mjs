@@ -247,14 +247,15 @@ void [${names.join(', ')}, dims, r2, isErr, code, g, wrong];`;
 import type { Dim, Engine, ShapeInferenceResult, ValueType } from 'onnx-shapes';`;
   const expr = `
 import { evaluateDim, symbolsOf, parse, evaluate, parseBindings, type DimExpr } from 'onnx-shapes/expr';
-const n: number | null = evaluateDim('(H+1)//2', { H: 7 });
+const n: number | bigint | null = evaluateDim('(H+1)//2', { H: 7 });
+const huge: number | bigint | null = evaluateDim('N*3', { N: 9007199254740993n });
 const s: string[] = symbolsOf(null);
 const tree: DimExpr = parse('a+1');
-const f: number | null = evaluate(tree, new Map([['a', 1]]));
-const m: Map<string, number> = parseBindings('batch=1').map;
-// @ts-expect-error evaluateDim returns number | null
+const f: number | bigint | null = evaluate(tree, new Map([['a', 1]]));
+const m: Map<string, number | bigint> = parseBindings('batch=1').map;
+// @ts-expect-error evaluateDim returns number | bigint | null
 const bad: string = evaluateDim(1, new Map());
-void [n, s, f, m, bad];`;
+void [n, huge, s, f, m, bad];`;
   return {
     'esm.mts': `${importLine}\n${expr}\n${body}\nexport {};\n`,
     'bundler.ts': `${importLine}\n${expr}\n${body}\nexport {};\n`,
