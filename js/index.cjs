@@ -33,6 +33,11 @@ async function inferShapesFromPath(path, options) {
   return (await loadEsm()).inferShapesFromPath(path, options);
 }
 
+/** init(), then engine.inferShapesFromUrl(url, options). */
+async function inferShapesFromUrl(url, options) {
+  return (await loadEsm()).inferShapesFromUrl(url, options);
+}
+
 /** init(), then engine.inferShapesFromFile(fileOrBlob, options). */
 async function inferShapesFromFile(file, options) {
   return (await loadEsm()).inferShapesFromFile(file, options);
@@ -43,4 +48,4 @@ function getShape(name) {
   return esm ? esm.getShape(name) : null;
 }
 
-module.exports = { init, inferShapes, inferShapesFromPath, inferShapesFromFile, getShape, ShapeInferenceError };
+module.exports = { init, inferShapes, inferShapesFromPath, inferShapesFromUrl, inferShapesFromFile, getShape, ShapeInferenceError };

@@ -10,6 +10,7 @@ export type * from './index.js' with { 'resolution-mode': 'import' };
 export declare const init: typeof esm.init;
 export declare const inferShapes: typeof esm.inferShapes;
 export declare const inferShapesFromPath: typeof esm.inferShapesFromPath;
+export declare const inferShapesFromUrl: typeof esm.inferShapesFromUrl;
 export declare const inferShapesFromFile: typeof esm.inferShapesFromFile;
 export declare const getShape: typeof esm.getShape;
 export declare const ShapeInferenceError: typeof esm.ShapeInferenceError;

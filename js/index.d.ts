@@ -157,6 +157,42 @@ export interface InferOptions {
   maxBytes?: number;
 }
 
+/** Options of inferShapesFromUrl: those of inferShapes (but the decoder, always nanopb), and the fetch's. */
+export interface UrlOptions {
+  prefillValueInfo?: boolean;
+  events?: boolean;
+  /** Request headers (e.g. authorization), sent with every request. */
+  headers?: Record<string, string> | Iterable<readonly [string, string]>;
+  /** Aborts the fetches (the promise then rejects with the AbortError). */
+  signal?: AbortSignal;
+  /** The fetch to use (default: the global one). */
+  fetch?: typeof fetch;
+  /**
+   * Called with (bytes fetched so far, the file's size) at most every 100 ms while fetching, and
+   * once at the end (where bytesFetched is usually a small part of the size). The size is
+   * undefined until known (a server without Range support that sends no Content-Length).
+   */
+  onProgress?: (bytesFetched: number, fileSize: number | undefined) => void;
+}
+
+/** How inferShapesFromUrl got the model (result.download). */
+export interface DownloadInfo {
+  /** The absolute URL fetched. */
+  readonly url: string;
+  /** The file's size in bytes. */
+  readonly size: number;
+  /** Bytes received, over every request. */
+  readonly bytesFetched: number;
+  readonly requests: number;
+  /**
+   * false when the server ignored Range requests: the whole file was then read once, start to
+   * end (the weights were dropped as they streamed past, never held).
+   */
+  readonly rangeRequests: boolean;
+  /** Times the decoder needed bytes the first pass had not fetched (0 in every test). */
+  readonly retries: number;
+}
+
 /**
  * Options of init(), passed through to the Emscripten module factory. None is needed in Node,
  * which reads dist/onnx_shapes.wasm from disk. In browsers the module fetches the .wasm next to
@@ -185,6 +221,8 @@ export type ShapeInferenceErrorCode =
   | 'SHAPE_MISMATCH'
   | 'ANCHOR_CONFLICT'
   | 'UNSUPPORTED'
+  /** inferShapesFromUrl: the server answered with an error, inconsistent lengths or ranges, or the connection failed. */
+  | 'FETCH_ERROR'
   /** A shape function or onProgress called back into the engine that was running it. */
   | 'REENTRANT_CALL'
   /**
@@ -276,6 +314,8 @@ export interface ShapeInferenceResult {
   readonly subgraphValues: Readonly<Record<string, { readonly path: string; readonly name: string }>>;
   /** Present when inference ran with `{ events: true }`: how every shape came to be, in order. */
   readonly events?: readonly ShapeEvent[];
+  /** Present on results of inferShapesFromUrl: what was fetched. */
+  readonly download?: DownloadInfo;
   /** Any other key of the engine's JSON is passed through as is. */
   readonly [key: string]: unknown;
   /** The (frozen) type of value `name`, or null when `name` is not a value with a known type. */
@@ -426,6 +466,18 @@ export interface Engine {
    * end). Weight payloads are skipped, never read. Synchronous, like inferShapes.
    */
   inferShapesFromSource(source: ByteSource, options?: InferOptions): ShapeInferenceResult;
+  /**
+   * Fetches what inference needs of the model at `url` (absolute in Node; relative to the page in
+   * browsers) and infers it: the graph, with HTTP Range requests that skip the weights, so a
+   * multi-GB model costs a few requests and a small part of its bytes. A server that ignores Range
+   * is read once from start to end, the weights dropped as they pass (`result.download` says so).
+   * Runs on the calling thread (the decoding itself is synchronous and quick once the bytes are
+   * there); registered shape functions apply.
+   * @throws {ShapeInferenceError} FETCH_ERROR (HTTP error, inconsistent lengths, connection lost),
+   *   or the engine's codes (PARSE_ERROR "... at byte N" for a truncated file, ...).
+   * @throws {TypeError} for a URL that is not one, or no fetch.
+   */
+  inferShapesFromUrl(url: string | URL, options?: UrlOptions): Promise<ShapeInferenceResult>;
   /** Ends the Web Worker inferShapesFromFile started, if any (a later call starts a new one). */
   terminateWorker(): void;
   /** getShape on this engine's most recent successful result; null before the first one. */
@@ -443,6 +495,9 @@ export function inferShapes(bytes: Uint8Array | ArrayBuffer, options?: InferOpti
 
 /** `(await init()).inferShapesFromPath(path, options)` (Node). */
 export function inferShapesFromPath(path: string | URL | Uint8Array | number, options?: InferOptions): Promise<ShapeInferenceResult>;
+
+/** `(await init()).inferShapesFromUrl(url, options)`. */
+export function inferShapesFromUrl(url: string | URL, options?: UrlOptions): Promise<ShapeInferenceResult>;
 
 /** `(await init()).inferShapesFromFile(file, options)`. */
 export function inferShapesFromFile(file: Blob, options?: InferOptions): Promise<ShapeInferenceResult>;

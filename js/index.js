@@ -6,6 +6,8 @@
 // call, so a result never pins wasm memory and there is nothing to delete.
 
 import { ShapeInferenceResult, attachWriter, readPacked } from './result.js';
+import { fetchModel, FetchFailure, MAX_RETRIES } from './url_source.js';
+import { createModule } from './wasm_module.js';
 
 const isNode = typeof process === 'object' && process !== null &&
   typeof process.versions === 'object' && process.versions !== null &&
@@ -15,6 +17,7 @@ const isNode = typeof process === 'object' && process !== null &&
 const { ShapeInferenceError } = (await (isNode ? import('./errors.cjs') : import('./errors.js'))).default;
 const fileSource = isNode ? await import('./file_source.js') : null; // inferShapesFromPath's files
 export { ShapeInferenceError };
+
 
 const WASM_FILE = 'onnx_shapes.wasm';
 const FLAG_PREFILL_VALUE_INFO = 1; // OSI_OPT_PREFILL_VALUE_INFO
@@ -31,10 +34,12 @@ const HEAP_KEEP_GROWTH = 64 * 1024 * 1024;
 // Section - Results (js/result.js)
 
 /** The packed result of osi_infer* result `r` (osi_result_packed), read into a ShapeInferenceResult. */
-function packedResult(M, r) {
+/** The result of `r`, with the keys of `extra()` added (inferShapesFromUrl's download). */
+function packedResult(M, r, extra) {
   const ptr = M._osi_result_packed(r, 0) >>> 0;
   if (!ptr) throw outOfMemory('result');
-  return new ShapeInferenceResult(readPacked(M.HEAPU8, ptr));
+  const data = readPacked(M.HEAPU8, ptr);
+  return new ShapeInferenceResult(extra ? Object.assign(data, extra()) : data);
 }
 
 // Section - Engine
@@ -129,7 +134,7 @@ function describeThrown(err) {
  */
 class Engine {
   #M;
-  #newModule; // () => a fresh module, synchronously (see loadEngine)
+  #newModule; // () => a fresh module, synchronously (js/wasm_module.js)
   #freshHeap = 0; // the size of the wasm memory of a fresh module
   #runHeap = 0; // the size of the wasm memory when the last call ended
   #busy = false; // a call is running inside the module
@@ -431,9 +436,8 @@ class Engine {
   /**
    * Streams a model from any synchronous random-access source through the nanopb decoder:
    * `source.size` is the file's length and `source.read(pos, len)` returns up to `len` bytes at
-   * `pos` (a Uint8Array; fewer only at the end). Weight payloads are skipped, never read, so a
-   * source over the network fetches only what the graph needs (js/url_source.js: HTTP Range
-   * requests in a Web Worker). Synchronous, like inferShapes.
+   * `pos` (a Uint8Array; fewer only at the end). Weight payloads are skipped, never read.
+   * Synchronous, like inferShapes. (For a URL, inferShapesFromUrl.)
    */
   inferShapesFromSource(source, options) {
     if (!source || typeof source.read !== 'function' || !Number.isSafeInteger(source.size) || source.size < 0) {
@@ -446,6 +450,64 @@ class Engine {
       this.#M.HEAPU8.set(n === chunk.length ? chunk : chunk.subarray(0, n), dst);
       return n;
     });
+  }
+
+  /**
+   * Infers the model at `url` from the bytes inference needs (js/url_source.js): the graph, read
+   * with HTTP Range requests, and not the weights. A server that ignores Range is read once from
+   * start to end (result.download.rangeRequests is then false). Browsers and Node >= 18.
+   */
+  async inferShapesFromUrl(url, options) {
+    const flags = optionFlags(options);
+    const { headers, signal, fetch: fetchFn, onProgress } = options ?? {};
+    if (typeof url !== 'string' && !(url instanceof URL)) throw new TypeError('onnx-shapes: inferShapesFromUrl needs a URL (string or URL)');
+    if (fetchFn !== undefined && typeof fetchFn !== 'function') throw new TypeError('onnx-shapes: options.fetch must be a function');
+    if (fetchFn === undefined && typeof fetch !== 'function') throw new TypeError('onnx-shapes: inferShapesFromUrl needs fetch (Node >= 18 or a browser)');
+    const base = isNode ? undefined : globalThis.location?.href;
+    let href;
+    try {
+      href = new URL(url, base).href; // in Node, a URL must be absolute
+    } catch {
+      throw new TypeError(`onnx-shapes: not a URL${base ? '' : ' (an absolute one is needed here)'}: ${url}`);
+    }
+    const fetchError = (err) => (err instanceof FetchFailure
+      ? new ShapeInferenceError(err.message, { code: 'FETCH_ERROR', cause: err.cause }) : err);
+    let source;
+    try {
+      source = await fetchModel(href, { fetch: fetchFn, headers, signal, onProgress, _walk: options?._walk });
+    } catch (err) {
+      throw fetchError(err);
+    }
+    for (let retries = 0; ; retries++) {
+      let missing = -1;
+      try {
+        return this.#runStream('inferShapesFromUrl', flags, source.total, undefined, (pos, dst, len) => {
+          const n = source.pieces.copy(pos, this.#M.HEAPU8, dst, len);
+          if (n === 0) {
+            missing = pos;
+            throw new Error(`byte ${pos} was not fetched`);
+          }
+          return n;
+        }, () => ({
+          download: Object.freeze({
+            url: href, size: source.total, bytesFetched: source.bytesFetched, requests: source.requests,
+            rangeRequests: source.ranges, retries,
+          }),
+        }));
+      } catch (err) {
+        if (missing < 0) throw err;
+        if (retries === MAX_RETRIES) {
+          throw new ShapeInferenceError(`${href}: the decoder still needs byte ${missing} after ${retries} more fetches`, { code: 'FETCH_ERROR' });
+        }
+      }
+      // The decoder read a byte the walk left out: fetch from there, and run it again.
+      try {
+        await source.need(missing, 1);
+      } catch (err) {
+        throw fetchError(err);
+      }
+      source.progress(true);
+    }
   }
 
   /** The module Web Worker for inferShapesFromFile on a browser's main thread (lazily made, reused). */
@@ -516,7 +578,7 @@ class Engine {
    * osi_infer_js_stream with `read(pos, dst, len)` as the source; skips only move `pos`.
    * Module.onnxRead/onnxSkip are the EM_JS hooks of src/api/stream_source.c.
    */
-  #runStream(what, flags, total, options, read) {
+  #runStream(what, flags, total, options, read, extra) {
     if (this.#busy) throw reentrant(what);
     const progress = progressReporter(options, total);
     const result = this.#exclusive(what, () => {
@@ -539,7 +601,7 @@ class Engine {
       try {
         r = M._osi_infer_js_stream(total, flags & ~(FLAG_DECODER_PBC | FLAG_DECODER_NANOPB), this.#registry) >>> 0;
         if (M.onnxError) throw clean(M.onnxError); // the source itself failed (fs error, ...)
-        return this.#take(r);
+        return this.#take(r, extra);
       } finally {
         M.stackRestore(sp);
         M.onnxRead = M.onnxSkip = null;
@@ -551,8 +613,8 @@ class Engine {
     return result;
   }
 
-  /** The result of osi_infer*: a ShapeInferenceResult, or a thrown ShapeInferenceError. */
-  #take(r) {
+  /** The result of osi_infer*: a ShapeInferenceResult (with `extra`'s keys), or a thrown ShapeInferenceError. */
+  #take(r, extra) {
     const M = this.#M;
     if (!r) throw outOfMemory('result');
     const status = M._osi_result_status(r);
@@ -563,7 +625,7 @@ class Engine {
         node: M.UTF8ToString(M._osi_result_error_node(r)) || null,
       }));
     }
-    const result = packedResult(M, r);
+    const result = packedResult(M, r, extra);
     this.#last = result;
     return result;
   }
@@ -604,85 +666,8 @@ class Engine {
 
 // Section - Loading
 
-// Written out so that bundlers (Vite, ...) see the asset and emit it; the glue refers to the same file.
-const WASM_URL = new URL('../dist/onnx_shapes.wasm', import.meta.url);
-
-/** The compiled wasm module, from init's wasmBinary, the file (Node) or its URL (browsers). */
-async function compileWasm(options) {
-  if (options.wasmBinary) return WebAssembly.compile(options.wasmBinary);
-  const located = typeof options.locateFile === 'function'
-    ? String(options.locateFile(WASM_FILE, WASM_URL.href.replace(/[^/]*$/, '')))
-    : null;
-  if (isNode) {
-    // Node's fetch() refuses file paths: read the file.
-    const where = located === null ? WASM_URL : located.startsWith('file:') ? new URL(located) : located;
-    const { readFile } = await import(/* webpackIgnore: true */ 'node:fs/promises');
-    let bytes;
-    try {
-      bytes = await readFile(where);
-    } catch (cause) {
-      throw new Error(`onnx-shapes: cannot read ${where} (run \`npm run build\`?)`, { cause });
-    }
-    return WebAssembly.compile(bytes);
-  }
-  const url = located ?? WASM_URL.href;
-  const get = async () => {
-    const res = await fetch(url, { credentials: 'same-origin' });
-    if (!res.ok) throw new Error(`onnx-shapes: cannot load ${url} (HTTP ${res.status})`);
-    return res;
-  };
-  if (typeof WebAssembly.compileStreaming === 'function') {
-    try {
-      return await WebAssembly.compileStreaming(get());
-    } catch (err) {
-      if (!(err instanceof TypeError)) throw err; // else served with another MIME type than application/wasm
-    }
-  }
-  return WebAssembly.compile(await (await get()).arrayBuffer());
-}
-
 async function loadEngine(options) {
-  let createOnnxShapes;
-  try {
-    ({ default: createOnnxShapes } = await import('../dist/onnx_shapes.mjs'));
-  } catch (cause) {
-    throw new Error('onnx-shapes: cannot load dist/onnx_shapes.mjs (run `npm run build`?)', { cause });
-  }
-  // The engine keeps the compiled module, to make a fresh instance of it synchronously when one
-  // is needed (see Engine#reset).
-  let compiled = null;
-  const userHook = options?.instantiateWasm;
-  const moduleArg = { ...options };
-  delete moduleArg.locateFile; // the glue does not load the .wasm: the hook below does
-  delete moduleArg.wasmBinary;
-  let failed;
-  const failure = new Promise((_, reject) => { failed = reject; });
-  if (typeof userHook === 'function') {
-    moduleArg.instantiateWasm = (imports, receive) => userHook(imports, (instance, module) => {
-      compiled = module ?? null;
-      return receive(instance, module);
-    });
-  } else {
-    compiled = await compileWasm({ ...options });
-    moduleArg.instantiateWasm = (imports, receive) => {
-      WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled), failed);
-      return {};
-    };
-  }
-  const M = await Promise.race([createOnnxShapes(moduleArg), failure]);
-  const newModule = () => {
-    if (!compiled) throw new Error('onnx-shapes: no compiled module to make a fresh instance of');
-    const arg = { ...options };
-    delete arg.locateFile;
-    delete arg.wasmBinary;
-    arg.instantiateWasm = (imports, receive) => {
-      receive(new WebAssembly.Instance(compiled, imports), compiled);
-      return {};
-    };
-    createOnnxShapes(arg); // ready synchronously: the instance was
-    if (!arg.calledRun) throw new Error('onnx-shapes: a fresh wasm instance did not start');
-    return arg;
-  };
+  const { M, newModule } = await createModule(options);
   const fs = isNode ? await import(/* webpackIgnore: true */ 'node:fs') : null;
   return new Engine(M, newModule, fs, options);
 }
@@ -718,6 +703,12 @@ export async function inferShapes(bytes, options) {
 export async function inferShapesFromPath(path, options) {
   const engine = await init();
   return engine.inferShapesFromPath(path, options);
+}
+
+/** init(), then engine.inferShapesFromUrl(url, options). */
+export async function inferShapesFromUrl(url, options) {
+  const engine = await init();
+  return engine.inferShapesFromUrl(url, options);
 }
 
 /** init(), then engine.inferShapesFromFile(fileOrBlob, options). */
