@@ -6,7 +6,7 @@
 // call, so a result never pins wasm memory and there is nothing to delete.
 
 import { ShapeInferenceResult, attachWriter, readPacked } from './result.js';
-import { fetchModel, FetchFailure, MAX_RETRIES } from './url_source.js';
+import { inferFromUrl } from './url_source.js';
 import { createModule } from './wasm_module.js';
 
 const isNode = typeof process === 'object' && process !== null &&
@@ -459,56 +459,14 @@ class Engine {
    */
   async inferShapesFromUrl(url, options) {
     const flags = optionFlags(options);
-    const { headers, signal, fetch: fetchFn, onProgress } = options ?? {};
-    if (typeof url !== 'string' && !(url instanceof URL)) throw new TypeError('onnx-shapes: inferShapesFromUrl needs a URL (string or URL)');
-    if (fetchFn !== undefined && typeof fetchFn !== 'function') throw new TypeError('onnx-shapes: options.fetch must be a function');
-    if (fetchFn === undefined && typeof fetch !== 'function') throw new TypeError('onnx-shapes: inferShapesFromUrl needs fetch (Node >= 18 or a browser)');
-    const base = isNode ? undefined : globalThis.location?.href;
-    let href;
-    try {
-      href = new URL(url, base).href; // in Node, a URL must be absolute
-    } catch {
-      throw new TypeError(`onnx-shapes: not a URL${base ? '' : ' (an absolute one is needed here)'}: ${url}`);
-    }
-    const fetchError = (err) => (err instanceof FetchFailure
-      ? new ShapeInferenceError(err.message, { code: 'FETCH_ERROR', cause: err.cause }) : err);
-    let source;
-    try {
-      source = await fetchModel(href, { fetch: fetchFn, headers, signal, onProgress, _walk: options?._walk });
-    } catch (err) {
-      throw fetchError(err);
-    }
-    for (let retries = 0; ; retries++) {
-      let missing = -1;
-      try {
-        return this.#runStream('inferShapesFromUrl', flags, source.total, undefined, (pos, dst, len) => {
-          const n = source.pieces.copy(pos, this.#M.HEAPU8, dst, len);
-          if (n === 0) {
-            missing = pos;
-            throw new Error(`byte ${pos} was not fetched`);
-          }
-          return n;
-        }, () => ({
-          download: Object.freeze({
-            url: href, size: source.total, bytesFetched: source.bytesFetched, requests: source.requests,
-            rangeRequests: source.ranges, retries,
-          }),
-        }));
-      } catch (err) {
-        if (missing < 0) throw err;
-        if (retries === MAX_RETRIES) {
-          throw new ShapeInferenceError(`${href}: the decoder still needs byte ${missing} after ${retries} more fetches`, { code: 'FETCH_ERROR' });
-        }
-      }
-      // The decoder read a byte the walk left out: fetch from there, and run it again.
-      try {
-        await source.need(missing, 1);
-      } catch (err) {
-        throw fetchError(err);
-      }
-      source.progress(true);
-    }
+    // The walk, the fetches and the retries are in js/url_source.js; each run of the decoder is here.
+    return inferFromUrl(url, options, {
+      fetchError: (message, cause) => new ShapeInferenceError(message, { code: 'FETCH_ERROR', cause }),
+      run: (total, pieces, download) => this.#runStream('inferShapesFromUrl', flags, total, undefined,
+        (pos, dst, len) => pieces.copy(pos, this.#M.HEAPU8, dst, len), () => ({ download: download() })),
+    });
   }
+
 
   /** The module Web Worker for inferShapesFromFile on a browser's main thread (lazily made, reused). */
   #inWorker(file, options) {

@@ -22,7 +22,7 @@ const MIN_WINDOW = 64 * 1024;       // a request reads at least this much past w
 const MAX_WINDOW = 4 * 1024 * 1024; // ... and doubles, while reads stay contiguous, up to this
 const COALESCE = 256 * 1024;        // a gap this small is read through rather than skipped
 const MAX_DEPTH = 100;              // deeper messages are fetched whole (the decoder stops at 64)
-export const MAX_RETRIES = 16;
+const MAX_RETRIES = 16;
 
 // Section - What the decoder reads
 
@@ -123,8 +123,8 @@ export class Pieces {
 
 // Section - HTTP
 
-/** A failed or inconsistent HTTP exchange; js/index.js makes it a ShapeInferenceError FETCH_ERROR. */
-export class FetchFailure extends Error {
+/** A failed or inconsistent HTTP exchange (a ShapeInferenceError FETCH_ERROR for the caller). */
+class FetchFailure extends Error {
   constructor(message, cause) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = 'FetchFailure';
@@ -475,4 +475,64 @@ export async function fetchModel(url, options) {
     await r.close();
   }
   return r;
+}
+
+// Section - Inference from a URL
+
+const isNode = typeof process === 'object' && process?.versions?.node !== undefined;
+
+/**
+ * engine.inferShapesFromUrl: fetches what the decoder reads of the model at `url`, then has it run
+ * on those pieces, `engine.run(total, pieces, download)`, where pieces.copy(pos, heap, at, len)
+ * gives the decoder its bytes (0 for a byte not fetched: the run then fails, that range is
+ * fetched, and it runs again). `engine.fetchError(message, cause)` makes the FETCH_ERROR to throw.
+ */
+export async function inferFromUrl(url, options, engine) {
+  const { headers, signal, fetch: fetchFn, onProgress } = options ?? {};
+  if (typeof url !== 'string' && !(url instanceof URL)) throw new TypeError('onnx-shapes: inferShapesFromUrl needs a URL (string or URL)');
+  if (fetchFn !== undefined && typeof fetchFn !== 'function') throw new TypeError('onnx-shapes: options.fetch must be a function');
+  if (fetchFn === undefined && typeof fetch !== 'function') throw new TypeError('onnx-shapes: inferShapesFromUrl needs fetch (Node >= 18 or a browser)');
+  const base = isNode ? undefined : globalThis.location?.href;
+  let href;
+  try {
+    href = new URL(url, base).href; // in Node, a URL must be absolute
+  } catch {
+    throw new TypeError(`onnx-shapes: not a URL${base ? '' : ' (an absolute one is needed here)'}: ${url}`);
+  }
+  const failed = (err) => (err instanceof FetchFailure ? engine.fetchError(err.message, err.cause) : err);
+  let source;
+  try {
+    source = await fetchModel(href, { fetch: fetchFn, headers, signal, onProgress, _walk: options?._walk });
+  } catch (err) {
+    throw failed(err);
+  }
+  for (let retries = 0; ; retries++) {
+    let missing = -1;
+    const pieces = {
+      copy(pos, heap, at, len) {
+        const n = source.pieces.copy(pos, heap, at, len);
+        if (n === 0) {
+          missing = pos;
+          throw new Error(`byte ${pos} was not fetched`);
+        }
+        return n;
+      },
+    };
+    try {
+      return engine.run(source.total, pieces, () => Object.freeze({
+        url: href, size: source.total, bytesFetched: source.bytesFetched, requests: source.requests,
+        rangeRequests: source.ranges, retries,
+      }));
+    } catch (err) {
+      if (missing < 0) throw err;
+      if (retries === MAX_RETRIES) throw engine.fetchError(`${href}: the decoder still needs byte ${missing} after ${retries} more fetches`);
+    }
+    // The decoder read a byte the walk left out: fetch from there, and run it again.
+    try {
+      await source.need(missing, 1);
+    } catch (err) {
+      throw failed(err);
+    }
+    source.progress(true);
+  }
 }
