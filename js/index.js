@@ -166,10 +166,14 @@ class Engine {
     for (const [id, entry] of this.#shapeFns) this.#addToRegistry(id, entry);
   }
 
-  /** A fresh module in place of the current one, whose memory is dropped whole. */
+  /**
+   * A fresh module in place of the current one, whose memory is dropped whole. (Without a compiled
+   * module to instantiate, the engine goes on with the one it has.)
+   */
   #reset() {
     this.#stale = true; // until the new module is in
-    this.#install(this.#newModule());
+    const M = this.#newModule();
+    if (M) this.#install(M);
     this.#stale = false;
   }
 

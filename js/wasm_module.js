@@ -47,7 +47,7 @@ async function compileWasm(options) {
 /**
  * Loads the module with init's options (locateFile, wasmBinary, instantiateWasm, and anything else
  * the Emscripten factory takes). Returns the module and newModule(), which makes a fresh instance
- * synchronously.
+ * synchronously (null when init's own instantiateWasm hook did not hand over the compiled module).
  */
 export async function createModule(options) {
   let createOnnxShapes;
@@ -79,7 +79,7 @@ export async function createModule(options) {
   }
   const M = await Promise.race([createOnnxShapes(moduleArg), failure]);
   const newModule = () => {
-    if (!compiled) throw new Error('onnx-shapes: no compiled module to make a fresh instance of');
+    if (!compiled) return null; // an instantiateWasm hook that did not pass the module on
     const arg = { ...options };
     delete arg.locateFile;
     delete arg.wasmBinary;
