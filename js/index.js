@@ -464,12 +464,10 @@ class Engine {
   async inferShapesFromUrl(url, options) {
     const flags = optionFlags(options);
     // The walk, the fetches and the retries are in js/url_source.js; each run of the decoder is here.
-    return inferFromUrl(url, options, {
-      fetchError: (message, cause) => new ShapeInferenceError(message, { code: 'FETCH_ERROR', cause }),
-      run: (total, pieces, download) => this.#runStream('inferShapesFromUrl', flags, total, undefined,
-        (pos, dst, len) => pieces.copy(pos, this.#M.HEAPU8, dst, len), () => ({ download: download() })),
-    });
+    return inferFromUrl(url, options, (total, copy, download) => this.#runStream('inferShapesFromUrl', flags, total,
+      undefined, (pos, dst, len) => copy(pos, this.#M.HEAPU8, dst, len), () => ({ download: download() })));
   }
+
 
 
   /** The module Web Worker for inferShapesFromFile on a browser's main thread (lazily made, reused). */

@@ -12,6 +12,10 @@
 // A server that ignores Range (200 instead of 206) is read once from start to end: the walk keeps
 // the same pieces and drops the rest as it streams past, and the result says `rangeRequests: false`.
 
+const isNode = typeof process === 'object' && process?.versions?.node !== undefined;
+// The class js/index.js exports (in Node from errors.cjs, which the CommonJS entry shares).
+const { ShapeInferenceError } = (await (isNode ? import('./errors.cjs') : import('./errors.js'))).default;
+
 const SMALL = 64 * 1024;            // a field this small is fetched whole, without looking inside
 // What the decoder reads of a tensor payload (src/decode/decode.h): a raw_data of at most
 // OSI_NPB_MAX_KEPT_RAW bytes, and the first OSI_NPB_MAX_KEPT_ELEMS numbers of a packed list
@@ -123,13 +127,8 @@ export class Pieces {
 
 // Section - HTTP
 
-/** A failed or inconsistent HTTP exchange (a ShapeInferenceError FETCH_ERROR for the caller). */
-class FetchFailure extends Error {
-  constructor(message, cause) {
-    super(message, cause === undefined ? undefined : { cause });
-    this.name = 'FetchFailure';
-  }
-}
+/** A failed or inconsistent HTTP exchange: a ShapeInferenceError with code FETCH_ERROR. */
+const fetchFailure = (message, cause) => new ShapeInferenceError(message, { code: 'FETCH_ERROR', cause });
 
 /** "bytes a-b/total" -> { start, end (exclusive), total (null for *) }; "bytes *\/total" -> { total }; or null. */
 function contentRange(header) {
@@ -162,7 +161,7 @@ class Body {
       c = await this.reader.read();
     } catch (err) {
       if (err?.name === 'AbortError') throw err;
-      throw new FetchFailure(`${this.url}: the connection failed after byte ${this.pos} (${err?.message ?? err})`, err);
+      throw fetchFailure(`${this.url}: the connection failed after byte ${this.pos} (${err?.message ?? err})`, err);
     }
     if (c.done) {
       this.ended = true;
@@ -249,12 +248,12 @@ export class UrlReader {
       res = await this.fetchFn(this.url, { headers, signal: this.signal });
     } catch (err) {
       if (err?.name === 'AbortError') throw err;
-      throw new FetchFailure(`cannot fetch ${this.url}: ${err?.message ?? err}`, err);
+      throw fetchFailure(`cannot fetch ${this.url}: ${err?.message ?? err}`, err);
     }
     if (res.status === 200 || res.status === 206 || (res.status === 416 && range?.[0] === 0)) return res;
     await res.body?.cancel().catch(() => {});
     const what = range ? ` (bytes ${range[0]}-${range[1] - 1} of a file said to have ${this.total})` : '';
-    throw new FetchFailure(`${this.url}: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}${what}`);
+    throw fetchFailure(`${this.url}: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}${what}`);
   }
 
   /** The first request (bytes 0..MIN_WINDOW): the size, and whether the server honours Range. */
@@ -263,7 +262,7 @@ export class UrlReader {
     const cr = contentRange(res.headers.get('Content-Range'));
     if (res.status === 416) {
       // Nothing at byte 0: an empty file, if the server says so.
-      if (cr?.total !== 0) throw new FetchFailure(`${this.url}: HTTP 416 for its first bytes`);
+      if (cr?.total !== 0) throw fetchFailure(`${this.url}: HTTP 416 for its first bytes`);
       this.total = 0;
     } else if (res.status === 206 && cr === null) {
       // A cross-origin server that does not expose Content-Range: the size comes from a HEAD
@@ -275,7 +274,7 @@ export class UrlReader {
     } else if (res.status === 206) {
       if (cr.start !== 0 || cr.total === null || cr.end > cr.total || cr.end > MIN_WINDOW) {
         await res.body?.cancel().catch(() => {});
-        throw new FetchFailure(`${this.url}: asked for bytes 0-${MIN_WINDOW - 1}, the server answered Content-Range ${res.headers.get('Content-Range')}`);
+        throw fetchFailure(`${this.url}: asked for bytes 0-${MIN_WINDOW - 1}, the server answered Content-Range ${res.headers.get('Content-Range')}`);
       }
       this.total = cr.total;
       await this.take(res, 0, cr.end);
@@ -298,11 +297,11 @@ export class UrlReader {
       res = await this.fetchFn(this.url, { method: 'HEAD', headers: new Headers(this.headers ?? undefined), signal: this.signal });
     } catch (err) {
       if (err?.name === 'AbortError') throw err;
-      throw new FetchFailure(`cannot fetch ${this.url}: ${err?.message ?? err}`, err);
+      throw fetchFailure(`cannot fetch ${this.url}: ${err?.message ?? err}`, err);
     }
     const length = res.headers.get('Content-Length');
     if (!res.ok || length === null || !/^\d+$/.test(length)) {
-      throw new FetchFailure(`${this.url}: neither Content-Range nor a HEAD request tells the file's size (HTTP ${res.status})`);
+      throw fetchFailure(`${this.url}: neither Content-Range nor a HEAD request tells the file's size (HTTP ${res.status})`);
     }
     return Number(length);
   }
@@ -313,7 +312,7 @@ export class UrlReader {
     const bytes = await body.read(0, end - start);
     await body.cancel();
     if (bytes.length !== end - start) {
-      throw new FetchFailure(`${this.url}: the server sent ${bytes.length} bytes for bytes ${start}-${end - 1}`);
+      throw fetchFailure(`${this.url}: the server sent ${bytes.length} bytes for bytes ${start}-${end - 1}`);
     }
     this.pieces.add(start, bytes);
     this.lastEnd = end;
@@ -347,7 +346,7 @@ export class UrlReader {
       const cr = this.hiddenRanges ? { start: from, end: to, total: null } : contentRange(res.headers.get('Content-Range'));
       if (!cr || cr.start !== from || cr.end !== to || (cr.total !== null && cr.total !== this.total)) {
         await res.body?.cancel().catch(() => {});
-        throw new FetchFailure(`${this.url}: asked for bytes ${from}-${to - 1} of ${this.total}, `
+        throw fetchFailure(`${this.url}: asked for bytes ${from}-${to - 1} of ${this.total}, `
           + `the server answered Content-Range ${res.headers.get('Content-Range')}`);
       }
       await this.take(res, from, to);
@@ -357,7 +356,7 @@ export class UrlReader {
       const body = new Body(this.url, res, this.counted);
       const bytes = await body.read(from, to - from);
       await body.cancel();
-      if (bytes.length !== to - from) throw new FetchFailure(`${this.url}: the file ends at byte ${from + bytes.length}, before byte ${to}`);
+      if (bytes.length !== to - from) throw fetchFailure(`${this.url}: the file ends at byte ${from + bytes.length}, before byte ${to}`);
       this.pieces.add(from, bytes);
       this.lastEnd = to;
     }
@@ -382,7 +381,7 @@ export class UrlReader {
     if (bytes.length === to - from) return true;
     // The end of the body: now the size is known, and it must be what the server said.
     if (this.total !== null && this.total !== b.pos) {
-      throw new FetchFailure(`${this.url}: the body ends at byte ${b.pos}, but the server said the file has ${this.total}`);
+      throw fetchFailure(`${this.url}: the body ends at byte ${b.pos}, but the server said the file has ${this.total}`);
     }
     this.total = b.pos;
     return false;
@@ -479,60 +478,79 @@ export async function fetchModel(url, options) {
 
 // Section - Inference from a URL
 
-const isNode = typeof process === 'object' && process?.versions?.node !== undefined;
-
-/**
- * engine.inferShapesFromUrl: fetches what the decoder reads of the model at `url`, then has it run
- * on those pieces, `engine.run(total, pieces, download)`, where pieces.copy(pos, heap, at, len)
- * gives the decoder its bytes (0 for a byte not fetched: the run then fails, that range is
- * fetched, and it runs again). `engine.fetchError(message, cause)` makes the FETCH_ERROR to throw.
- */
-export async function inferFromUrl(url, options, engine) {
-  const { headers, signal, fetch: fetchFn, onProgress } = options ?? {};
-  if (typeof url !== 'string' && !(url instanceof URL)) throw new TypeError('onnx-shapes: inferShapesFromUrl needs a URL (string or URL)');
+/** The URL as an absolute one (relative to the page in browsers), after checking the options. */
+function resolveUrl(url, options) {
+  const { fetch: fetchFn } = options ?? {};
+  if (typeof url !== 'string' && !(url instanceof URL)) throw new TypeError('onnx-shapes: a model URL must be a string or URL');
   if (fetchFn !== undefined && typeof fetchFn !== 'function') throw new TypeError('onnx-shapes: options.fetch must be a function');
-  if (fetchFn === undefined && typeof fetch !== 'function') throw new TypeError('onnx-shapes: inferShapesFromUrl needs fetch (Node >= 18 or a browser)');
+  if (fetchFn === undefined && typeof fetch !== 'function') throw new TypeError('onnx-shapes: fetching a model needs fetch (Node >= 18 or a browser)');
   const base = isNode ? undefined : globalThis.location?.href;
-  let href;
   try {
-    href = new URL(url, base).href; // in Node, a URL must be absolute
+    return new URL(url, base).href; // in Node, a URL must be absolute
   } catch {
     throw new TypeError(`onnx-shapes: not a URL${base ? '' : ' (an absolute one is needed here)'}: ${url}`);
   }
-  const failed = (err) => (err instanceof FetchFailure ? engine.fetchError(err.message, err.cause) : err);
-  let source;
-  try {
-    source = await fetchModel(href, { fetch: fetchFn, headers, signal, onProgress, _walk: options?._walk });
-  } catch (err) {
-    throw failed(err);
-  }
+}
+
+const readerOptions = (options) => ({
+  fetch: options?.fetch, headers: options?.headers, signal: options?.signal, onProgress: options?.onProgress,
+  _walk: options?._walk,
+});
+
+const downloadInfo = (href, r, retries) => Object.freeze({
+  url: href, size: r.total, bytesFetched: r.bytesFetched, requests: r.requests, rangeRequests: r.ranges, retries,
+});
+
+/**
+ * The bytes of the model at `url` that the streaming decoder reads, fetched (see above), as a
+ * synchronous random-access source: { size, read(pos, len), download } for
+ * engine.inferShapesFromSource() and for readers of the same messages (the demo page's scanner).
+ * read() returns the bytes at `pos` up to `len` or the end of their piece; a byte that was not
+ * fetched (a weight payload) throws. `download` is what result.download says for inferShapesFromUrl.
+ * Options: headers, signal, fetch, onProgress(bytesFetched, fileSize).
+ */
+export async function fetchModelSource(url, options) {
+  const href = resolveUrl(url, options);
+  const r = await fetchModel(href, readerOptions(options));
+  return {
+    size: r.total,
+    download: downloadInfo(href, r, 0),
+    read(pos, len) {
+      const out = new Uint8Array(Math.max(0, Math.min(len, r.total - pos)));
+      const n = out.length ? r.pieces.copy(pos, out, 0, out.length) : 0;
+      if (n === 0 && out.length) throw new Error(`onnx-shapes: byte ${pos} of ${href} was not fetched`);
+      return out.subarray(0, n);
+    },
+  };
+}
+
+/**
+ * engine.inferShapesFromUrl: fetches what the decoder reads of the model at `url`, then
+ * `run(total, copy, download)` runs the decoder on those pieces, where copy(pos, heap, at, len)
+ * gives it its bytes. A byte that was not fetched fails that run: its range is fetched, and the
+ * decoder runs again (at most MAX_RETRIES times).
+ */
+export async function inferFromUrl(url, options, run) {
+  const href = resolveUrl(url, options);
+  const r = await fetchModel(href, readerOptions(options));
   for (let retries = 0; ; retries++) {
     let missing = -1;
-    const pieces = {
-      copy(pos, heap, at, len) {
-        const n = source.pieces.copy(pos, heap, at, len);
-        if (n === 0) {
-          missing = pos;
-          throw new Error(`byte ${pos} was not fetched`);
-        }
-        return n;
-      },
+    const copy = (pos, heap, at, len) => {
+      const n = r.pieces.copy(pos, heap, at, len);
+      if (n === 0) {
+        missing = pos;
+        throw new Error(`byte ${pos} was not fetched`);
+      }
+      return n;
     };
     try {
-      return engine.run(source.total, pieces, () => Object.freeze({
-        url: href, size: source.total, bytesFetched: source.bytesFetched, requests: source.requests,
-        rangeRequests: source.ranges, retries,
-      }));
+      return run(r.total, copy, () => downloadInfo(href, r, retries));
     } catch (err) {
       if (missing < 0) throw err;
-      if (retries === MAX_RETRIES) throw engine.fetchError(`${href}: the decoder still needs byte ${missing} after ${retries} more fetches`);
+      if (retries === MAX_RETRIES) throw fetchFailure(`${href}: the decoder still needs byte ${missing} after ${retries} more fetches`);
     }
     // The decoder read a byte the walk left out: fetch from there, and run it again.
-    try {
-      await source.need(missing, 1);
-    } catch (err) {
-      throw failed(err);
-    }
-    source.progress(true);
+    await r.need(missing, 1);
+    r.progress(true);
   }
 }

@@ -10,7 +10,7 @@
 //                  {type: 'model', id, bytes}
 //                  {type: 'graph', id, json}                (layout_worker.js reads it)
 import { init } from '../../js/index.js';
-import { urlSourceSync } from '../../js/url_source.js';
+import { fetchModelSource } from '../../js/url_source.js';
 import { scanModel } from './model_scan.js';
 
 const now = () => performance.timeOrigin + performance.now(); // comparable across threads
@@ -138,17 +138,20 @@ async function infer({ id, file, bytes, url, name }) {
   let fetched = null;
   const options = { events: true };
   if (url) {
-    // Range requests for the graph, never the weights (js/url_source.js).
+    // Range requests for what the decoder reads, never the weights (js/url_source.js, the same
+    // fetching as engine.inferShapesFromUrl); the scanner reads the same messages.
     streamed = true;
+    post({ type: 'progress', id, phase: 'read', fraction: null });
+    const source = await fetchModelSource(url); // absolute (the page resolves it)
     post({ type: 'progress', id, phase: 'infer', fraction: 0 });
-    const source = urlSourceSync(url); // absolute (the page resolves it)
     result = eng.inferShapesFromSource(source, {
       ...options,
       onProgress: (a, b) => post({ type: 'progress', id, phase: 'infer', fraction: progressFraction(a, b) }),
     });
     tScan = now();
     try { model = scanModel(source); } catch { model = null; }
-    fetched = { size: source.size, ...source.stats };
+    const d = source.download;
+    fetched = { size: d.size, requests: d.requests, bytes: d.bytesFetched, ranged: d.rangeRequests };
   } else if (file && typeof eng.inferShapesFromFile === 'function') {
     // Streaming engine (issue 4/7): the file never has to be in memory at once.
     streamed = true;
