@@ -416,7 +416,8 @@ export interface ByteSource {
 
 /**
  * A loaded wasm module. Its calls are synchronous and run one at a time: while one runs, a shape
- * function or onProgress callback that calls inferShapes, inferShapesFromPath, toModel,
+ * function or onProgress callback that calls inferShapes, inferShapesFromPath, inferShapesFromSource
+ * (and the decoding of inferShapesFromUrl or, in a worker, inferShapesFromFile), toModel,
  * registerShapeFunction or clearShapeFunctions of the same engine gets a ShapeInferenceError with
  * code 'REENTRANT_CALL' (getShape and version may be called). After a call that left the wasm
  * memory more than 64 MiB bigger than a fresh module's, the engine replaces the module with a
