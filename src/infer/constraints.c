@@ -428,8 +428,10 @@ static int cmp_lhs(const void *a, const void *b) {
 
 static int by_lhs_init(ByLhs *b, const OsiConstraintList *l) {
   b->count = 0;
-  b->items = l->count ? malloc((size_t)l->count * sizeof *b->items) : NULL;
-  if (l->count && !b->items) return 0;
+  b->items = NULL;
+  if (!l->count) return 1; /* memcpy and qsort take no NULL, even for 0 items */
+  b->items = malloc((size_t)l->count * sizeof *b->items);
+  if (!b->items) return 0;
   memcpy(b->items, l->items, (size_t)l->count * sizeof *b->items);
   b->count = l->count;
   qsort(b->items, (size_t)b->count, sizeof *b->items, cmp_lhs);

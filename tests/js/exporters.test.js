@@ -65,7 +65,7 @@ describe('exporter patterns against onnxruntime', () => {
 
   test.each(MODELS)('%s: every inferred dim equals the runtime size', (name) => {
     const m = byName(name);
-    expect(m.values).toBeGreaterThan(10);
+    expect(m.values).toBeGreaterThanOrEqual(8); // the smallest, scale_resize, has eight computed values
     expect(m.details.wrong).toEqual([]);
     expect(m.constraintViolations).toEqual([]);
     // A declared output label never stands where the engine computed the size.

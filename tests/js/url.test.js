@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { init, inferShapesFromUrl, ShapeInferenceError } from '../../js/index.js';
 import { model } from './onnx_builder.js';
-import { backendModels, describeWithBackend } from './helpers.js';
+import { backendModels } from './helpers.js';
 import { matmulChain, writePieces } from './big_model.js';
 
 const GiB = 2 ** 30;
@@ -342,7 +342,7 @@ describe('failures are ShapeInferenceErrors with a code', () => {
   });
 });
 
-describeWithBackend('backend models over HTTP: the same result as from their bytes, nothing fetched twice', () => {
+describe('backend models over HTTP: the same result as from their bytes, nothing fetched twice', () => {
   let s;
   beforeAll(async () => {
     for (const m of backendModels()) writeFileSync(join(dir, m.name.replace(/\//g, '_')), readFileSync(m.path));
