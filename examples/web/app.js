@@ -1,11 +1,11 @@
 // onnx-shapes demo page: loads a model into the worker (worker.js), then shows every value with its
 // symbolic shape (virtualised table), the model's symbols with size bindings and memory figures,
 // diagnostics, constraints, and a "Why this shape" panel per value. No dependencies.
-import { evalDim, parseBindings, printSymbol, symbolsOf, tokenize } from '../../js/expr.js';
+import { bindDefinitions, evalDim, parseBindings, printSymbol, symbolsThrough, tokenize } from '../../js/expr.js';
 import { $, esc, now, fmtInt, ELEM_BYTES, fmtBytes, hue, assignHues, sideValue } from './page_util.js';
 import { state, ROW_H, OVERSCAN, typeText, innerTensor, brokenNode, shapeCache, shapeHTML, shapeText, KIND_SHORT, KIND_LABEL, isBroken } from './page_data.js';
 import { whyHTML } from './why.js';
-import { renderSummary, renderSymbols, renderMemory, renderDiagnostics, renderConstraints, updateSymbolPlaceholders } from './panels.js';
+import { renderSummary, renderSymbols, renderMemory, renderDiagnostics, renderConstraints, renderDefinitions, updateSymbolPlaceholders } from './panels.js';
 import { createGraphView } from './graph_view.js';
 
 // Section - Worker
@@ -317,7 +317,8 @@ function showModel(msg, displayName, size) {
       if (dims) {
         for (const d of dims) {
           if (typeof d !== 'string') continue;
-          for (const s of symbolsOf(d)) if (!syms.includes(s)) syms.push(s);
+          // a named size (result.definitions) stands for the symbols of its definition
+          for (const s of symbolsThrough(d, result.definitions)) if (!syms.includes(s)) syms.push(s);
         }
       }
       symsByShape.set(shapeKey, syms); // shared by every row of this shape: read-only
@@ -388,6 +389,7 @@ function showModel(msg, displayName, size) {
   renderSymbols();
   renderDiagnostics();
   renderConstraints();
+  renderDefinitions();
   applyView();
   graphView.reset(result);
   if (state.tab === 'graph') graphView.show();
@@ -428,8 +430,12 @@ function showInGraph(key) {
 // Section - Bindings and sizes
 
 function recomputeBindings() {
-  // Derive unbound symbols from equality constraints `sym = expr` whose other side evaluates.
-  const eff = new Map(state.env);
+  // Derive unbound symbols from equality constraints `sym = expr` whose other side evaluates; the
+  // result's named sizes (definitions) are evaluated from the sizes known at each pass.
+  const base = new Map(state.env);
+  const defs = state.result?.definitions || [];
+  const names = new Set(defs.map((d) => d.name));
+  let eff = bindDefinitions(base, defs);
   const derived = new Map();
   const equal = state.result?.constraints?.equal || [];
   for (let pass = 0; pass < 8; pass++) {
@@ -439,10 +445,11 @@ function recomputeBindings() {
         if (typeof x !== 'string') continue;
         let toks;
         try { toks = tokenize(x); } catch { continue; }
-        if (toks.length !== 1 || toks[0].t !== 'sym' || eff.has(toks[0].v)) continue;
+        if (toks.length !== 1 || toks[0].t !== 'sym' || eff.has(toks[0].v) || names.has(toks[0].v)) continue;
         const v = sideValue(y, eff);
         if (v !== null && Number.isFinite(v)) {
-          eff.set(toks[0].v, v);
+          base.set(toks[0].v, v);
+          eff = bindDefinitions(base, defs);
           derived.set(toks[0].v, { value: v, from: String(y) });
           changed = true;
         }
@@ -450,6 +457,7 @@ function recomputeBindings() {
     }
     if (!changed) break;
   }
+  for (const [k, v] of eff) if (v === null) eff.delete(k); // a name whose symbols have no size yet
   state.derived = derived;
   state.effective = eff;
   computeSizes();
@@ -720,6 +728,7 @@ function bindingsChanged({ rerenderSymbols = true } = {}) {
   if (!state.effective.size && state.mode !== 'symbolic') setMode('symbolic', false);
   if (rerenderSymbols) renderSymbols(); else { updateSymbolPlaceholders(); renderMemory(); }
   renderConstraints();
+  renderDefinitions();
   if ($('bindings-text') !== document.activeElement) {
     $('bindings-text').value = [...state.env].map(([k, v]) => `${printSymbol(k)}=${v}`).join(', ');
   }

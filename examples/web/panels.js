@@ -1,5 +1,5 @@
 // The side panels of the demo page: model summary, symbols and sizes, memory, diagnostics (with
-// the first broken node), constraints.
+// the first broken node), constraints, named sizes.
 import { $, esc, now, fmtInt, fmtBytes, symChip, exprHTML } from './page_util.js';
 import { state, ioAt, memoryFigures, DIAG_LEVEL, constraintHTML } from './page_data.js';
 
@@ -136,6 +136,28 @@ export function renderConstraints() {
     ? `<p class="hint">Declared output labels, shown as the size they name: ${labels.slice(0, 200).map(([l, e]) => `<code>${exprHTML(l)} = ${exprHTML(e)}</code>`).join(', ')}</p>` : '';
   $('constraints').innerHTML = `<ul class="constraint-list">${list.join('')}</ul>${labelsHTML}
     <p class="hint">Equalities come from ops that need two dims to match (Add, Concat, MatMul…) and from declared output names; “≤” bounds come from data-dependent sizes.</p>`;
+}
+
+/**
+ * The result's named sizes (result.definitions: floor_1 = Floor(...), size_2 = ...), in order, each
+ * with its value at the current sizes; the dims use the names.
+ */
+export function renderDefinitions() {
+  const defs = state.result.definitions || [];
+  $('definitions-card').hidden = !defs.length;
+  $('definitions-count').textContent = defs.length ? fmtInt(defs.length) : '';
+  if (!defs.length) {
+    $('definitions').innerHTML = '';
+    return;
+  }
+  const env = state.effective;
+  const list = defs.slice(0, 500).map(({ name, expr }) => {
+    const v = env.get(name);
+    const value = typeof v === 'number' || typeof v === 'bigint' ? ` <span class="check ok" title="at these sizes">= ${v}</span>` : '';
+    return `<li data-definition="${esc(name)}"><code class="expr-line">${exprHTML(name)} <span class="rel">=</span> ${exprHTML(expr)}</code>${value}</li>`;
+  });
+  $('definitions').innerHTML = `<ul class="constraint-list">${list.join('')}</ul>
+    <p class="hint">Sizes computed in float, and parts that long dims repeat, are named; the shapes use the names.</p>`;
 }
 
 /** The size a field-less symbol has now: bound in the text field, or derived. */

@@ -1,6 +1,6 @@
 // The "why this shape" panel: a value's producer, the event log of how its shape came to be, its
 // declared shape and verdict, its symbols with their constraints, diagnostics and readers.
-import { printSymbol, symbolsOf, tokenize } from '../../js/expr.js';
+import { printSymbol, symbolsOf, symbolsThrough, tokenize } from '../../js/expr.js';
 import { esc, fmtInt, fmtBytes, hue, symChip, exprHTML } from './page_util.js';
 import { state, nodeIO, ioAt, consumersOf, KIND_SHORT, KIND_LABEL, DIAG_LEVEL, nodeAt, constraintHTML, valueLink, typeLine } from './page_data.js';
 
@@ -201,7 +201,7 @@ export function whyHTML(name) {
   // Symbols: where each comes from, constraints and renames that mention them.
   if (r.syms.length) {
     const c = result.constraints || {};
-    const mentions = (side) => typeof side === 'string' && symbolsOf(side).some((s) => r.syms.includes(s));
+    const mentions = (side) => typeof side === 'string' && symbolsThrough(side, result.definitions).some((s) => r.syms.includes(s));
     const eq = (c.equal || []).filter(([a, b]) => mentions(a) || mentions(b)).slice(0, 50);
     const le = (c.lessEqual || []).filter(([a, b]) => mentions(a) || mentions(b)).slice(0, 50);
     const symEv = symbolEvents(r.syms, events || []);

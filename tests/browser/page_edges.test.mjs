@@ -1,9 +1,10 @@
 // Rough edges of the demo page that a new user hit, each checked in headless Chromium: a
 // diagnostic's "show" link names a value of the node it is about, a file that fails to load
 // leaves the model on screen, long shapes are readable whole, only graph-input symbols get a size
-// field, and a 100k-node model with 10k diagnostics shows its table within 5 s of inference.
+// field, a size computed in float shows as a named size whose value the bindings give, and a
+// 100k-node model with 10k diagnostics shows its table within 5 s of inference.
 import assert from 'node:assert/strict';
-import { model, attr } from '../js/onnx_builder.js';
+import { model, attr, tensor } from '../js/onnx_builder.js';
 import { test, ctx, waitReady, row, openPage } from './harness.mjs';
 
 const upload = (page, name, bytes) => page.setInputFiles('#file-input', { name, mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
@@ -138,6 +139,53 @@ test('only symbols of the graph inputs get a size field; others are listed witho
   await page.fill('#bindings-text', `batch=2, ${other}=5`);
   await page.press('#bindings-text', 'Enter');
   assert.deepEqual((await row(page, 'idx')).dims, ['2', '5']);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a size computed in float is a named size: listed with its definition, evaluated by the bindings', async () => {
+  // y = ConstantOfShape([Floor(1.5*h), Floor(1.5*h)+w]), computed in float as exporters do.
+  const bytes = model({
+    opset: 17,
+    inputs: [{ name: 'x', elemType: 'float', dims: ['h', 'w'] }],
+    outputs: ['y'],
+    initializers: [
+      tensor({ name: 'i0', elemType: 'int64', dims: [], int64Data: [0] }),
+      tensor({ name: 'i1', elemType: 'int64', dims: [1], int64Data: [1] }),
+      tensor({ name: 'k', elemType: 'float', dims: [], floatData: [1.5] }),
+      tensor({ name: 'ax', elemType: 'int64', dims: [1], int64Data: [0] }),
+    ],
+    nodes: [
+      { op: 'Shape', inputs: ['x'], outputs: ['s'] },
+      { op: 'Gather', inputs: ['s', 'i0'], outputs: ['hs'] },
+      { op: 'Gather', inputs: ['s', 'i1'], outputs: ['ws'] },
+      { op: 'Cast', inputs: ['hs'], outputs: ['hf'], attrs: { to: 1 } },
+      { op: 'Mul', inputs: ['hf', 'k'], outputs: ['m'] },
+      { op: 'Floor', inputs: ['m'], outputs: ['f'] },
+      { op: 'Cast', inputs: ['f'], outputs: ['fi'], attrs: { to: 7 } },
+      { op: 'Unsqueeze', inputs: ['fi', 'ax'], outputs: ['fi1'] },
+      { op: 'Add', inputs: ['fi1', 'ws'], outputs: ['fw'] },
+      { op: 'Concat', inputs: ['fi1', 'fw'], outputs: ['shape'], attrs: { axis: 0 } },
+      { op: 'ConstantOfShape', inputs: ['shape'], outputs: ['y'] },
+    ],
+  });
+  const page = await openPage();
+  await upload(page, 'float_size.onnx', bytes);
+  await waitReady(page, 'float_size.onnx');
+  assert.equal(await page.isVisible('#definitions-card'), true, 'the named sizes are listed');
+  const defs = await page.$$eval('#definitions li', (els) => els.map((e) => ({ name: e.dataset.definition, text: e.textContent })));
+  const floor = defs.find((d) => /Floor\(/.test(d.text));
+  assert.ok(floor && /^floor_\d+$/.test(floor.name), `a floor_N definition: ${JSON.stringify(defs)}`);
+  const y = await row(page, 'y');
+  assert.equal(y.dims[0], floor.name, 'the dim shows the name');
+  // only the graph symbols get a size field, not the names
+  const fields = await page.$$eval('#symbols input[data-sym]', (els) => els.map((e) => e.dataset.sym));
+  assert.deepEqual(fields.sort(), ['h', 'w']);
+  // bound sizes evaluate through the definition: Floor(1.5*7) = 10, 10 + 3 = 13 (by hand)
+  await page.fill('#bindings-text', 'h=7, w=3');
+  await page.press('#bindings-text', 'Enter');
+  assert.deepEqual((await row(page, 'y')).dims, ['10', '13']);
+  assert.match(await page.textContent(`#definitions li[data-definition="${floor.name}"]`), /= 10\s*$/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
