@@ -126,7 +126,9 @@ OSI_API const char *osi_result_error_node(const OsiResult *self);
 /**
  * The whole result as UTF-8 JSON (documented in js/index.d.ts):
  * {"values":{name:type,...},"producers":{name:nodeIndex},"nodes":[...],
- *  "diagnostics":[...]}. "" when the status is not OSI_OK.
+ *  "diagnostics":[...],...,"definitions":[{"name":..,"expr":..},...]}:
+ * dims, contents and constraints print the named sizes of "definitions"
+ * (README "Named sizes"). "" when the status is not OSI_OK.
  */
 OSI_API const char *osi_result_json(OsiResult *self);
 /**
