@@ -249,7 +249,7 @@ static int shorten_once(OsiExprStore *s, Scratch *w, const OsiExpr *roots, size_
     for (uint32_t i = 0; i < nd->n; i++) visit(w, expr_args(s, e)[i]);
   }
   /* occurrences, parents first (a subterm has a smaller id) */
-  qsort(w->list, w->nlist, sizeof *w->list, by_id_desc);
+  if (w->nlist) qsort(w->list, w->nlist, sizeof *w->list, by_id_desc); /* no NULL, even for 0 */
   for (uint32_t i = 0; i < w->nlist; i++) w->inflow[w->list[i]] = 0;
   for (uint32_t i = 0; i < w->nlist; i++) {
     OsiExpr e = w->list[i];
@@ -286,7 +286,7 @@ static void sort_defs(ExprNaming *nm) {
     free(nm->names[i]);
     nm->names[i] = NULL;
   }
-  qsort(nm->defs, nm->ndefs, sizeof *nm->defs, by_id_asc);
+  if (nm->ndefs) qsort(nm->defs, nm->ndefs, sizeof *nm->defs, by_id_asc); /* defs may be NULL */
   for (uint32_t i = 0; i < nm->ndefs; i++) nm->def_of[nm->defs[i]] = i + 1;
 }
 
@@ -378,7 +378,7 @@ int osi_expr_name_sizes(OsiExprStore *s, const OsiExpr *roots, size_t n) {
   uint64_t counter = 0;
   /* (a) the float atoms of the texts, however deep, in id order */
   reach_all(s, &w, roots, n);
-  qsort(w.list, w.nlist, sizeof *w.list, by_id_asc);
+  if (w.nlist) qsort(w.list, w.nlist, sizeof *w.list, by_id_asc);
   for (uint32_t i = 0, named = 0; i < w.nlist && named < NAME_FLOAT_MAX; i++)
     if (expr_kind(s, w.list[i]) == EK_FTOINT) {
       if (!add_def(s, w.list[i], &counter)) goto done;
