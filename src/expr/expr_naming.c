@@ -384,10 +384,22 @@ int osi_expr_name_sizes(OsiExprStore *s, const OsiExpr *roots, size_t n) {
       if (!add_def(s, w.list[i], &counter)) goto done;
       named++;
     }
-  /* (b) the subterms that shorten the long texts most */
+  /* (b) the subterms that shorten the long texts most; a name only
+   * shortens what prints it, so the texts long now are the only ones to
+   * look at again */
   s->naming_on = 1;
-  for (int step = 0; step < NAME_SHORTEN_MAX && shorten_once(s, &w, roots, n, &counter); step++) {
+  size_t nlong = 0;
+  OsiExpr *longs = malloc((n + 1) * sizeof *longs);
+  if (!longs) goto done;
+  for (size_t i = 0; i < n; i++)
+    if (roots[i] && roots[i] < cap && named_len(s, roots[i]) > NAME_LONG) longs[nlong++] = roots[i];
+  for (int step = 0; step < NAME_SHORTEN_MAX && shorten_once(s, &w, longs, nlong, &counter); step++) {
+    size_t k = 0;
+    for (size_t i = 0; i < nlong; i++)
+      if (!nm->def_of[longs[i]] && named_len(s, longs[i]) > NAME_LONG) longs[k++] = longs[i];
+    nlong = k;
   }
+  free(longs);
   sort_defs(nm);
   drop_unused(s, &w, roots, n);
   ok = renumber(s);
