@@ -101,6 +101,9 @@ function readability(result) {
       if (!r.longest || d.length > r.longest.length) r.longest = { value: name, length: d.length, dim: d };
     }
   }
+  // The named sizes those dims print (result.definitions): how many, and the longest definition.
+  r.definitions = result.definitions.length;
+  r.longestDefinition = result.definitions.reduce((n, d) => Math.max(n, d.name.length + 3 + d.expr.length), 0);
   return r;
 }
 
@@ -413,6 +416,8 @@ function totals(models) {
     over80: rd.reduce((a, r) => a + r.over80, 0), over200: rd.reduce((a, r) => a + r.over200, 0),
     longest: models.reduce((best, m) => (m.readability.longest && (!best || m.readability.longest.length > best.length)
       ? { model: m.name, ...m.readability.longest } : best), null),
+    definitions: rd.reduce((a, r) => a + r.definitions, 0),
+    longestDefinition: rd.reduce((a, r) => Math.max(a, r.longestDefinition), 0),
   };
   t.readability.over80Percent = pct(t.readability.over80, t.readability.symbolic);
   // The gap by pattern: values, distinct root nodes, models.
@@ -521,7 +526,8 @@ export function formatReport(report, { verbose = false } = {}) {
   const r = t.readability;
   lines.push(`readability: ${r.symbolic} symbolic dims, ${r.plusMinus} print '+-', ${r.over80} over 80 chars ` +
     `(${pctStr(r.over80, r.symbolic)}), ${r.over200} over 200; longest ${r.longest?.length ?? 0} ` +
-    `(${r.longest?.model} ${r.longest?.value})`);
+    `(${r.longest?.model} ${r.longest?.value}); ${r.definitions} named sizes, the longest 'name = expr' ` +
+    `${r.longestDefinition} characters`);
   if (t.patterns.length) {
     lines.push('gap by pattern of the first node that loses each value (each unresolved / wrong value once):');
     for (const p of t.patterns) {
