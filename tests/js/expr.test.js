@@ -1,5 +1,5 @@
 // js/expr.js: the dim expression evaluator shares the C engine's grammar and Python semantics.
-import { evalDim, evaluateDim, symbolsOf } from '../../js/expr.js';
+import { bindDefinitions, evalDim, evaluateDim, expandDefinitions, symbolsOf, symbolsThrough } from '../../js/expr.js';
 
 test('Python floor division and modulo', () => {
   expect(evaluateDim('-7//2', {})).toBe(-4);
@@ -55,5 +55,39 @@ describe('evalDim on the forms the engine prints', () => {
     expect(() => evalDim('N//(seq-3)', env)).toThrow(RangeError);
     expect(() => evalDim('N+', env)).toThrow(SyntaxError);
     expect(symbolsOf("Max(a,'b c')+CeilDiv(d,2)")).toEqual(['a', 'b c', 'd']);
+  });
+});
+
+// A result's named sizes: each definition over the symbols and earlier names (values by hand).
+describe('definitions', () => {
+  const defs = [
+    { name: 'floor_1', expr: 'Floor(1.5*h)' },
+    { name: 'size_2', expr: "CeilDiv(floor_1,32)*'w x'" },
+    { name: 'size_3', expr: 'Broadcast(size_2,n)' },
+  ];
+
+  test('evaluated in order, each from the bindings and earlier names', () => {
+    // h = 97: Floor(145.5) = 145; CeilDiv(145, 32) = 5; times 'w x' = 3: 15
+    expect(evaluateDim('size_2+1', { h: 97, 'w x': 3 }, defs)).toBe(16);
+    expect(evaluateDim('2*floor_1', new Map([['h', 97]]), defs)).toBe(290);
+    const env = bindDefinitions({ h: 97, 'w x': 3 }, defs);
+    expect(env).toEqual({ h: 97, 'w x': 3, floor_1: 145, size_2: 15, size_3: null });
+    expect(bindDefinitions(new Map([['h', 2]]), defs).get('floor_1')).toBe(3);
+  });
+
+  test('an unbound symbol or an undefined definition leaves the name unbound, not a guess', () => {
+    expect(evaluateDim('floor_1', { w: 3 }, defs)).toBe(null);
+    // Broadcast(15, 4) has no value: size_3 is null, and so is a dim that uses it
+    expect(evaluateDim('size_3', { h: 97, 'w x': 3, n: 4 }, defs)).toBe(null);
+    expect(evaluateDim('size_3', { h: 97, 'w x': 3, n: 1 }, defs)).toBe(15);
+  });
+
+  test('names expanded to their definitions give the same value; symbols through the names', () => {
+    const text = expandDefinitions('size_2-floor_1', defs);
+    expect(text).toBe("(CeilDiv((Floor(1.5*h)),32)*'w x')-(Floor(1.5*h))");
+    expect(evaluateDim(text, { h: 97, 'w x': 3 })).toBe(15 - 145);
+    expect(symbolsThrough('size_3+k', defs)).toEqual(['h', 'w x', 'n', 'k']);
+    expect(symbolsThrough('floor_1', [])).toEqual(['floor_1']);
+    expect(expandDefinitions(7, defs)).toBe(7);
   });
 });
