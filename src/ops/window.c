@@ -126,6 +126,22 @@ OsiExpr osi_window_dim(OsiExprStore *s, OsiExpr in, const OsiSpatial *sp, int i)
   return out;
 }
 
+/* snprintf(buf, cap, "%s window along spatial dim %d", op, i) for i >= 0,
+ * truncated alike, without snprintf: it runs for every window of every
+ * node, and the text is read only if the requirement is kept or broken. */
+static const char *window_rule(char *buf, size_t cap, const char *op, int i) {
+  char digits[16];
+  int nd = 0;
+  do digits[nd++] = (char)('0' + i % 10);
+  while ((i /= 10) > 0 && nd < (int)sizeof digits);
+  size_t at = 0;
+  for (const char *p = op; *p && at + 1 < cap; p++) buf[at++] = *p;
+  for (const char *p = " window along spatial dim "; *p && at + 1 < cap; p++) buf[at++] = *p;
+  while (nd > 0 && at + 1 < cap) buf[at++] = digits[--nd];
+  buf[at] = '\0';
+  return buf;
+}
+
 OsiStatus osi_window_require_fit(OsiOpCtx *ctx, int x_in, int d, const OsiSpatial *sp, int i, int conv) {
   OsiExprStore *s = osi_op_exprs(ctx);
   const OsiType *x = osi_in_ranked(ctx, x_in);
@@ -148,7 +164,7 @@ OsiStatus osi_window_require_fit(OsiOpCtx *ctx, int x_in, int d, const OsiSpatia
   const char *what = conv ? (valid ? "the dilated kernel less stride - 1" : "the dilated kernel less the pads")
                           : "the dilated kernel less the pads and a stride";
   char rule[96];
-  snprintf(rule, sizeof rule, "%s window along spatial dim %d", osi_op_type(ctx), i);
+  window_rule(rule, sizeof rule, osi_op_type(ctx), i);
   return osi_op_require_le(ctx, rule, least, OSI_WHAT(what), x->dims[d], OSI_DIM(x_in, d));
 }
 
@@ -166,14 +182,17 @@ static OsiStatus check_conv_inputs(OsiOpCtx *ctx, int x_in, int w_in, int b_in, 
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s has rank %d where %s has rank %d; they must be equal",
                        osi_op_input_label(ctx, w_in, wl, sizeof wl), w->rank,
                        osi_op_input_label(ctx, x_in, xl, sizeof xl), x->rank);
-  snprintf(what, sizeof what, "dim 1 of %s times group %lld", osi_op_input_label(ctx, w_in, wl, sizeof wl), (long long)*group);
-  OsiStatus st = osi_op_require_eq(ctx, "Conv channels", x->dims[1], OSI_DIM(x_in, 1),
-                                   osi_expr_mul(s, w->dims[1], osi_expr_const(s, *group)), OSI_WHAT(what));
-  if (st != OSI_OK) return st;
+  OsiExpr channels = osi_expr_mul(s, w->dims[1], osi_expr_const(s, *group));
+  OsiStatus st = OSI_OK;
+  if (channels != x->dims[1]) { /* (one expression: the requirement holds, its text is not needed) */
+    snprintf(what, sizeof what, "dim 1 of %s times group %lld", osi_op_input_label(ctx, w_in, wl, sizeof wl), (long long)*group);
+    st = osi_op_require_eq(ctx, "Conv channels", x->dims[1], OSI_DIM(x_in, 1), channels, OSI_WHAT(what));
+    if (st != OSI_OK) return st;
+  }
   int64_t m;
   if (osi_expr_is_const(s, w->dims[0], &m) && m % *group != 0)
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Conv: the %lld output channels (dim 0 of %s) are not a multiple of group %lld",
-                       (long long)m, wl, (long long)*group);
+                       (long long)m, osi_op_input_label(ctx, w_in, wl, sizeof wl), (long long)*group);
   const int64_t *k;
   int nk = osi_attr_ints(ctx, "kernel_shape", &k);
   for (int i = 0; i < nk && nk == w->rank - 2; i++) {
