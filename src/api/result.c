@@ -624,10 +624,7 @@ static void render_packed_named(OsiResult *r) {
   int32_t *table = row_refs + n, *node_ops = table + cap;
   OsiGraphView view = graph_view(r, sub_keys, 1);
 
-  for (int i = 0; i < n_names; i++) {
-    producers[i] = root->order[i]->producer < 0 ? -1 : root->order[i]->producer;
-    type_of[i] = -1;
-  }
+  for (int i = 0; i < n_names; i++) type_of[i] = -1;
   memset(table, 0, cap * sizeof *table);
   unsigned seen = 0;
   /* Values share type objects (an op's output often is its input's type):
@@ -636,32 +633,48 @@ static void render_packed_named(OsiResult *r) {
     const OsiType *type;
     int index;
   } recent[256] = {{0}};
+  /* Top-level values are visited in definition order, which is about the
+   * order of their names and types in memory: in key order, every name and
+   * type read is a cache miss once the model outgrows the caches (a
+   * 128-layer export). row_at (in `producers`' room until it is filled)
+   * maps a value to its row. */
+  int32_t *row_at = producers;
+  for (int i = 0; i < n; i++) {
+    row_refs[i] = rows[i].ref;
+    if (!rows[i].sub) row_at[rows[i].ref] = i;
+  }
   osi_json_raw(&json, "{\"subValues\":[");
   for (int i = 0, k = 0; i < n; i++) {
-    size_t at = ((uintptr_t)rows[i].type >> 4) & 255;
-    if (recent[at].type != rows[i].type) {
-      recent[at].type = rows[i].type;
-      recent[at].index = intern_type(&types, rows[i].type);
-    }
-    int t = recent[at].index;
-    if (rows[i].sub) {
-      osi_json_raw(&json, k ? ",\"" : "\"");
-      osi_json_string_body(&json, rows[i].key);
-      osi_json_raw(&json, "\",");
-      osi_json_int(&json, t);
-      osi_json_char(&json, ',');
-      osi_json_string(&json, rows[i].sub->path);
-      osi_json_char(&json, ',');
-      osi_json_string(&json, rows[i].sub->name);
-      row_refs[i] = -1 - k++;
-    } else {
-      type_of[rows[i].ref] = t;
-      row_refs[i] = rows[i].ref;
-    }
+    if (!rows[i].sub) continue;
+    int t = intern_type(&types, rows[i].type);
+    osi_json_raw(&json, k ? ",\"" : "\"");
+    osi_json_string_body(&json, rows[i].key);
+    osi_json_raw(&json, "\",");
+    osi_json_int(&json, t);
+    osi_json_char(&json, ',');
+    osi_json_string(&json, rows[i].sub->path);
+    osi_json_char(&json, ',');
+    osi_json_string(&json, rows[i].sub->name);
+    row_refs[i] = -1 - k++;
     size_t slot = key_hash(rows[i].key, &seen) & (cap - 1);
     while (table[slot]) slot = (slot + 1) & (cap - 1);
     table[slot] = i + 1;
   }
+  for (int v = 0; v < n_names; v++) {
+    const OsiValueEntry *e = root->order[v];
+    if (!e->type) continue; /* no row */
+    size_t at = ((uintptr_t)e->type >> 4) & 255;
+    if (recent[at].type != e->type) {
+      recent[at].type = e->type;
+      recent[at].index = intern_type(&types, e->type);
+    }
+    type_of[v] = recent[at].index;
+    size_t slot = key_hash(e->name, &seen) & (cap - 1);
+    while (table[slot]) slot = (slot + 1) & (cap - 1);
+    table[slot] = row_at[v] + 1;
+  }
+  for (int i = 0; i < n_names; i++)
+    producers[i] = root->order[i]->producer < 0 ? -1 : root->order[i]->producer;
   osi_json_raw(&json, "],\"types\":[");
   for (int i = 0; i < types.count; i++) {
     if (i) osi_json_char(&json, ',');
