@@ -14,6 +14,7 @@
 #include "infer/infer.h"
 #include "infer/op_context.h"
 #include "ops/fold.h"
+#include "ops/op_arity.h"
 #include "ops/op_registry.h"
 
 static void event_set(OsiRun *run, const char *kind, const char *name, const OsiType *t) {
@@ -90,6 +91,54 @@ static OsiOpFn resolve_op(OsiContext *scope, const OsiNode *n, int index, int64_
   return entry->fn;
 }
 
+/* "input" or "inputs", agreeing with the last number allowed() prints. */
+static const char *plural(int lo, int hi, const char *word, char *buf, size_t size) {
+  int last = hi == OSI_ARITY_ANY || lo == hi ? lo : hi;
+  snprintf(buf, size, "%s%s", word, last == 1 ? "" : "s");
+  return buf;
+}
+
+/* "3", "1 to 4", "at least 1": what the spec allows. */
+static const char *allowed(int lo, int hi, char *buf, size_t size) {
+  if (hi == OSI_ARITY_ANY) snprintf(buf, size, "at least %d", lo);
+  else if (lo == hi) snprintf(buf, size, "%d", lo);
+  else snprintf(buf, size, "%d to %d", lo, hi);
+  return buf;
+}
+
+/* The node's input and output counts against its op's signature at the
+ * resolved opset (ops/op_arity.h), as the ONNX checker onnxruntime runs at
+ * session creation counts them: every listed name, empty ones included (a
+ * trailing "" is an absent optional input, within the maximum), and no
+ * single (non-optional, non-variadic) input left empty. */
+static OsiStatus check_arity(OsiOpCtx *op) {
+  const OsiNode *n = op->node;
+  const OsiArity *a = osi_op_arity(n->domain, n->op_type, op->opset);
+  if (!a) return OSI_OK;
+  char range[48], word[16];
+  if (n->n_inputs < a->min_in || n->n_inputs > a->max_in) {
+    snprintf(op->message, sizeof op->message, "%s takes %s %s, this node has %d", n->op_type,
+             allowed(a->min_in, a->max_in, range, sizeof range),
+             plural(a->min_in, a->max_in, "input", word, sizeof word), n->n_inputs);
+    return OSI_ERR_INVALID_MODEL;
+  }
+  if (n->n_outputs < a->min_out || n->n_outputs > a->max_out) {
+    snprintf(op->message, sizeof op->message, "%s takes %s %s, this node has %d", n->op_type,
+             allowed(a->min_out, a->max_out, range, sizeof range),
+             plural(a->min_out, a->max_out, "output", word, sizeof word), n->n_outputs);
+    return OSI_ERR_INVALID_MODEL;
+  }
+  int formals = (int)strlen(a->in_kinds);
+  for (int i = 0; i < n->n_inputs && i < formals; i++)
+    if (a->in_kinds[i] == 'r' && !n->inputs[i][0]) {
+      snprintf(op->message, sizeof op->message,
+               "input %d of %s is required (not optional), but this node leaves it empty (\"\")", i,
+               n->op_type);
+      return OSI_ERR_INVALID_MODEL;
+    }
+  return OSI_OK;
+}
+
 /* Runs whichever rule applies to the node; outputs land in op->out. */
 static OsiStatus dispatch(OsiContext *scope, OsiOpCtx *op) {
   OsiRun *run = scope->run;
@@ -111,7 +160,9 @@ static OsiStatus dispatch(OsiContext *scope, OsiOpCtx *op) {
   }
   OsiOpFn rule = resolve_op(scope, n, op->node_index, &op->opset);
   if (!rule) return OSI_OK;
-  OsiStatus st = rule(op);
+  OsiStatus st = check_arity(op);
+  if (st != OSI_OK) return st;
+  st = rule(op);
   /* Contents the rule left out, computed from the inputs' (ops/fold.h). */
   if (st == OSI_OK && !n->domain[0]) osi_op_fold(op);
   return st;
