@@ -1,6 +1,6 @@
 /*
  * How many inputs and outputs each operator version takes, from the ONNX
- * spec (the generated table op_arity_table.h; tests/ops/gen_arity.py).
+ * spec (the generated table op_arity_table.h; tests/tools/gen_arity.py).
  * The driver checks a node against it before running the node's rule:
  * onnxruntime refuses a node whose counts the schema does not allow when
  * the session is created, so the rule never sees one.

@@ -113,8 +113,8 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-test('the committed arity table is what tests/ops/gen_arity.py makes of the spec', () => {
-  const r = spawnSync('/usr/bin/python3', [join(REPO, 'tests/ops/gen_arity.py'), '--check'], {
+test('the committed arity table is what tests/tools/gen_arity.py makes of the spec', () => {
+  const r = spawnSync('/usr/bin/python3', [join(REPO, 'tests/tools/gen_arity.py'), '--check'], {
     encoding: 'utf8',
     env: { ...process.env, OSI_SHARED_DIR: SHARED },
   });
