@@ -49,7 +49,12 @@
 #include "expr/expr_internal.h"
 
 #define EXPR_PARSE_MAX_LEN (64 * 1024)
-#define EXPR_PARSE_MAX_DEPTH 200
+/* Deep enough for every text the printer writes: an expression has at most
+ * OSI_EXPR_MAX_NODES nodes, so at most that many nested operands, each
+ * costing two levels (a parenthesised sum: parse_expr and parse_unary) plus
+ * a sign; float sums, which do not reassociate, print right-nested as
+ * a+(b+(c+...)). Recursion stays bounded (~2k frames). */
+#define EXPR_PARSE_MAX_DEPTH (4 * OSI_EXPR_MAX_NODES + 16)
 
 typedef struct {
   OsiExprStore *s;

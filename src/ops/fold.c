@@ -710,6 +710,8 @@ void osi_op_fold(OsiOpCtx *ctx) {
   f.s = osi_op_exprs(ctx);
   f.code = entry->code;
   f.n_in = n_in;
+  /* inputs past n_in read as absent: a rule may look at an optional input the node omits */
+  memset(f.in, 0, sizeof f.in);
   for (int i = 0; i < n_in; i++) load_input(&f, i);
   entry->fn(&f);
 }

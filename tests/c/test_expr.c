@@ -285,8 +285,8 @@ static void test_parse_errors(void) {
     if (osi_expr_parse(S, bad[i]) != OSI_EXPR_UNKNOWN) fprintf(stderr, "  input: %s\n", bad[i]);
   }
   CHECK_INT(osi_expr_parse(S, NULL), OSI_EXPR_UNKNOWN);
-  /* nesting depth */
-  char buf[1024];
+  /* nesting depth: what the printer can write parses (4*512+16 levels), deeper fails */
+  static char buf[8192];
   int n = 0;
   for (int i = 0; i < 50; i++) buf[n++] = '(';
   buf[n++] = 'x';
@@ -294,13 +294,19 @@ static void test_parse_errors(void) {
   buf[n] = 0;
   EXPECT(buf, "x");
   n = 0;
-  for (int i = 0; i < 300; i++) buf[n++] = '(';
+  for (int i = 0; i < 1000; i++) buf[n++] = '(';
   buf[n++] = 'x';
-  for (int i = 0; i < 300; i++) buf[n++] = ')';
+  for (int i = 0; i < 1000; i++) buf[n++] = ')';
+  buf[n] = 0;
+  EXPECT(buf, "x");
+  n = 0;
+  for (int i = 0; i < 1100; i++) buf[n++] = '(';
+  buf[n++] = 'x';
+  for (int i = 0; i < 1100; i++) buf[n++] = ')';
   buf[n] = 0;
   CHECK_INT(osi_expr_parse(S, buf), OSI_EXPR_UNKNOWN);
   n = 0;
-  for (int i = 0; i < 500; i++) buf[n++] = '-';
+  for (int i = 0; i < 2100; i++) buf[n++] = '-';
   buf[n++] = 'x';
   buf[n] = 0;
   CHECK_INT(osi_expr_parse(S, buf), OSI_EXPR_UNKNOWN);
