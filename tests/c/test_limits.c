@@ -779,10 +779,10 @@ static void test_expression_size(void) {
   for (int i = 0; i < 7000; i++) at += (size_t)snprintf(big + at, sizeof big - at, "a%d+", i);
   big[at - 1] = 0;
   CHECK(osi_expr_parse(s, big) == OSI_EXPR_UNKNOWN); /* past 64 KiB of text */
-  memset(big, '(', 1000);
-  big[1000] = 'a';
-  memset(big + 1001, ')', 1000);
-  big[2001] = 0;
+  memset(big, '(', 2100); /* the parser nests 4*512+16 levels, as deep as the printer writes */
+  big[2100] = 'a';
+  memset(big + 2101, ')', 2100);
+  big[4201] = 0;
   CHECK(osi_expr_parse(s, big) == OSI_EXPR_UNKNOWN); /* nesting past the parser's limit */
   CHECK(osi_expr_from_dim_param(s, big) != OSI_EXPR_UNKNOWN); /* ... a plain symbol name */
   osi_expr_store_delete(s);
