@@ -706,6 +706,17 @@ static void render_packed_named(OsiResult *r) {
       PACK_VERSION, (uint32_t)n_names, (uint32_t)n, (uint32_t)n_nodes, (uint32_t)io.count,
       (uint32_t)cap, (uint32_t)(seen & 0x80 ? key_flags(rows, n) : PACK_UTF8), 0, 0,
       (uint32_t)json.len};
+  /* The packed bytes in one allocation of their exact size: grown by
+   * doubling, the buffer's last copy (megabytes for 100k nodes) counted
+   * twice in the peak heap, and a wasm heap never shrinks. */
+  size_t names_len = 0, node_names_len = 0;
+  for (int i = 0; i < n_names; i++) names_len += strlen(root->order[i]->name) + 1;
+  for (int i = 0; i < n_nodes; i++) node_names_len += strlen(g->nodes[i].name) + 1;
+  size_t total = sizeof header + n_words * sizeof *words + io.count * sizeof *io.items +
+                 pad4(names_len) + pad4(node_names_len) + json.len + 1;
+  out.buf = malloc(total);
+  if (!out.buf) goto done;
+  out.cap = total;
   osi_json_bytes(&out, header, sizeof header);
   osi_json_bytes(&out, words, n_words * sizeof *words);
   osi_json_bytes(&out, io.items, io.count * sizeof *io.items);
