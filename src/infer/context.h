@@ -99,6 +99,9 @@ typedef struct OsiRun {
   OsiValueTable sub_index;
   OsiSubValue *subs;
   int n_subs, cap_subs;
+  /* > 0 while a probe run infers a body (osi_op_probe_subgraph): its
+   * values and scopes are not kept, the real runs record them. */
+  int probing;
   /* Top-level graph: the entries node k read and wrote, its inputs then its
    * outputs from top_io[top_io_at[k]] (NULL: omitted), so that the result
    * lists them without looking their names up again. */

@@ -401,10 +401,10 @@ OsiStatus osi_infer_child(OsiOpCtx *ctx, const OsiGraph *graph, const char *tag,
       OsiValueEntry *e = osi_context_lookup(&child, graph->outputs[i].name);
       out_types[i] = e ? e->type : NULL;
     }
-    for (int i = 0; i < child.n_order; i++)
+    for (int i = 0; i < child.n_order && !run->probing; i++)
       if (child.order[i]->type && !child.order[i]->is_initializer)
         osi_run_keep_sub_value(run, child.path, child.order[i]->name, child.order[i]->type);
-    osi_run_keep_scope(run, &child, graph, caller->path, ctx->node_index, tag);
+    if (!run->probing) osi_run_keep_scope(run, &child, graph, caller->path, ctx->node_index, tag);
   }
   osi_context_free(&child);
   return st;
@@ -418,6 +418,20 @@ OsiStatus osi_op_infer_subgraph(OsiOpCtx *ctx, const OsiGraph *graph, const char
 }
 
 /* Section - Speculative runs (fixed-point rounds) */
+
+OsiStatus osi_op_probe_subgraph(OsiOpCtx *ctx, const OsiGraph *graph, const char *tag, int n_in,
+                                const OsiType *const *in_types, int n_out,
+                                const OsiType **out_types) {
+  OsiRun *run = ctx->scope->run;
+  OsiStatus before = run->status;
+  run->probing++;
+  OsiStatus st = osi_op_infer_subgraph(ctx, graph, tag, n_in, in_types, n_out, out_types);
+  run->probing--;
+  /* A probe that fails says nothing about the real runs (the loop may run
+   * no iteration): its status is returned, not kept. */
+  if (before == OSI_OK) run->status = OSI_OK;
+  return st;
+}
 
 OsiMark osi_op_mark(const OsiOpCtx *ctx) {
   const OsiRun *run = ctx->scope->run;

@@ -49,6 +49,7 @@ typedef struct MergeSite {
   int fresh_if_b_unknown; /* loops: a known dim that an iteration loses is data-dependent */
   const char *fresh;      /* the name of a fresh dim: "if", "loop" */
   OsiExpr cond; /* If: the condition as a 0/1 size predicate (a is taken when it is 1), or unknown */
+  const OsiExpr *grown; /* loops: per axis, the dim loop induction found, or unknown */
 } MergeSite;
 
 /* The one size that is `a` where the condition holds and `b` where it
@@ -73,6 +74,7 @@ static OsiExpr merge_dim(OsiOpCtx *ctx, OsiExpr a, OsiExpr b, int axis, void *us
   OsiExprStore *s = osi_op_exprs(ctx);
   if (a == OSI_EXPR_UNKNOWN || (b == OSI_EXPR_UNKNOWN && !site->fresh_if_b_unknown))
     return OSI_EXPR_UNKNOWN;
+  if (site->grown && site->grown[axis] != OSI_EXPR_UNKNOWN) return site->grown[axis];
   OsiExpr exact = exact_merge(s, site->cond, a, b);
   if (exact != OSI_EXPR_UNKNOWN) return exact;
   OsiExpr d = osi_op_fresh_dim(ctx, site->fresh);
@@ -121,7 +123,7 @@ OsiStatus osi_op_if(OsiOpCtx *ctx) {
     if (st != OSI_OK) return st;
   }
   for (int i = 0; i < n; i++) {
-    MergeSite site = {i, "in then_branch", "in else_branch", 0, "if", in_bool_scalar(ctx, 0)};
+    MergeSite site = {i, "in then_branch", "in else_branch", 0, "if", in_bool_scalar(ctx, 0), NULL};
     osi_set_out(ctx, i, known ? out[c ? 0 : 1][i]
                               : osi_type_merge(ctx, out[0][i], out[1][i], merge_dim, &site));
   }
@@ -184,15 +186,103 @@ static OsiStatus run_to_fixed_point(OsiOpCtx *ctx, LoopBody *b) {
   }
 }
 
+/* For probe_steps: clears *ok at a symbol made since `known` (a probe dim,
+ * or a data-dependent count of one iteration, which the next may change). */
+typedef struct StepCheck {
+  OsiExprStore *s;
+  uint32_t known;
+  int ok;
+} StepCheck;
+
+static void check_step_symbol(const char *name, void *user) {
+  StepCheck *c = user;
+  if (osi_expr_symbol(c->s, name) >= c->known) c->ok = 0;
+}
+
+/*
+ * Loop induction: runs the body once (nothing of the run kept) with every
+ * carried tensor dim a fresh probe symbol p and carried contents unknown.
+ * Where an output dim is p + k with k >= 0 made only of symbols known
+ * before the probe (so the same in every iteration: not iteration_num, not
+ * a carried content, not a count the body makes), the dim is
+ * init + n*k after n iterations, for every init. step[i * OSI_MAX_RANK + a]
+ * gets k, or unknown. Runs before the fixed point, so the body's recorded
+ * values are those of the real runs.
+ */
+static void probe_steps(OsiOpCtx *ctx, const LoopBody *b, OsiExpr *step) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  OsiArena *arena = osi_op_arena(ctx);
+  int n_in = b->n_pre + b->n_state + b->n_post, any = 0;
+  for (int i = 0; i < b->n_state * OSI_MAX_RANK; i++) step[i] = OSI_EXPR_UNKNOWN;
+  const OsiType **in = type_array(ctx, n_in), **out = type_array(ctx, b->n_out);
+  if (!in || !out) return;
+  StepCheck check = {s, osi_expr_node_count(s), 1};
+  for (int j = 0; j < n_in; j++) in[j] = b->in[j];
+  for (int i = 0; i < b->n_state; i++) {
+    const OsiType *x = b->in[b->n_pre + i];
+    OsiType *p = x && x->kind == OSI_KIND_TENSOR ? osi_type_tensor(arena, x->elem_type, x->rank) : NULL;
+    in[b->n_pre + i] = p;
+    for (int a = 0; p && a < p->rank; a++, any = 1) osi_type_dims_mut(p)[a] = osi_op_fresh_dim(ctx, "probe");
+  }
+  if (!any) return;
+  OsiMark mark = osi_op_mark(ctx);
+  OsiStatus st = osi_op_probe_subgraph(ctx, b->g, "body", n_in, in, b->n_out, out);
+  osi_op_rollback(ctx, mark);
+  if (st != OSI_OK) return;
+  OsiExpr zero = osi_expr_const(s, 0);
+  for (int i = 0; i < b->n_state; i++) {
+    const OsiType *x = in[b->n_pre + i], *y = out[b->out_off + i];
+    if (!x || x->rank < 0 || !y || y->kind != OSI_KIND_TENSOR || y->rank != x->rank) continue;
+    for (int a = 0; a < x->rank; a++) {
+      OsiExpr k = osi_expr_sub(s, y->dims[a], x->dims[a]);
+      check.ok = k != OSI_EXPR_UNKNOWN && osi_expr_max(s, k, zero) == k;
+      if (check.ok) osi_expr_for_each_symbol(s, k, check_step_symbol, &check);
+      if (check.ok) step[i * OSI_MAX_RANK + a] = k;
+    }
+  }
+}
+
+/*
+ * Dims of carried tensor `init` that grow by a fixed step k per iteration
+ * (probe_steps), into grown[]: init + T*k after T iterations; with T
+ * data-dependent but at most `most`, a fresh symbol between init and
+ * init + most*k. Unknown elsewhere.
+ */
+static void grow(OsiOpCtx *ctx, const OsiType *init, const OsiExpr *step, OsiExpr trips,
+                 OsiExpr most, int output, OsiExpr *grown) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  for (int a = 0; a < OSI_MAX_RANK; a++) grown[a] = OSI_EXPR_UNKNOWN;
+  if (!init || init->kind != OSI_KIND_TENSOR) return;
+  for (int a = 0; a < init->rank; a++) {
+    OsiExpr k = step[a], d0 = init->dims[a];
+    int64_t c = -1;
+    if (k == OSI_EXPR_UNKNOWN || d0 == OSI_EXPR_UNKNOWN) continue;
+    if (trips != OSI_EXPR_UNKNOWN || (osi_expr_is_const(s, k, &c) && c == 0)) {
+      grown[a] = trips != OSI_EXPR_UNKNOWN ? osi_expr_add(s, d0, osi_expr_mul(s, trips, k)) : d0;
+      continue;
+    }
+    OsiExpr hi = osi_expr_add(s, d0, osi_expr_mul(s, most, k));
+    if (hi == OSI_EXPR_UNKNOWN) continue;
+    OsiExpr d = grown[a] = osi_op_fresh_dim(ctx, "loop");
+    osi_op_constrain_le(ctx, d0, d);
+    osi_op_constrain_le(ctx, d, hi);
+    osi_op_diag(ctx, "DATA_DEPENDENT",
+                "output %d dim %d is %s before the loop and grows by %s per iteration, at most %s "
+                "times; it becomes %s (at most %s)", output, a, osi_expr_str(s, d0),
+                osi_expr_str(s, k), osi_expr_str(s, most), osi_expr_str(s, d), osi_expr_str(s, hi));
+  }
+}
+
 /* Final value of carried variable i: the initial value when no iteration
  * runs, else a merge of the initial and the per-iteration types. A tensor
  * dim an iteration changes is one data-dependent value; an unknown dim of
  * sequence elements may differ between elements, so it stays unknown. */
 static const OsiType *carried_out(OsiOpCtx *ctx, const OsiType *init, const OsiType *iter, int i,
-                                  int no_iterations) {
+                                  int no_iterations, const OsiExpr *grown) {
   if (no_iterations) return init;
-  MergeSite site = {i, "before the loop", "after an iteration",
-                    init && init->kind == OSI_KIND_TENSOR, "loop", OSI_EXPR_UNKNOWN};
+  int tensor = init && init->kind == OSI_KIND_TENSOR;
+  MergeSite site = {i, "before the loop", "after an iteration", tensor, "loop", OSI_EXPR_UNKNOWN,
+                    tensor ? grown : NULL};
   return osi_type_merge(ctx, init, iter, merge_dim, &site);
 }
 
@@ -221,13 +311,15 @@ static OsiStatus stack(OsiOpCtx *ctx, int out, const OsiType *elem, OsiExpr len,
  * loop early (cond absent, or true and kept true by the body); 0 when cond
  * is constant false; otherwise data-dependent (UNKNOWN; *why set).
  */
-static OsiExpr loop_trips(OsiOpCtx *ctx, const OsiType *cond_out, const char **why) {
+static OsiExpr loop_trips(OsiOpCtx *ctx, const OsiType *cond_out, const char **why,
+                          OsiExpr *most) {
   OsiExprStore *s = osi_op_exprs(ctx);
   int64_t c = 1, k = 0;
   int has_cond = osi_in_present(ctx, 1), known_cond = has_cond && in_const_scalar(ctx, 1, &c);
   if (known_cond && c == 0) return osi_expr_const(s, 0);
   const OsiValue *m = osi_in_present(ctx, 0) ? osi_in_value(ctx, 0) : NULL;
   OsiExpr trips = m && m->ints && m->count == 1 ? m->ints[0] : OSI_EXPR_UNKNOWN;
+  *most = osi_expr_max(s, trips, osi_expr_const(s, 0));
   int stays = !has_cond || (known_cond && cond_out && cond_out->value && cond_out->value->ints &&
                             cond_out->value->count == 1 &&
                             osi_expr_is_const(s, cond_out->value->ints[0], &k) && k != 0);
@@ -265,14 +357,21 @@ OsiStatus osi_op_loop(OsiOpCtx *ctx) {
   b.in[0] = iter;
   b.in[1] = cond;
   for (int i = 0; i < n_state; i++) b.in[2 + i] = initial(ctx, 2 + i, g, 2 + i);
+  OsiExpr *step = osi_arena_array(arena, (size_t)n_state * OSI_MAX_RANK + 1, sizeof(OsiExpr));
+  if (!step) return osi_op_fail(ctx, OSI_ERR_NOMEM, "out of memory");
+  probe_steps(ctx, &b, step);
   OsiStatus st = run_to_fixed_point(ctx, &b);
   if (st != OSI_OK) return st;
   const char *why = "";
-  OsiExpr trips = loop_trips(ctx, b.out[0], &why);
+  OsiExpr most = OSI_EXPR_UNKNOWN, grown[OSI_MAX_RANK];
+  OsiExpr trips = loop_trips(ctx, b.out[0], &why, &most);
   int64_t t = -1;
   int none = osi_expr_is_const(osi_op_exprs(ctx), trips, &t) && t == 0;
-  for (int i = 0; i < n_state; i++)
-    osi_set_out(ctx, i, carried_out(ctx, initial(ctx, 2 + i, g, 2 + i), b.out[1 + i], i, none));
+  for (int i = 0; i < n_state; i++) {
+    const OsiType *init = initial(ctx, 2 + i, g, 2 + i);
+    if (!none) grow(ctx, init, step + (size_t)i * OSI_MAX_RANK, trips, most, i, grown);
+    osi_set_out(ctx, i, carried_out(ctx, init, b.out[1 + i], i, none, grown));
+  }
   if (n_out > n_state && trips == OSI_EXPR_UNKNOWN) {
     trips = osi_op_fresh_dim(ctx, "iterations");
     osi_op_diag(ctx, "DATA_DEPENDENT", "scan outputs have %s rows: %s",

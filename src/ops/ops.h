@@ -159,5 +159,11 @@ typedef struct OsiMark {
 } OsiMark;
 OsiMark osi_op_mark(const OsiOpCtx *ctx);
 void osi_op_rollback(OsiOpCtx *ctx, OsiMark mark);
+/* osi_op_infer_subgraph for a run whose types only the op reads (a loop
+ * body on probe dims): the body's values and scopes are not recorded, nor
+ * is a failure of the run; the caller rolls the rest back with a mark. */
+OsiStatus osi_op_probe_subgraph(OsiOpCtx *ctx, const OsiGraph *graph, const char *tag,
+                                int n_in, const OsiType *const *in_types, int n_out,
+                                const OsiType **out_types);
 
 #endif

@@ -24,6 +24,7 @@ struct OpTest {
   char text[MAX_IO][1024];
   char diags[2048];
   char requirements[2048];
+  char bounds[2048];
   int status;
   char error[600];
 };
@@ -336,6 +337,7 @@ const char *op_run(OpTest *t, const char *domain, const char *op, int opset, ...
   t->run.n_diags = 0;
   t->run.has_first_error = 0;
   osi_requirements_rollback(&t->run.requirements, 0);
+  t->run.less_equal.count = 0;
   t->run.status = OSI_OK;
 
   const OsiOpEntry *entry = osi_op_lookup(osi_op_domain(domain), op);
@@ -363,6 +365,14 @@ const char *op_run(OpTest *t, const char *domain, const char *op, int opset, ...
     append(t->requirements, sizeof t->requirements, q->less_equal ? " <= " : " == ");
     append(t->requirements, sizeof t->requirements, osi_expr_str(t->exprs, q->rhs));
   }
+  t->bounds[0] = 0;
+  for (int i = 0; i < t->run.less_equal.count; i++) {
+    const OsiConstraint *q = &t->run.less_equal.items[i];
+    if (i) append(t->bounds, sizeof t->bounds, "; ");
+    append(t->bounds, sizeof t->bounds, osi_expr_str(t->exprs, q->lhs));
+    append(t->bounds, sizeof t->bounds, " <= ");
+    append(t->bounds, sizeof t->bounds, osi_expr_str(t->exprs, q->rhs));
+  }
   for (int i = 0; i < t->n_outputs; i++) {
     t->text[i][0] = 0;
     if (t->status != OSI_OK) snprintf(t->text[i], sizeof t->text[i], "%s", t->error);
@@ -379,6 +389,8 @@ const char *op_run(OpTest *t, const char *domain, const char *op, int opset, ...
 const char *op_out(OpTest *t, int i) { return i >= 0 && i < MAX_IO ? t->text[i] : ""; }
 const OsiType *op_out_type(OpTest *t, int i) { return i >= 0 && i < MAX_IO ? t->out[i] : NULL; }
 const char *op_diags(OpTest *t) { return t->diags; }
+const char *op_bounds(OpTest *t) { return t->bounds; }
+
 const char *op_requirements(OpTest *t) { return t->requirements; }
 
 typedef struct Binding1 {

@@ -51,6 +51,9 @@ const char *op_out(OpTest *t, int i);
 const OsiType *op_out_type(OpTest *t, int i);
 /* Diagnostics recorded by the last run, joined by "; ". */
 const char *op_diags(OpTest *t);
+/* The lhs <= rhs constraints the last run recorded on dims (bounds of
+ * fresh symbols: "nnz_1 <= 6"), joined by "; ". */
+const char *op_bounds(OpTest *t);
 /* Requirements the last run recorded on symbolic dims ("M == 3; K <= H"),
  * joined by "; " (inputs are named in0, in1, ... in messages). */
 const char *op_requirements(OpTest *t);

@@ -271,6 +271,56 @@ static void test_loop(OpTest *t) {
   CHECK(starts_with(r, "float[loop_") && strstr(r, ",4]"));
   CHECK_STR(op_out(t, 1), "float[T,?,4]");
   CHECK(strstr(op_diags(t), "DATA_DEPENDENT: output 0 dim 0 is N before the loop") != NULL);
+  /* Loop induction: one row appended per iteration (Concat with a [1,4]
+   * row) from N rows gives N + M rows after M iterations: by hand, dim 0 is
+   * N, N+1, ..., N+M. */
+  const char *append = "Identity c -> co; Constant -> row value=float[1,4]; "
+                       "Concat v row -> vo axis=0; Identity vo -> so";
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] v:float[*]", append, "co vo so"));
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{T}", "", "float[N,4]", NULL), "float[N+T,4]");
+  CHECK_STR(op_out(t, 1), "float[T,?,4]");
+  CHECK_STR(op_diags(t), "");
+  /* From an empty tensor (the exporters' idiom), a trip count that may be
+   * negative (no iteration: 0 rows), a constant count. */
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] v:float[*]", append, "co vo so"));
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{K-2}", "", "float[0,4]", NULL), "float[Max(K-2,0),4]");
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] v:float[*]", append, "co vo so"));
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{3}", "", "float[0,4]", NULL), "float[3,4]");
+  /* T = 0 (count 0, or cond constant false): the initial value. */
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] v:float[*]", append, "co vo so"));
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{0}", "", "float[N,4]", NULL), "float[N,4]");
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] v:float[*]", append, "co vo so"));
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{T}", "bool[]{0}", "float[N,4]", NULL), "float[N,4]");
+  /* Three columns per iteration: 3*T. */
+  op_set_outputs(t, 1);
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] v:float[*]",
+                                "Identity c -> co; Constant -> w value=float[2,3]; "
+                                "Concat v w -> vo axis=1", "co vo"));
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{T}", "", "float[2,0]", NULL), "float[2,3*T]");
+  /* cond can stop the loop early: between N and N + Max(T,0) rows, a fresh
+   * symbol with both bounds recorded. */
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] v:float[*]", append, "co vo so"));
+  r = op_run(t, "", "Loop", 13, "int64[]{T}", "bool[]", "float[N,4]", NULL);
+  CHECK(starts_with(r, "float[loop_") && strstr(r, ",4]"));
+  CHECK(strstr(op_diags(t), "grows by 1 per iteration, at most T times") != NULL);
+  CHECK(strstr(op_bounds(t), "N <= loop_") != NULL);
+  CHECK(strstr(op_bounds(t), " <= N+T") != NULL);
+  /* A row count the body computes each iteration (NonZero) may differ
+   * between iterations: no induction, today's merge. */
+  op_set_outputs(t, 1);
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] v:float[*]",
+                                "Identity c -> co; Constant -> w value=float[3,2]; NonZero w -> nz; "
+                                "Transpose nz -> nzt; "
+                                "Cast nzt -> f to=1; Concat v f -> vo axis=0", "co vo"));
+  r = op_run(t, "", "Loop", 13, "int64[]{T}", "", "float[N,2]", NULL);
+  CHECK(starts_with(r, "float[loop_") && strstr(r, ",2]"));
+  CHECK(strstr(op_diags(t), "DATA_DEPENDENT: output 0 dim 0 is N before the loop") != NULL);
   /* Content carried unchanged is kept; content that changes is dropped. */
   op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] v:int64[2]", "Identity c -> co; Identity v -> vo",
                                 "co vo"));
