@@ -944,6 +944,40 @@ def capped(outdir, opset):
            {"x": {"dtype": "float32"}}, opset, {"bindings": bindings})
 
 
+# Appending one row per iteration (the exporters' idiom for a list built in a loop): a scripted
+# `for` runs x.size(0) times, so the result has exactly batch_size rows; a `while` that may stop
+# early (at the first row whose sum is not positive) keeps between 0 and its trip count of rows.
+
+
+@torch.jit.script
+def rows_per_item(x):
+    out = torch.zeros(0, 8)
+    for i in range(x.size(0)):
+        out = torch.cat([out, x[i].unsqueeze(0) * 2], 0)
+    return out
+
+
+@torch.jit.script
+def rows_until_negative(x):
+    out = torch.zeros(0, 8)
+    i = 0
+    while i < x.size(0) and bool(x[i].sum() > 0):
+        out = torch.cat([out, x[i].unsqueeze(0)], 0)
+        i += 1
+    return out
+
+
+class Appended(nn.Module):
+    def forward(self, x):
+        return rows_per_item(x) + 1, rows_until_negative(x) + 1
+
+
+def appended(outdir, opset):
+    dyn = {"x": {0: "batch_size"}, "rows": {0: "batch_size"}, "prefix": {0: "prefix_rows"}}
+    export(outdir, f"appended_op{opset}", Appended(), (torch.randn(5, 8),), ["x"], ["rows", "prefix"], dyn,
+           {"x": {"dtype": "float32"}}, opset)
+
+
 def silero_like(outdir):
     """The shape of Silero VAD v5's graph: the top-level If on the sample rate (fed at run time)
     holds one pipeline per rate, each starting with `if x.dim() == 1: x = x.unsqueeze(0)`
@@ -1163,6 +1197,7 @@ def main():
         branches(outdir, opset)
         float_models(outdir, opset, export, record)
         capped(outdir, opset)
+        appended(outdir, opset)
     helper_decoder(outdir)
     paddle_labels(outdir)
     silero_like(outdir)

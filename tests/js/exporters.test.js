@@ -33,7 +33,10 @@ const TORCH_LABELLED = [
 // A scripted `if x.size(0) > 4: x = x[:4]` that torch declares with the input's batch name, and the
 // same slice under a condition on the data (make_models.py, "capped").
 const CAPPED = ['capped_op13', 'capped_op17'];
-const MODELS = [...NAMED, ...TORCH_LABELLED, ...CAPPED];
+// One row appended per iteration of a scripted `for` (x.size(0) times) and of a `while` that may
+// stop early (make_models.py, "appended").
+const APPENDED = ['appended_op13', 'appended_op17'];
+const MODELS = [...NAMED, ...TORCH_LABELLED, ...CAPPED, ...APPENDED];
 
 test('python3-torch, python3-onnx and onnxruntime-node are installed', () => {
   expect(unavailableReason()).toBeNull();
@@ -97,6 +100,16 @@ describe('exporter patterns against onnxruntime', () => {
     expect(m.details.wrong).toEqual([]);
     expect(m.diagnostics.filter((d) => d.startsWith('ANCHOR_CONFLICT') && d.includes('batch_size'))).toHaveLength(2);
     expect(m.diagnostics.some((d) => d.startsWith('ANCHOR_CONFLICT') && d.includes('decided at run time'))).toBe(true);
+  });
+
+  test.each(APPENDED)('%s: rows appended in a loop: exactly the trip count after a `for`, a bounded symbol after a `while`', (name) => {
+    const m = byName(name);
+    // `rows` depends on no data (by the graph), so the per-model test wants it exact at both
+    // bindings; `prefix` does, and needs a <= bound.
+    expect(m.details.unresolved).toEqual([]);
+    expect(m.details.bounded.some((b) => b.startsWith('rows: '))).toBe(false);
+    expect(m.details.bounded.some((b) => b.startsWith('prefix: '))).toBe(true);
+    expect(m.diagnostics.filter((d) => d.includes('Loop_6'))).toEqual([]);
   });
 
   test.each(['labelled_op13', 'labelled_op17'])('%s: list-form dynamic_axes and torch\'s own dim labels name the computed sizes', (name) => {

@@ -1,0 +1,93 @@
+// torchvision's own models (classification, segmentation, detection, video, optical flow; random
+// weights, small widths), exported by torch.onnx 1.13 at opsets 13/16/17 with dynamic sizes given as
+// dict- and list-form dynamic_axes (tests/exporters/make_torchvision.py), inferred by onnx-shapes and
+// run by onnxruntime-node at two bindings of odd sizes with every intermediate exposed
+// (tests/exporters/torchvision.mjs). Needs python3-torchvision, python3-torch, python3-onnx
+// (/usr/bin/python3) and onnxruntime-node, all installed by .ci/setup.sh: without them it fails.
+// The models are cached in build/torchvision/<hash of the generators>; a cold run generates them
+// first (about a minute).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { firstOffenders, formatReport, unavailableReason } from '../exporters/torchvision.mjs';
+import { REPO } from './helpers.js';
+
+const FAMILIES = ['classification', 'segmentation', 'detection', 'video', 'optical_flow'];
+const pct = (a, b) => (b ? (100 * a) / b : 100);
+
+describe('torchvision models against onnxruntime', () => {
+  let report;
+  let t;
+  // The first offending values of a kind, one compact line each.
+  const offenders = (pred, n = 15) => firstOffenders({ models: report.models.map((m) => ({ ...m, gaps: m.gaps.filter(pred) })) }, n);
+
+  // In a child process: onnxruntime-node's output tensors fail Float32Array instanceof checks in
+  // Jest's sandbox realm.
+  beforeAll(() => {
+    const why = unavailableReason();
+    if (why) {
+      throw new Error(`the torchvision differential cannot run here: ${why} ` +
+        '(bash .ci/setup.sh installs python3-torchvision, python3-torch, python3-onnx and onnxruntime-node)');
+    }
+    const r = spawnSync(process.execPath, [join(REPO, 'tests/exporters/torchvision.mjs'), '--json'], {
+      cwd: REPO,
+      encoding: 'utf8',
+      maxBuffer: 512 * 1024 * 1024,
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
+    if (r.error || r.status > 1 || !r.stdout.trim()) {
+      throw new Error(`torchvision.mjs failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stderr}`);
+    }
+    report = JSON.parse(r.stdout);
+    t = report.totals;
+    console.log(`${formatReport(report)}\n(generation: ${report.timing.generatedSeconds ?? 'cached'} s, check: ${report.timing.checkSeconds} s)`);
+  }, 900_000);
+
+  test('every family is there at opsets 13 (16 for RAFT) and 17, with dict- and list-form axes, and runs at both bindings', () => {
+    assert.deepEqual(t.errors, []);
+    for (const family of FAMILIES) {
+      const ms = report.models.filter((m) => m.family === family);
+      assert.deepEqual([...new Set(ms.map((m) => m.axes))].sort(), ['dict', 'list'], family);
+      assert.ok(ms.some((m) => m.opset === 17), `${family} at opset 17`);
+      assert.ok(ms.some((m) => m.opset === (family === 'optical_flow' ? 16 : 13)), `${family} at opset 13/16`);
+    }
+    assert.ok(t.values > 20000, `${t.values} values compared`);
+  });
+
+  test('no inferred dim differs from the runtime, no constraint is violated', () => {
+    assert.deepEqual(offenders((g) => g.verdict === 'wrong'), []);
+    assert.deepEqual(t.constraintViolations.slice(0, 15), []);
+    assert.equal(t.wrong, 0);
+  });
+
+  test('>= 99% of the size-dependent values exact', () => {
+    const s = t.sizeDependent;
+    assert.ok(pct(s.exact, s.values) >= 99,
+      `${s.exact} / ${s.values} size-dependent values exact (${pct(s.exact, s.values).toFixed(1)}%); first:\n` +
+      offenders((g) => g.kind === 'size-dependent').join('\n'));
+  });
+
+  test('>= 99% of the values whose size is the same at both bindings exact (constant arithmetic folds)', () => {
+    const s = t.static;
+    assert.ok(pct(s.exact, s.values) >= 99,
+      `${s.exact} / ${s.values} static values exact (${pct(s.exact, s.values).toFixed(1)}%); first:\n` +
+      offenders((g) => g.kind === 'static').join('\n'));
+  });
+
+  test('every data-dependent value is exact or has a fresh symbol with a <= bound', () => {
+    const d = t.dataDependent;
+    assert.ok(d.values > 500, `${d.values} data-dependent values`);
+    assert.equal(d.unresolved, 0, `${d.unresolved} of ${d.values} data-dependent values have an unknown dim or a ` +
+      `symbol without a <= bound; first:\n${offenders((g) => g.kind === 'data-dependent').join('\n')}`);
+  });
+
+  test("no dim prints '+-'; at most 1% of symbolic dims over 80 characters, none over 200", () => {
+    const r = t.readability;
+    const examples = (k) => report.models.flatMap((m) => m.readability.examples[k].map((e) => `${m.name} ${e.value}: ${e.dim}`)).slice(0, 8);
+    assert.equal(r.plusMinus, 0, `${r.plusMinus} of ${r.symbolic} symbolic dims print '+-':\n${examples('plusMinus').join('\n')}`);
+    assert.ok(pct(r.over80, r.symbolic) <= 1, `${r.over80} of ${r.symbolic} symbolic dims are over 80 characters ` +
+      `(${pct(r.over80, r.symbolic).toFixed(1)}%):\n${examples('over80').join('\n')}`);
+    assert.equal(r.over200, 0, `${r.over200} symbolic dims are over 200 characters; the longest (${r.longest?.length}): ` +
+      `${r.longest?.model} ${r.longest?.value}: ${r.longest?.dim}`);
+  });
+});
