@@ -26,10 +26,18 @@ const FLAG_DECODER_PBC = 1 << 8;   // OSI_OPT_DECODER_PBC
 const FLAG_DECODER_NANOPB = 1 << 9; // OSI_OPT_DECODER_NANOPB
 const DECODERS = { 'protobuf-c': FLAG_DECODER_PBC, nanopb: FLAG_DECODER_NANOPB };
 const PROGRESS_INTERVAL_MS = 100;  // onProgress is called at most this often (plus once at the end)
-const AUTO_STREAM_BYTES = 8 * 1024 * 1024; // inferShapes(bytes) streams models this big unless told
+// inferShapes(bytes) streams models this big unless told. Below it protobuf-c, which unpacks the whole
+// model (its heap grows to about three times the file, kept for the calls that follow, see
+// HEAP_IDLE_MS), is a quarter faster than nanopb on exporter graphs; above it the weights stay out.
+const AUTO_STREAM_BYTES = 32 * 1024 * 1024;
 // A wasm memory never shrinks: after a run that left it this much bigger than a fresh module's,
 // the engine swaps in a fresh module (about a millisecond) and the big memory can be collected.
+// Not at once: calls that follow within HEAP_IDLE_MS reuse the grown memory (a viewer re-inferring,
+// a batch of big models), where a fresh module would grow and first-touch it again on every call;
+// the swap comes once that long passes without a call, or at once past HEAP_MAX_KEEP of growth.
 const HEAP_KEEP_GROWTH = 64 * 1024 * 1024;
+const HEAP_MAX_KEEP = 512 * 1024 * 1024;
+const HEAP_IDLE_MS = 1000;
 
 // Section - Results (js/result.js)
 
@@ -139,6 +147,7 @@ class Engine {
   #runHeap = 0; // the size of the wasm memory when the last call ended
   #busy = false; // a call is running inside the module
   #stale = false; // a call was cut short inside the module: its state cannot be trusted
+  #release = null; // the timer that swaps a grown memory for a fresh module once idle
   #last = null;
   #fs;
   #initOptions;
@@ -177,6 +186,16 @@ class Engine {
     this.#stale = false;
   }
 
+  /** Swaps in a fresh module once HEAP_IDLE_MS pass without a call (the timer keeps no process alive). */
+  #releaseWhenIdle() {
+    this.#release = setTimeout(() => {
+      this.#release = null;
+      if (this.#busy) return; // a call is running (cannot be: calls are synchronous); it decides
+      try { this.#reset(); } catch { this.#stale = true; /* out of memory: the next call resets */ }
+    }, HEAP_IDLE_MS);
+    this.#release.unref?.();
+  }
+
   /**
    * Runs `fn`, which calls into the module, as the engine's one running call. An error it throws
    * after the module returned (and everything it handed out was freed) passes through; anything
@@ -185,6 +204,10 @@ class Engine {
   #exclusive(what, fn) {
     if (this.#busy) throw reentrant(what);
     if (this.#stale) this.#reset();
+    if (this.#release !== null) { // this call reuses the grown memory
+      clearTimeout(this.#release);
+      this.#release = null;
+    }
     this.#busy = true;
     this.#stale = true;
     try {
@@ -203,7 +226,9 @@ class Engine {
       this.#busy = false;
       if (!this.#stale) {
         this.#runHeap = this.#M.HEAPU8.length;
-        if (this.#runHeap - this.#freshHeap > HEAP_KEEP_GROWTH) this.#stale = true;
+        const growth = this.#runHeap - this.#freshHeap;
+        if (growth > HEAP_MAX_KEEP) this.#stale = true;
+        else if (growth > HEAP_KEEP_GROWTH) this.#releaseWhenIdle();
       }
       // Now rather than at the next call, so that the memory goes at once; should that fail
       // (out of memory), the next call tries again.

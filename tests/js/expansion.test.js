@@ -56,7 +56,7 @@ test('functions that each call the next twice: LIMIT_EXCEEDED in bounded time an
   expect(Object.keys(r.subgraphValues).length).toBeGreaterThan(2 ** 8);
 }, 60000);
 
-test('a run that grows the wasm memory far leaves a fresh module behind, which still works', () => {
+test('a run that grows the wasm memory far: calls that follow reuse it, and once idle a fresh module replaces it, which still works', async () => {
   engine.registerShapeFunction('', 'MyRelu', ({ inputs }) => [inputs[0]]);
   const fresh = engine._freshHeapBytes();
   expect(engine._heapBytes()).toBeLessThan(fresh + 64 * MiB);
@@ -69,12 +69,19 @@ test('a run that grows the wasm memory far leaves a fresh module behind, which s
   }));
   const r = engine.inferShapes(bytes, { decoder: 'protobuf-c' });
   expect(r.getShape('Z')).toEqual({ kind: 'tensor', elemType: 'float', dims: ['N', 96 * 256] });
-  expect(engine._runHeapBytes()).toBeGreaterThan(fresh + 150 * MiB); // the run did grow it
-  expect(engine._heapBytes()).toBe(fresh); // and it is gone
+  const grown = engine._runHeapBytes();
+  expect(grown).toBeGreaterThan(fresh + 150 * MiB); // the run did grow it
+  // A call that follows at once reuses the grown memory: it does not grow it again.
+  expect(engine.inferShapes(bytes, { decoder: 'protobuf-c' }).values).toEqual(r.values);
+  expect(engine._heapBytes()).toBe(grown);
+  // A second without a call: the memory goes (a fresh module).
+  await new Promise((resolve) => { setTimeout(resolve, 1300); });
+  expect(engine._heapBytes()).toBe(fresh);
   // The fresh module has the shape function, and write-back (which runs the model again) works.
   expect(engine.inferShapes(bytes, { decoder: 'nanopb' }).getShape('Z').dims).toEqual(['N', 96 * 256]);
   const written = r.toModel();
   expect(engine.inferShapes(written, { decoder: 'nanopb' }).values).toEqual(r.values);
+  await new Promise((resolve) => { setTimeout(resolve, 1300); }); // write-back grew it again: idle, it goes
   expect(engine._heapBytes()).toBe(fresh);
   engine.clearShapeFunctions();
 }, 60000);
