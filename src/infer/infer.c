@@ -205,7 +205,8 @@ static void explain_unknown_outputs(OsiRun *run, const OsiOpCtx *op) {
     if (!is_int && !osi_dtype_is_float(t->elem_type)) continue;
     int64_t count = 1, d;
     for (int k = 0; k < t->rank && count <= OSI_MAX_VALUE_ELEMS; k++)
-      count = osi_expr_is_const(run->exprs, t->dims[k], &d) ? count * d : OSI_MAX_VALUE_ELEMS + 1;
+      if (!osi_expr_is_const(run->exprs, t->dims[k], &d) || d < 0 || __builtin_mul_overflow(count, d, &count))
+        count = OSI_MAX_VALUE_ELEMS + 1; /* unknown, or past any small tensor (checked: no wrap) */
     /* Shape, axes, sizes (integer vectors) and scales (a few floats)
      * decide shapes; larger or float data tensors do not. */
     if (t->rank > 1 || count > (is_int ? 64 : 8)) continue;
