@@ -286,10 +286,15 @@ static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index) {
                         "inference would infer more than %lld nodes for this model (function bodies "
                         "are inferred at every call, loop bodies until their types settle)",
                         (long long)run->max_node_visits);
-  OsiOpCtx op = {0};
+  /* Field by field: `= {0}` would clear the message buffer on every node. */
+  OsiOpCtx op;
   op.scope = scope;
   op.node = n;
   op.node_index = index;
+  op.opset = 0;
+  op.message[0] = '\0';
+  op.bad_attr = NULL;
+  op.bad_attr_want = 0;
   op.in = osi_arena_array(run->arena, (size_t)n->n_inputs + 1, sizeof(OsiType *));
   op.out = osi_arena_array(run->arena, (size_t)n->n_outputs + 1, sizeof(OsiType *));
   if (!op.in || !op.out) return osi_run_fail(run, OSI_ERR_NOMEM, n->name, "out of memory");

@@ -5,6 +5,8 @@
 #include "infer/context.h"
 #include "ops/ops.h"
 
+/* infer_node (infer.c) sets each field by hand, not with `= {0}` (which
+ * would clear `message` on every node): a new field needs its line there. */
 struct OsiOpCtx {
   OsiContext *scope;
   const OsiNode *node;

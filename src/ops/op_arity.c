@@ -4,6 +4,8 @@
 
 #include "ops/op_arity.h"
 
+#include "base/thread_local.h"
+
 #define OSI_ARITY(domain, op, since, min_in, max_in, min_out, max_out, in_kinds, out_kinds) \
   {domain, op, since, min_in, max_in, min_out, max_out, in_kinds, out_kinds},
 static const OsiArity ARITY[] = {
@@ -18,16 +20,36 @@ static int compare_key(const char *domain, const char *op, const OsiArity *row) 
   return c ? c : strcmp(op, row->op);
 }
 
-const OsiArity *osi_op_arity(const char *domain, const char *op_type, int64_t opset) {
-  /* The table is sorted by domain, op, version: find the last row of
-   * (domain, op) whose version is not past `opset`. */
-  int lo = 0, hi = ROWS; /* first row whose key is after (domain, op) */
+/* Row after the last row of (domain, op): the table is sorted by domain, op,
+ * version. */
+static int rows_end(const char *domain, const char *op_type) {
+  int lo = 0, hi = ROWS;
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
     if (compare_key(domain, op_type, &ARITY[mid]) >= 0) lo = mid + 1;
     else hi = mid;
   }
-  for (int i = lo - 1; i >= 0 && compare_key(domain, op_type, &ARITY[i]) == 0; i--)
+  return lo;
+}
+
+/* Every node is checked, and a model repeats a few op types: the last
+ * (domain, op) found under each hash of the op type is kept, so a hit costs
+ * two strcmp instead of a binary search's twenty. Per thread; an entry is
+ * used only when its row names domain and op_type, so it never changes an
+ * answer. */
+static OSI_THREAD_LOCAL int recent_end[64];
+
+const OsiArity *osi_op_arity(const char *domain, const char *op_type, int64_t opset) {
+  uint32_t h = 2166136261u;
+  for (const unsigned char *p = (const unsigned char *)op_type; *p; p++) h = (h ^ *p) * 16777619u;
+  size_t at = (h ^ (h >> 16)) & 63;
+  int end = recent_end[at]; /* 0: nothing kept (row -1 does not exist) */
+  if (!end || compare_key(domain, op_type, &ARITY[end - 1]) != 0) {
+    end = rows_end(domain, op_type);
+    if (end && compare_key(domain, op_type, &ARITY[end - 1]) == 0) recent_end[at] = end;
+  }
+  /* the last row of (domain, op) whose version is not past `opset` */
+  for (int i = end - 1; i >= 0 && compare_key(domain, op_type, &ARITY[i]) == 0; i--)
     if (ARITY[i].since <= opset) return &ARITY[i];
   return NULL;
 }

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/thread_local.h"
+
 /* Declarations of every shape function named in the lists. */
 #define OSI_OP(name, fn, since) OsiStatus fn(OsiOpCtx *ctx);
 #include "ops/op_list_onnx.h"
@@ -65,7 +67,7 @@ static int compare_entry(const void *key, const void *entry) {
  * of each (by a hash of the name) is kept, and a hit costs one strcmp
  * instead of a binary search's eight. Per thread; an entry is used only
  * when its name is op_type, so the cache never changes an answer. */
-static _Thread_local struct {
+static OSI_THREAD_LOCAL struct {
   const OsiOpDomain *domain;
   const OsiOpEntry *entry;
 } recent_ops[64];
