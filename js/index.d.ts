@@ -139,7 +139,7 @@ export interface InferOptions {
    * Which decoder inferShapes(bytes) uses; both give the same result. 'protobuf-c' copies the
    * bytes into wasm memory and unpacks them whole; 'nanopb' streams them from JS memory one message
    * at a time, skipping weights (the wasm heap stays small). Without this option models under
-   * 32 MiB use protobuf-c (a quarter faster; the heap grows to about three times the file) and
+   * 32 MiB use protobuf-c (a quarter faster; the heap holds a copy of the bytes) and
    * bigger ones nanopb. The *From* functions always use nanopb.
    */
   decoder?: 'protobuf-c' | 'nanopb';

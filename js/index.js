@@ -27,8 +27,8 @@ const FLAG_DECODER_NANOPB = 1 << 9; // OSI_OPT_DECODER_NANOPB
 const DECODERS = { 'protobuf-c': FLAG_DECODER_PBC, nanopb: FLAG_DECODER_NANOPB };
 const PROGRESS_INTERVAL_MS = 100;  // onProgress is called at most this often (plus once at the end)
 // inferShapes(bytes) streams models this big unless told. Below it protobuf-c, which unpacks the whole
-// model (its heap grows to about three times the file, kept for the calls that follow, see
-// HEAP_IDLE_MS), is a quarter faster than nanopb on exporter graphs; above it the weights stay out.
+// model from a copy of its bytes in the heap (the weights it would copy once more are dropped first),
+// is a quarter faster than nanopb on exporter graphs; above it not even the bytes are copied in.
 const AUTO_STREAM_BYTES = 32 * 1024 * 1024;
 // A wasm memory never shrinks: after a run that left it this much bigger than a fresh module's,
 // the engine swaps in a fresh module (about a millisecond) and the big memory can be collected.

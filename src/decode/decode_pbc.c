@@ -366,15 +366,20 @@ const OsiModel *osi_decode_pbc(const uint8_t *bytes, size_t len, OsiArena *arena
   err->status = OSI_OK;
   err->message[0] = 0;
   int merge = 0;
-  if (!osi_pbc_prescan(bytes, len, err, &merge)) return NULL;
+  OsiPbcStrips strips = {0};
+  int ok = osi_pbc_prescan(bytes, len, err, &merge, &strips);
   uint8_t *merged = NULL;
-  if (merge) { /* a non-repeated message field written twice: see pbc_prescan.h */
-    if (!(merged = osi_pbc_merge_fields(bytes, len, &len))) {
-      fail(&d, OSI_ERR_NOMEM, "out of memory while decoding the model");
-      return NULL;
-    }
-    bytes = merged;
+  if (ok && merge) { /* a non-repeated message field written twice: see pbc_prescan.h */
+    if (!(merged = osi_pbc_merge_fields(bytes, len, &len)))
+      ok = fail(&d, OSI_ERR_NOMEM, "out of memory while decoding the model");
+  } else if (ok && osi_pbc_strip_pays(&strips, len)) {
+    /* Weights protobuf-c would copy only for them to be dropped. Without
+     * the memory to write the model again, the original is unpacked. */
+    merged = osi_pbc_strip_payloads(bytes, len, &strips, &len);
   }
+  free(strips.items);
+  if (!ok) return NULL;
+  if (merged) bytes = merged;
   OsiScratch scratch = {0};
   ProtobufCAllocator alloc = {scratch_alloc, scratch_free, &scratch};
   Onnx__ModelProto *mp = onnx__model_proto__unpack(&alloc, len, bytes);

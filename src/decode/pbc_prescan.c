@@ -24,14 +24,11 @@
  *    than OSI_MAX_PROTO_DEPTH messages.
  * Anything else malformed is left to protobuf-c, which refuses it.
  *
- * The merge. A non-repeated message field written more than once must be
- * merged. protobuf-c's merge of two occurrences differs from protobuf's
- * specification in two ways: a oneof member seen again replaces the earlier
- * one instead of merging with it (TypeProto's members), and an empty bytes
- * field loses to an earlier non-empty one (raw_data). When the scan saw such
- * a field, osi_pbc_merge_fields rewrites the bytes with each of them written
- * once, its occurrences concatenated (a concatenation of serialized messages
- * is their merge), recursively; protobuf-c then never merges anything.
+ * The weights. The scan also notes every TensorProto whose content
+ * inference never keeps (osi_tensor_wants_data: its type and dims decide,
+ * and they are in its own fields), with the bytes its raw_data and
+ * string_data take; pbc_rewrite.c can then drop those payloads before
+ * protobuf-c, which copies every bytes field, unpacks the rest.
  */
 #include "decode/pbc_prescan.h"
 
@@ -41,6 +38,9 @@
 #include <string.h>
 
 #include "decode/model_build.h"
+#include "decode/pbc_wire.h"
+#include "decode/tensor_data.h"
+#include "base/thread_local.h"
 #include "onnx_shapes.pb-c.h"
 
 /* Section - Scan */
@@ -50,29 +50,8 @@ typedef struct Scan {
   size_t len;
   OsiDecodeError *err;
   int merge;
+  OsiPbcStrips *strips; /* NULL: not collected */
 } Scan;
-
-/* Bytes of the varint at p, when it ends within min(len, 10) bytes; else 0. */
-static size_t scan_varint(const uint8_t *p, size_t len, uint64_t *out) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < len && i < 10; i++) {
-    v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
-    if (!(p[i] & 0x80)) {
-      *out = v;
-      return i + 1;
-    }
-  }
-  return 0;
-}
-
-/* scan_varint with the one-byte case (most keys and lengths) first. */
-static inline size_t scan_varint1(const uint8_t *p, size_t len, uint64_t *out) {
-  if (len && p[0] < 0x80) {
-    *out = p[0];
-    return 1;
-  }
-  return scan_varint(p, len, out);
-}
 
 /* Field keys protobuf-c reads differently from nanopb, which both decoders
  * must then refuse alike: a 5-byte key whose last byte nanopb's varint32
@@ -112,17 +91,85 @@ static int past_end(Scan *s, const uint8_t *field, const uint8_t *msg_end, int h
 
 static int limit(Scan *s, const char *why) { return osi_mb_fail(s->err, OSI_ERR_LIMIT_EXCEEDED, why); }
 
-static const ProtobufCFieldDescriptor *field_of(const ProtobufCMessageDescriptor *desc, uint64_t key) {
-  uint64_t id = key >> 3;
-  if (id > UINT32_MAX) return NULL;
-  /* The generated descriptors list fields by number, mostly without gaps:
-   * look back from where field `id` would be before the binary search
-   * (called for every field of every message, it was a third of the scan). */
-  for (unsigned i = id < desc->n_fields ? (unsigned)id : desc->n_fields; i-- > 0;) {
-    if (desc->fields[i].id == id) return &desc->fields[i];
-    if (desc->fields[i].id < id) break;
+/* Bytes a TensorProto's payload fields (raw_data, string_data) take, when
+ * inference never keeps its content; 0 when it may, or when its fields say
+ * nothing certain (then nothing is dropped). The type and dims are read as
+ * protobuf-c reads them: the last data_type, truncated to 32 bits; every
+ * dims number, packed or not. Only payloads of wire type 2 count: bytes that
+ * protobuf-c would refuse stay, for it to refuse. */
+static size_t droppable_payload(const uint8_t *p, size_t len) {
+  int32_t dtype = 0;
+  int64_t dims[OSI_MAX_RANK];
+  int32_t rank = 0;
+  size_t payload = 0;
+  for (size_t at = 0; at < len;) {
+    const uint8_t *field = p + at;
+    uint64_t key = 0, v = 0;
+    at += pbc_varint1(p + at, len - at, &key); /* the scan found every field well-formed */
+    uint32_t id = (uint32_t)(key >> 3), wire = (uint32_t)(key & 7);
+    if (wire == 0) {
+      at += pbc_varint1(p + at, len - at, &v);
+      if (id == 2) dtype = (int32_t)(uint32_t)v;
+      if (id == 1 && rank < OSI_MAX_RANK) dims[rank] = (int64_t)v;
+      if (id == 1 && rank++ >= OSI_MAX_RANK) return 0; /* refused by the decoder anyway */
+    } else if (wire == 2) {
+      at += pbc_varint1(p + at, len - at, &v);
+      const uint8_t *end = p + at + v;
+      if (id == 1) { /* packed dims */
+        for (const uint8_t *q = p + at; q < end;) {
+          uint64_t d;
+          size_t used = pbc_varint(q, (size_t)(end - q), &d);
+          if (!used || rank >= OSI_MAX_RANK) return 0;
+          dims[rank++] = (int64_t)d;
+          q += used;
+        }
+      } else if (id == 2) {
+        return 0; /* protobuf-c refuses it */
+      } else if (id == 9 || id == 6) {
+        payload += (size_t)(end - field);
+      }
+      at += (size_t)v;
+    } else {
+      if (id == 1 || id == 2) return 0; /* protobuf-c refuses these */
+      at += wire == 1 ? 8 : 4;
+    }
   }
-  return protobuf_c_message_descriptor_get_field(desc, (unsigned)id);
+  return osi_tensor_wants_data(dtype, osi_tensor_count(rank, dims)) ? 0 : payload;
+}
+
+/* Tensors with less than this in payloads are left alone: dropping a few
+ * bytes saves less than writing their messages again costs. And the model
+ * is written again only when that saves STRIP_MIN_TOTAL bytes, and an
+ * eighth of the model: the rewrite copies everything else once. */
+#define STRIP_MIN_PAYLOAD 1024
+#define STRIP_MIN_TOTAL ((size_t)256 * 1024)
+
+static OSI_THREAD_LOCAL int strip_always; /* tests: drop every payload the rule allows */
+
+void osi_pbc_strip_always(int on) { strip_always = on; }
+
+int osi_pbc_strip_pays(const OsiPbcStrips *strips, size_t len) {
+  if (strips->failed || !strips->count) return 0;
+  return strip_always || (strips->bytes >= STRIP_MIN_TOTAL && strips->bytes >= len / 8);
+}
+
+static void note_tensor(Scan *s, const uint8_t *p, size_t len) {
+  OsiPbcStrips *st = s->strips;
+  if (!st || st->failed) return;
+  size_t drop = droppable_payload(p, len);
+  if (drop < (strip_always ? 1 : STRIP_MIN_PAYLOAD)) return;
+  if (st->count == st->cap) {
+    size_t cap = st->cap ? st->cap * 2 : 64;
+    OsiPbcStrip *items = realloc(st->items, cap * sizeof *items);
+    if (!items) {
+      st->failed = 1; /* nothing is dropped then; the decode goes on */
+      return;
+    }
+    st->items = items;
+    st->cap = cap;
+  }
+  st->items[st->count++] = (OsiPbcStrip){p, len};
+  st->bytes += drop;
 }
 
 /* One message's own fields (pass 1), then its message-typed fields (pass
@@ -146,7 +193,7 @@ static int scan_msg(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8
     const uint8_t *field = p + at;
     size_t avail = len - at;
     uint64_t key, n;
-    size_t used = scan_varint1(field, avail, &key);
+    size_t used = pbc_varint1(field, avail, &key);
     if (!used || used > 5) {
       if (used || avail > 5) return refuse(s, field, "a field key is longer than 5 bytes");
       return past_end(s, field, end, 0, 0);
@@ -155,10 +202,10 @@ static int scan_msg(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8
       return refuse(s, field, "a field key overflows 32 bits or names field 0");
     at += used;
     avail -= used;
-    const ProtobufCFieldDescriptor *f = field_of(desc, key);
+    const ProtobufCFieldDescriptor *f = pbc_field_of(desc, key);
     switch (key & 7) {
     case 0:
-      if (!(used = scan_varint1(p + at, avail, &n))) {
+      if (!(used = pbc_varint1(p + at, avail, &n))) {
         if (avail >= 10) return refuse(s, field, "a varint is longer than 10 bytes");
         return past_end(s, field, end, 0, 0);
       }
@@ -178,7 +225,7 @@ static int scan_msg(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8
       break;
     }
     case 2:
-      used = scan_varint1(p + at, avail, &n);
+      used = pbc_varint1(p + at, avail, &n);
       if (!used || used > 5) {
         if (used || avail > 5) return refuse(s, field, "a length is longer than 5 bytes");
         return past_end(s, field, end, 0, 0);
@@ -204,14 +251,14 @@ static int scan_msg(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8
   /* Pass 2: descend into the message-typed fields (all well-formed now). */
   for (size_t at = 0; subs && at < len;) {
     uint64_t key = 0, n = 0;
-    at += scan_varint1(p + at, len - at, &key);
+    at += pbc_varint1(p + at, len - at, &key);
     switch (key & 7) {
-    case 0: at += scan_varint1(p + at, len - at, &n); break;
+    case 0: at += pbc_varint1(p + at, len - at, &n); break;
     case 1: at += 8; break;
     case 5: at += 4; break;
     default: {
-      at += scan_varint1(p + at, len - at, &n);
-      const ProtobufCFieldDescriptor *f = field_of(desc, key);
+      at += pbc_varint1(p + at, len - at, &n);
+      const ProtobufCFieldDescriptor *f = pbc_field_of(desc, key);
       if (f && f->type == PROTOBUF_C_TYPE_MESSAGE &&
           !scan_msg(s, f->descriptor, p + at, (size_t)n, depth + 1, nest))
         return 0;
@@ -220,203 +267,16 @@ static int scan_msg(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8
     }
     }
   }
+  /* After its descent: the tensors a rewrite drops from are in byte order. */
+  if (desc == &onnx__tensor_proto__descriptor) note_tensor(s, p, len);
   return 1;
 }
 
-int osi_pbc_prescan(const uint8_t *bytes, size_t len, OsiDecodeError *err, int *merge) {
-  Scan s = {bytes ? bytes : (const uint8_t *)"", len, err, 0};
+int osi_pbc_prescan(const uint8_t *bytes, size_t len, OsiDecodeError *err, int *merge,
+                    OsiPbcStrips *strips) {
+  Scan s = {bytes ? bytes : (const uint8_t *)"", len, err, 0, strips};
   int ok = scan_msg(&s, &onnx__model_proto__descriptor, s.base, len, 1, 0);
   *merge = s.merge;
   return ok;
 }
 
-/* Section - Merge
- *
- * Every part below is an occurrence of a field in the original bytes, which
- * the scan has walked and found well-formed. */
-
-typedef struct Out {
-  uint8_t *p;
-  size_t n, cap;
-  int failed;
-} Out;
-
-static void out_put(Out *o, const void *data, size_t n) {
-  if (o->failed) return;
-  if (n > o->cap - o->n) {
-    size_t cap = o->cap ? o->cap : 256;
-    while (cap - o->n < n) {
-      if (cap > SIZE_MAX / 2) {
-        o->failed = 1;
-        return;
-      }
-      cap *= 2;
-    }
-    uint8_t *p = realloc(o->p, cap);
-    if (!p) {
-      o->failed = 1;
-      return;
-    }
-    o->p = p;
-    o->cap = cap;
-  }
-  memcpy(o->p + o->n, data, n);
-  o->n += n;
-}
-
-static void out_varint(Out *o, uint64_t v) {
-  uint8_t tmp[10];
-  int n = 0;
-  do {
-    tmp[n] = (uint8_t)(v & 0x7f);
-    v >>= 7;
-    if (v) tmp[n] |= 0x80;
-    n++;
-  } while (v);
-  out_put(o, tmp, (size_t)n);
-}
-
-typedef struct Part {
-  const uint8_t *p;
-  size_t len;
-} Part;
-
-typedef struct Rec {
-  const uint8_t *start; /* the whole field, key included */
-  size_t size;
-  Part content;         /* length-delimited: what follows the length */
-  const ProtobufCFieldDescriptor *f; /* NULL: unknown field */
-  int wire;
-  long next;            /* next occurrence of the same non-repeated message field, -1 */
-  int merged;           /* one of the occurrences merged (the others are oneof members cleared) */
-} Rec;
-
-static int merge_msg(Out *o, const ProtobufCMessageDescriptor *desc, const Part *parts, size_t n_parts);
-
-/* Field `f` holding the merge of `parts`: its key, a 5-byte length (so that
- * it can be written after the content) and the content. */
-static int emit_merged(Out *o, const ProtobufCFieldDescriptor *f, const Part *parts, size_t n_parts) {
-  out_varint(o, (uint64_t)f->id << 3 | 2);
-  size_t len_at = o->n;
-  out_put(o, "\x80\x80\x80\x80\x00", 5);
-  if (!merge_msg(o, f->descriptor, parts, n_parts) || o->failed) return 0;
-  size_t len = o->n - len_at - 5;
-  if (len > INT_MAX) return 0;
-  for (int i = 0; i < 5; i++) o->p[len_at + (size_t)i] = (uint8_t)((len >> (7 * i)) & 0x7f) | (i < 4 ? 0x80 : 0);
-  return 1;
-}
-
-/* The fields of parts[0..n_parts) (one message: their concatenation) with
- * each non-repeated message field once, at its last occurrence, and every
- * message field rewritten the same way inside. A oneof member that a later
- * member cleared stays, unmerged (protobuf-c replaces it): protobuf-c still
- * checks its bytes, as the nanopb decoder does. So protobuf-c never merges
- * anything (its merge of two TypeProto without a member even fails). */
-static int merge_msg(Out *o, const ProtobufCMessageDescriptor *desc, const Part *parts, size_t n_parts) {
-  Rec *recs = NULL;
-  size_t n = 0, cap = 0;
-  unsigned nf = desc->n_fields;
-  long *head = malloc((nf ? nf : 1) * sizeof *head), *tail = malloc((nf ? nf : 1) * sizeof *tail);
-  int ok = head && tail;
-  for (unsigned i = 0; ok && i < nf; i++) head[i] = tail[i] = -1;
-  for (size_t k = 0; ok && k < n_parts; k++) {
-    const uint8_t *p = parts[k].p;
-    size_t len = parts[k].len;
-    for (size_t at = 0; ok && at < len;) {
-      uint64_t key, v;
-      Rec r = {p + at, 0, {NULL, 0}, NULL, 0, -1, 0};
-      size_t used = scan_varint(p + at, len - at, &key);
-      if (!used) {
-        ok = 0;
-        break;
-      }
-      at += used;
-      r.wire = (int)(key & 7);
-      r.f = field_of(desc, key);
-      switch (r.wire) {
-      case 0: used = scan_varint(p + at, len - at, &v); at += used; ok = used != 0; break;
-      case 1: at += 8; break;
-      case 5: at += 4; break;
-      case 2:
-        used = scan_varint(p + at, len - at, &v);
-        ok = used != 0 && v <= len - at - used;
-        if (ok) {
-          r.content = (Part){p + at + used, (size_t)v};
-          at += used + (size_t)v;
-        }
-        break;
-      default: ok = 0; break;
-      }
-      if (!ok || at > len) {
-        ok = 0;
-        break;
-      }
-      r.size = (size_t)(p + at - r.start);
-      if (n == cap) {
-        size_t ncap = cap ? cap * 2 : 32;
-        Rec *nr = realloc(recs, ncap * sizeof *nr);
-        if (!nr) {
-          ok = 0;
-          break;
-        }
-        recs = nr;
-        cap = ncap;
-      }
-      /* A oneof member clears the other message members of its oneof. */
-      if (r.f && (r.f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF))
-        for (unsigned i = 0; i < nf; i++)
-          if (&desc->fields[i] != r.f && (desc->fields[i].flags & PROTOBUF_C_FIELD_FLAG_ONEOF) &&
-              desc->fields[i].quantifier_offset == r.f->quantifier_offset)
-            head[i] = tail[i] = -1;
-      if (r.f && r.f->type == PROTOBUF_C_TYPE_MESSAGE && r.f->label != PROTOBUF_C_LABEL_REPEATED &&
-          r.wire == 2) {
-        size_t i = (size_t)(r.f - desc->fields);
-        if (tail[i] >= 0) recs[tail[i]].next = (long)n;
-        else head[i] = (long)n;
-        tail[i] = (long)n;
-      }
-      recs[n++] = r;
-    }
-  }
-  for (unsigned i = 0; ok && i < nf; i++)
-    for (long q = head[i]; q >= 0; q = recs[q].next) recs[q].merged = 1;
-  for (size_t j = 0; ok && j < n; j++) {
-    const Rec *r = &recs[j];
-    if (r->f && r->f->type == PROTOBUF_C_TYPE_MESSAGE && r->wire == 2) {
-      if (r->f->label == PROTOBUF_C_LABEL_REPEATED || !r->merged) { /* one occurrence, rewritten inside */
-        ok = emit_merged(o, r->f, &r->content, 1);
-        continue;
-      }
-      size_t i = (size_t)(r->f - desc->fields);
-      if (tail[i] != (long)j) continue; /* merged into the last occurrence */
-      size_t count = 0;
-      for (long q = head[i]; q >= 0; q = recs[q].next) count++;
-      Part *occ = malloc(count * sizeof *occ);
-      if (!occ) {
-        ok = 0;
-        break;
-      }
-      count = 0;
-      for (long q = head[i]; q >= 0; q = recs[q].next) occ[count++] = recs[q].content;
-      ok = emit_merged(o, r->f, occ, count);
-      free(occ);
-    } else {
-      out_put(o, r->start, r->size);
-    }
-  }
-  free(recs);
-  free(head);
-  free(tail);
-  return ok && !o->failed;
-}
-
-uint8_t *osi_pbc_merge_fields(const uint8_t *bytes, size_t len, size_t *out_len) {
-  Out o = {NULL, 0, 0, 0};
-  Part whole = {bytes, len};
-  if (!merge_msg(&o, &onnx__model_proto__descriptor, &whole, 1)) {
-    free(o.p);
-    return NULL;
-  }
-  *out_len = o.n;
-  return o.p ? o.p : malloc(1);
-}

@@ -1,8 +1,9 @@
 /*
  * What decode_pbc.c does to the bytes before protobuf-c unpacks them
  * (pbc_prescan.c): a scan that refuses what protobuf-c cannot unpack safely
- * or reads differently from the nanopb decoder, and a rewrite for the one
- * thing protobuf-c merges differently from protobuf's specification.
+ * or reads differently from the nanopb decoder; and the rewrites
+ * (pbc_rewrite.c): one for the thing protobuf-c merges differently from
+ * protobuf's specification, one that drops the weights it would copy.
  */
 #ifndef OSI_PBC_PRESCAN_H
 #define OSI_PBC_PRESCAN_H
@@ -12,13 +13,31 @@
 
 #include "decode/decode.h"
 
+/* A TensorProto (its content, in the scanned bytes) whose payloads inference
+ * never reads. */
+typedef struct OsiPbcStrip {
+  const uint8_t *start;
+  size_t len;
+} OsiPbcStrip;
+
+/* Such tensors, in byte order, and the bytes their payload fields take. */
+typedef struct OsiPbcStrips {
+  OsiPbcStrip *items;
+  size_t count, cap;
+  size_t bytes;
+  int failed; /* out of memory: the list is incomplete (then it is not used) */
+} OsiPbcStrips;
+
 /* Walks the ModelProto in `bytes` with protobuf-c's descriptors. 1: protobuf-c
  * may unpack them (malformed bytes the scan does not name are left to it);
  * 0: the decode fails with the error set in err (PARSE_ERROR naming the byte
  * where the bytes go wrong, "the file ends early" for a truncated file, a
  * string with a NUL byte; LIMIT_EXCEEDED for nesting). *merge is set when
- * some message holds a non-repeated message field more than once. */
-int osi_pbc_prescan(const uint8_t *bytes, size_t len, OsiDecodeError *err, int *merge);
+ * some message holds a non-repeated message field more than once. When
+ * `strips` is not NULL, the tensors whose raw_data and string_data inference
+ * never reads (osi_tensor_wants_data) are appended to it (free items). */
+int osi_pbc_prescan(const uint8_t *bytes, size_t len, OsiDecodeError *err, int *merge,
+                    OsiPbcStrips *strips);
 
 /* The same ModelProto with every non-repeated message field written once:
  * its occurrences merged as protobuf specifies (scalars: last; repeated:
@@ -29,5 +48,22 @@ int osi_pbc_prescan(const uint8_t *bytes, size_t len, OsiDecodeError *err, int *
  * this instead. Call only after osi_pbc_prescan accepted the bytes. NULL
  * when memory runs out (malloc'ed; *out_len set otherwise). */
 uint8_t *osi_pbc_merge_fields(const uint8_t *bytes, size_t len, size_t *out_len);
+
+/* 1 when writing the model again without the payloads in `strips` saves
+ * enough to be worth it. */
+int osi_pbc_strip_pays(const OsiPbcStrips *strips, size_t len);
+
+/* Tests and fuzzing: with `on`, the calling thread's scans note every
+ * tensor with a payload to drop, and every such list is worth a rewrite, so
+ * that small models exercise it too. */
+void osi_pbc_strip_always(int on);
+
+/* The same ModelProto without the raw_data and string_data fields of the
+ * tensors in `strips` (from osi_pbc_prescan on these bytes, which must need
+ * no merge): protobuf-c unpacks the same model from it, but for payloads
+ * nothing reads. NULL when memory runs out (malloc'ed; *out_len set
+ * otherwise). */
+uint8_t *osi_pbc_strip_payloads(const uint8_t *bytes, size_t len, const OsiPbcStrips *strips,
+                                size_t *out_len);
 
 #endif
