@@ -555,15 +555,17 @@ static int intern_op(void *user, const OsiNode *n) {
 static size_t pad4(size_t n) { return (n + 3) & ~(size_t)3; }
 
 /* FNV-1a, 32 bits, over the bytes of s; js/result.js computes the same over
- * a name's UTF-8 encoding. ORs every byte into *seen. */
-static uint32_t key_hash(const char *s, unsigned *seen) {
+ * a name's UTF-8 encoding. ORs every byte into *seen; *len is strlen(s). */
+static uint32_t key_hash(const char *s, unsigned *seen, uint32_t *len) {
   uint32_t h = 2166136261u;
   unsigned any = 0;
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+  const unsigned char *p = (const unsigned char *)s;
+  for (; *p; p++) {
     h = (h ^ *p) * 16777619u;
     any |= *p;
   }
   *seen |= any;
+  *len = (uint32_t)(p - (const unsigned char *)s);
   return h;
 }
 
@@ -581,14 +583,15 @@ static int key_flags(const Row *rows, int n) {
   return flags;
 }
 
-/* The n names of `order` (or of `nodes`), each NUL-terminated, then NULs to
- * a multiple of 4 bytes; returns the bytes written before the padding. */
+/* The n names of `order` (or of `nodes`), of lengths lens[], each
+ * NUL-terminated, then NULs to a multiple of 4 bytes; returns the bytes
+ * written before the padding. */
 static size_t put_strings(OsiJson *out, const OsiValueEntry *const *order, const OsiNode *nodes,
-                          int n) {
+                          const uint32_t *lens, int n) {
   size_t start = out->len;
   for (int i = 0; i < n; i++) {
     const char *s = order ? order[i]->name : nodes[i].name;
-    osi_json_bytes(out, s, strlen(s) + 1);
+    osi_json_bytes(out, s, (size_t)lens[i] + 1);
   }
   size_t bytes = out->len - start;
   osi_json_bytes(out, "\0\0\0", pad4(bytes) - bytes);
@@ -614,12 +617,16 @@ static void render_packed_named(OsiResult *r) {
   while (cap < 2 * (size_t)n + 2) cap *= 2;
   size_t n_words = 2 * (size_t)n_names + (size_t)n + cap + (size_t)n_nodes;
   int32_t *words = rows ? malloc((n_words + 1) * sizeof *words) : NULL;
+  /* each name's length, taken once (strlen goes byte by byte in wasm) */
+  uint32_t *name_lens = malloc(((size_t)n_names + (size_t)n_nodes + 1) * sizeof *name_lens);
+  uint32_t *node_lens = name_lens ? name_lens + n_names : NULL;
   Interner types = {0}, ops = {0};
   OsiWords io = {0};
   OsiJson json = {0}, ref_keys = {0}, out = {0};
   size_t n_all_nodes = (size_t)n_nodes;
   for (int i = 0; i < r->run.n_scopes; i++) n_all_nodes += (size_t)r->run.scopes[i].graph.n_nodes;
-  if (!words || !interner_init(&types, (size_t)n) || !interner_init(&ops, n_all_nodes)) goto done;
+  if (!words || !name_lens || !interner_init(&types, (size_t)n) || !interner_init(&ops, n_all_nodes))
+    goto done;
   int32_t *producers = words, *type_of = producers + n_names, *row_refs = type_of + n_names;
   int32_t *table = row_refs + n, *node_ops = table + cap;
   OsiGraphView view = graph_view(r, sub_keys, 1);
@@ -656,20 +663,24 @@ static void render_packed_named(OsiResult *r) {
     osi_json_char(&json, ',');
     osi_json_string(&json, rows[i].sub->name);
     row_refs[i] = -1 - k++;
-    size_t slot = key_hash(rows[i].key, &seen) & (cap - 1);
+    uint32_t key_len;
+    size_t slot = key_hash(rows[i].key, &seen, &key_len) & (cap - 1);
     while (table[slot]) slot = (slot + 1) & (cap - 1);
     table[slot] = i + 1;
   }
   for (int v = 0; v < n_names; v++) {
     const OsiValueEntry *e = root->order[v];
-    if (!e->type) continue; /* no row */
+    if (!e->type) { /* no row */
+      name_lens[v] = (uint32_t)strlen(e->name);
+      continue;
+    }
     size_t at = ((uintptr_t)e->type >> 4) & 255;
     if (recent[at].type != e->type) {
       recent[at].type = e->type;
       recent[at].index = intern_type(&types, e->type);
     }
     type_of[v] = recent[at].index;
-    size_t slot = key_hash(e->name, &seen) & (cap - 1);
+    size_t slot = key_hash(e->name, &seen, &name_lens[v]) & (cap - 1);
     while (table[slot]) slot = (slot + 1) & (cap - 1);
     table[slot] = row_at[v] + 1;
   }
@@ -710,8 +721,11 @@ static void render_packed_named(OsiResult *r) {
    * doubling, the buffer's last copy (megabytes for 100k nodes) counted
    * twice in the peak heap, and a wasm heap never shrinks. */
   size_t names_len = 0, node_names_len = 0;
-  for (int i = 0; i < n_names; i++) names_len += strlen(root->order[i]->name) + 1;
-  for (int i = 0; i < n_nodes; i++) node_names_len += strlen(g->nodes[i].name) + 1;
+  for (int i = 0; i < n_names; i++) names_len += (size_t)name_lens[i] + 1;
+  for (int i = 0; i < n_nodes; i++) {
+    node_lens[i] = (uint32_t)strlen(g->nodes[i].name);
+    node_names_len += (size_t)node_lens[i] + 1;
+  }
   size_t total = sizeof header + n_words * sizeof *words + io.count * sizeof *io.items +
                  pad4(names_len) + pad4(node_names_len) + json.len + 1;
   out.buf = malloc(total);
@@ -720,8 +734,9 @@ static void render_packed_named(OsiResult *r) {
   osi_json_bytes(&out, header, sizeof header);
   osi_json_bytes(&out, words, n_words * sizeof *words);
   osi_json_bytes(&out, io.items, io.count * sizeof *io.items);
-  size_t names_bytes = put_strings(&out, (const OsiValueEntry *const *)root->order, NULL, n_names);
-  size_t node_names_bytes = put_strings(&out, NULL, g->nodes, n_nodes);
+  size_t names_bytes =
+      put_strings(&out, (const OsiValueEntry *const *)root->order, NULL, name_lens, n_names);
+  size_t node_names_bytes = put_strings(&out, NULL, g->nodes, node_lens, n_nodes);
   osi_json_bytes(&out, json.buf, json.len);
   if (out.failed || out.len > INT32_MAX) goto done;
   uint32_t sizes[2] = {(uint32_t)names_bytes, (uint32_t)node_names_bytes};
@@ -737,6 +752,7 @@ done:
   osi_json_free(&ref_keys);
   osi_json_free(&out);
   free(words);
+  free(name_lens);
   free(rows);
   free(sub_keys);
 }
