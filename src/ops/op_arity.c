@@ -32,24 +32,29 @@ static int rows_end(const char *domain, const char *op_type) {
   return lo;
 }
 
-/* Every node is checked, and a model repeats a few op types: the last
- * (domain, op) found under each hash of the op type is kept, so a hit costs
- * two strcmp instead of a binary search's twenty. Per thread; an entry is
- * used only when its row names domain and op_type, so it never changes an
- * answer. */
-static OSI_THREAD_LOCAL int recent_end[64];
+/* Every node is checked, and a model repeats a few op types: the rows of
+ * the last (domain, op) found under each hash of the op type are kept, so a
+ * hit costs two strcmp instead of a binary search's twenty. Per thread; an
+ * entry is used only when its rows name domain and op_type, so it never
+ * changes an answer. */
+static OSI_THREAD_LOCAL struct {
+  int begin, end; /* rows [begin, end); end 0: nothing kept */
+} recent[64];
 
 const OsiArity *osi_op_arity(const char *domain, const char *op_type, int64_t opset) {
   uint32_t h = 2166136261u;
   for (const unsigned char *p = (const unsigned char *)op_type; *p; p++) h = (h ^ *p) * 16777619u;
   size_t at = (h ^ (h >> 16)) & 63;
-  int end = recent_end[at]; /* 0: nothing kept (row -1 does not exist) */
+  int begin = recent[at].begin, end = recent[at].end;
   if (!end || compare_key(domain, op_type, &ARITY[end - 1]) != 0) {
     end = rows_end(domain, op_type);
-    if (end && compare_key(domain, op_type, &ARITY[end - 1]) == 0) recent_end[at] = end;
+    for (begin = end; begin > 0 && compare_key(domain, op_type, &ARITY[begin - 1]) == 0;) begin--;
+    if (begin == end) return NULL;
+    recent[at].begin = begin;
+    recent[at].end = end;
   }
   /* the last row of (domain, op) whose version is not past `opset` */
-  for (int i = end - 1; i >= 0 && compare_key(domain, op_type, &ARITY[i]) == 0; i--)
+  for (int i = end - 1; i >= begin; i--)
     if (ARITY[i].since <= opset) return &ARITY[i];
   return NULL;
 }
