@@ -97,9 +97,10 @@ OsiStatus osi_op_gather_nd(OsiOpCtx *ctx) {
                        "GatherND: the indices' batch dims hold %lld entries, not a multiple of the data's %lld",
                        (long long)ib, (long long)db);
   int q = idx->rank, r = x->rank;
-  if (k < 1 || k > r - b)
+  /* The spec asks for 1..r-b; onnxruntime also runs 0 (whole slices). */
+  if (k > r - b)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
-                       "indices.shape[-1] is %lld; expected 1..%lld (data rank minus batch_dims)",
+                       "indices.shape[-1] is %lld; expected 0..%lld (data rank minus batch_dims)",
                        (long long)k, (long long)(r - b));
   if (q - 1 + r - b - k > OSI_MAX_RANK)
     return osi_op_fail(ctx, OSI_ERR_LIMIT_EXCEEDED, "GatherND output rank is over the limit");

@@ -154,15 +154,22 @@ OsiStatus osi_op_conv_transpose(OsiOpCtx *ctx) {
   return OSI_OK;
 }
 
-/* PRelu(X, slope): Y like X; slope broadcasts one way to X (opset 7+;
- * before, its shape was X's or a per-channel [C]). */
+/* PRelu(X, slope) (opset 7+): the spec has slope broadcast one way to X,
+ * Y like X; onnxruntime's kernel broadcasts both ways (slope [3,4,5] over
+ * X [1,4,5] runs and gives [3,4,5]), so Y is the broadcast of the two,
+ * which is X's shape whenever the spec's rule holds. Before opset 7 the
+ * slope was X's shape or a per-channel [C]. */
 OsiStatus osi_op_prelu(OsiOpCtx *ctx) {
-  const OsiType *x = osi_in_ranked(ctx, 0);
-  if (x && osi_op_opset(ctx) >= 7) {
-    OsiStatus st = osi_require_broadcast_to(ctx, "PRelu slope", 1, x->rank, x->dims, "X");
-    if (st != OSI_OK) return st;
-  }
-  return osi_out_same_as_input(ctx, 0, 0);
+  const OsiType *x = osi_in_ranked(ctx, 0), *slope = osi_in_ranked(ctx, 1);
+  if (!x || !slope || osi_op_opset(ctx) < 7) return osi_out_same_as_input(ctx, 0, 0);
+  const OsiType *both[2] = {x, slope};
+  OsiExpr dims[OSI_MAX_RANK];
+  int rank;
+  OsiStatus st = osi_broadcast(ctx, both, 2, &rank, dims);
+  if (st != OSI_OK) return st;
+  OsiType *y = osi_out_tensor(ctx, 0, x->elem_type, rank);
+  if (y && rank > 0) memcpy(osi_type_dims_mut(y), dims, (size_t)rank * sizeof(OsiExpr));
+  return OSI_OK;
 }
 
 /* GlobalAveragePool/GlobalMaxPool/GlobalLpPool: [N, C, 1, ..., 1]. */

@@ -17,6 +17,13 @@ OsiExpr osi_window_out(OsiExprStore *s, OsiExpr in, int64_t kernel, int64_t stri
   if (in == OSI_EXPR_UNKNOWN || kernel < 1 || stride <= 0 || dilation <= 0) return OSI_EXPR_UNKNOWN;
   int64_t extent = checked_extent(kernel, dilation), shift;
   if (extent == 0 || __builtin_sub_overflow(pads, extent, &shift)) return OSI_EXPR_UNKNOWN;
+  int64_t c, num;
+  if (!ceil_mode && osi_expr_is_const(s, in, &c)) {
+    /* onnxruntime divides toward zero: a window a little longer than its
+     * input still gives 0 or 1 outputs where floor would give -1 or 0. */
+    if (__builtin_add_overflow(c, shift, &num) || num / stride == INT64_MAX) return OSI_EXPR_UNKNOWN;
+    return osi_expr_const(s, num / stride + 1);
+  }
   OsiExpr span = osi_expr_add(s, in, osi_expr_const(s, shift));
   OsiExpr st = osi_expr_const(s, stride);
   OsiExpr steps = ceil_mode ? osi_expr_ceildiv(s, span, st) : osi_expr_floordiv(s, span, st);
@@ -151,12 +158,18 @@ OsiStatus osi_window_require_fit(OsiOpCtx *ctx, int x_in, int d, const OsiSpatia
   /* The least input the window fits: onnxruntime computes a convolution's
    * output as (in + pads - extent) / stride + 1 rounded toward zero and
    * refuses one below 1 (in float with explicit pads: in >= extent - pads;
-   * in integers for VALID: in >= extent - stride + 1); a pool's output must
-   * not be negative (in >= extent - pads - stride). */
+   * in integers for VALID: in >= extent - stride + 1); a pool's output,
+   * rounded toward zero (or up with ceil_mode), must not be negative:
+   * (in + pads - extent) / stride > -2, in >= extent - pads - 2 * stride + 1.
+   * On a symbolic input without ceil_mode the output is the floor form
+   * (osi_window_out), which agrees with rounding toward zero only where
+   * it is not negative: the requirement keeps it there (in >= extent -
+   * pads - stride), leaving out the tiny inputs whose window overhangs. */
   int valid = !strcmp(sp->auto_pad, "VALID");
-  int64_t pads = valid ? 0 : sp->pads[i], slack, strides = sp->stride[i];
-  if (!conv && sp->ceil_mode && __builtin_mul_overflow(sp->stride[i], 2, &strides)) return OSI_OK;
-  if (!conv && sp->ceil_mode) strides -= 1;
+  int64_t pads = valid ? 0 : sp->pads[i], slack, strides = sp->stride[i], c;
+  int floor_form = !sp->ceil_mode && !osi_expr_is_const(s, x->dims[d], &c);
+  if (!conv && !floor_form && __builtin_mul_overflow(sp->stride[i], 2, &strides)) return OSI_OK;
+  if (!conv && !floor_form) strides -= 1;
   if (conv && !valid) slack = pads;
   else if (conv) slack = sp->stride[i] - 1;
   else if (__builtin_add_overflow(pads, strides, &slack)) return OSI_OK;

@@ -1,0 +1,121 @@
+/*
+ * Shape checks where onnxruntime's kernels, not the spec, decide: models
+ * onnxruntime 1.30 runs must pass (each case below was run there, CPU EP,
+ * no graph optimization) and the shapes it refuses must fail. The cases
+ * come from variant mutants of the backend tests (other mutation sizes,
+ * d -> 1, two inputs changed together) that found false alarms and misses.
+ */
+#include <string.h>
+
+#include "op_harness.h"
+#include "test.h"
+
+#define MISMATCH(got) CHECK(!strncmp((got), "error:SHAPE_MISMATCH", 20))
+
+/* QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp). */
+static const char *qlinear_matmul(OpTest *t, const char *a, const char *as, const char *az, const char *b,
+                                  const char *bs, const char *bz, const char *ys, const char *yz) {
+  return op_run(t, "", "QLinearMatMul", 10, a, as, az, b, bs, bz, ys, yz, NULL);
+}
+
+static void test_qlinear_matmul(OpTest *t) {
+  const char *a = "uint8[2,3]", *b = "uint8[3,4]", *f0 = "float[]", *u0 = "uint8[]";
+  /* b's scale and zero point each per tensor, per column [N] (2-D b) or [1, N]; their shapes
+   * need not agree (the backend test's b_scale [1] beside a [3]-long b_zero_point runs). */
+  CHECK_STR(qlinear_matmul(t, a, f0, u0, b, "float[4]", u0, f0, u0), "uint8[2,4]");
+  CHECK_STR(qlinear_matmul(t, a, f0, u0, b, f0, "uint8[4]", f0, u0), "uint8[2,4]");
+  CHECK_STR(qlinear_matmul(t, a, f0, u0, b, "float[1,4]", "uint8[4]", f0, u0), "uint8[2,4]");
+  CHECK_STR(qlinear_matmul(t, a, f0, u0, b, "float[1]", "uint8[4]", f0, u0), "uint8[2,4]");
+  MISMATCH(qlinear_matmul(t, a, f0, u0, b, "float[3]", u0, f0, u0));
+  MISMATCH(qlinear_matmul(t, a, f0, u0, b, "float[4,4]", u0, f0, u0));
+  /* A 3-D b takes [4] no more, but [2, 1, 4]. */
+  CHECK_STR(qlinear_matmul(t, "uint8[2,2,3]", f0, u0, "uint8[2,3,4]", "float[2,1,4]", "uint8[2,1,4]", f0, u0),
+            "uint8[2,2,4]");
+  MISMATCH(qlinear_matmul(t, "uint8[2,2,3]", f0, u0, "uint8[2,3,4]", "float[4]", u0, f0, u0));
+  MISMATCH(qlinear_matmul(t, "uint8[2,2,3]", f0, u0, "uint8[2,3,4]", "float[1,1,4]", u0, f0, u0));
+  /* a's and y's parameters are per tensor: a scalar or [1], not [1, 1] nor per row. */
+  CHECK_STR(qlinear_matmul(t, a, "float[1]", "uint8[1]", b, f0, u0, "float[1]", "uint8[1]"), "uint8[2,4]");
+  MISMATCH(qlinear_matmul(t, a, "float[1,1]", u0, b, f0, u0, f0, u0));
+  MISMATCH(qlinear_matmul(t, a, "float[2]", "uint8[2]", b, f0, u0, f0, u0));
+  MISMATCH(qlinear_matmul(t, a, f0, u0, b, f0, u0, "float[4]", "uint8[4]"));
+  /* Symbolic lengths: per tensor needs 1; a per-column length may be 1 or N. */
+  CHECK_STR(qlinear_matmul(t, a, "float[S]", u0, b, "float[T]", u0, f0, u0), "uint8[2,4]");
+  CHECK_STR(op_requirements(t), "S == 1");
+}
+
+static void test_qlinear_conv(OpTest *t) {
+  const char *x = "uint8[1,2,5,5]", *w = "uint8[3,2,3,3]", *f0 = "float[]", *u0 = "uint8[]";
+  CHECK_STR(op_run(t, "", "QLinearConv", 10, x, f0, u0, w, "float[3]", u0, "float[1]", u0, NULL), "uint8[1,3,3,3]");
+  CHECK_STR(op_run(t, "", "QLinearConv", 10, x, f0, u0, w, f0, "uint8[3]", f0, u0, NULL), "uint8[1,3,3,3]");
+  MISMATCH(op_run(t, "", "QLinearConv", 10, x, f0, u0, w, "float[4]", u0, f0, u0, NULL));
+  MISMATCH(op_run(t, "", "QLinearConv", 10, x, f0, u0, w, "float[1,3]", u0, f0, u0, NULL));
+  MISMATCH(op_run(t, "", "QLinearConv", 10, x, "float[2]", u0, w, f0, u0, f0, u0, NULL));
+  MISMATCH(op_run(t, "", "QLinearConv", 10, x, f0, "uint8[1,1]", w, f0, u0, f0, u0, NULL));
+  MISMATCH(op_run(t, "", "QLinearConv", 10, x, f0, u0, w, f0, u0, f0, "uint8[3]", NULL));
+}
+
+/* Pools divide toward zero: kernel 5, stride 3 over 1 gives (1 - 5) / 3 + 1 = 0 outputs; stride 2,
+ * (1 - 5) / 2 + 1 = -1, refused. */
+static void test_pool_rounding(OpTest *t) {
+  const char *pools[3] = {"MaxPool", "AveragePool", "LpPool"};
+  for (int k = 0; k < 3; k++) {
+    op_attr_ints(t, "kernel_shape", 2, (int64_t[]){5, 5});
+    op_attr_ints(t, "strides", 2, (int64_t[]){3, 3});
+    CHECK_STR(op_run(t, "", pools[k], 11, "float[1,3,1,32]", NULL), "float[1,3,0,10]");
+    op_attr_ints(t, "kernel_shape", 2, (int64_t[]){5, 5});
+    op_attr_ints(t, "strides", 2, (int64_t[]){2, 2});
+    MISMATCH(op_run(t, "", pools[k], 11, "float[1,3,1,32]", NULL));
+  }
+  /* Kernel 2, stride 2 over 1: (1 - 2) / 2 + 1 = 1 window, not floor's 0. */
+  op_attr_ints(t, "kernel_shape", 1, (int64_t[]){2});
+  op_attr_ints(t, "strides", 1, (int64_t[]){2});
+  CHECK_STR(op_run(t, "", "MaxPool", 12, "float[1,1,1]", NULL), "float[1,1,1]");
+  /* A symbolic input keeps the floor form, required where it is not negative. */
+  op_attr_ints(t, "kernel_shape", 1, (int64_t[]){5});
+  op_attr_ints(t, "strides", 1, (int64_t[]){3});
+  CHECK_STR(op_run(t, "", "MaxPool", 12, "float[1,1,H]", NULL), "float[1,1,(H+1)//3-1]");
+  CHECK_STR(op_requirements(t), "2 <= H");
+}
+
+static void test_normalizations(OpTest *t) {
+  /* GroupNormalization runs as its function body: scale and bias of 1 or C (opset 21) or
+   * num_groups (opset 18) elements, in any shape. */
+  op_attr_int(t, "num_groups", 2);
+  CHECK_STR(op_run(t, "", "GroupNormalization", 21, "float[3,4,2,2]", "float[1]", "float[2,2]", NULL), "float[3,4,2,2]");
+  op_attr_int(t, "num_groups", 2);
+  CHECK_STR(op_run(t, "", "GroupNormalization", 21, "float[3,4,2,2]", "float[]", "float[4,1]", NULL), "float[3,4,2,2]");
+  op_attr_int(t, "num_groups", 2);
+  MISMATCH(op_run(t, "", "GroupNormalization", 21, "float[3,4,2,2]", "float[2]", "float[4]", NULL));
+  op_attr_int(t, "num_groups", 2);
+  CHECK_STR(op_run(t, "", "GroupNormalization", 18, "float[3,4,2,2]", "float[1,2]", "float[1]", NULL), "float[3,4,2,2]");
+  op_attr_int(t, "num_groups", 2);
+  MISMATCH(op_run(t, "", "GroupNormalization", 18, "float[3,4,2,2]", "float[4]", "float[2]", NULL));
+  op_attr_int(t, "num_groups", 2);
+  MISMATCH(op_run(t, "", "GroupNormalization", 18, "float[3,4,2,2]", "float[2,2]", "float[2]", NULL));
+  op_attr_int(t, "num_groups", 2);
+  CHECK_STR(op_run(t, "", "GroupNormalization", 21, "float[N,C,H,W]", "float[4]", "float[S]", NULL), "float[N,C,H,W]");
+  CHECK_STR(op_requirements(t), "C == 4");
+  /* LayerNormalization reads a bias without elements as none; an empty scale is refused. */
+  op_attr_int(t, "axis", 0);
+  CHECK_STR(op_run(t, "", "LayerNormalization", 17, "float[3,4]", "float[3,4]", "float[0,4]", NULL), "float[3,4]");
+  CHECK_STR(op_run(t, "", "LayerNormalization", 17, "float[3,4]", "float[4]", "float[0]", NULL), "float[3,4]");
+  MISMATCH(op_run(t, "", "LayerNormalization", 17, "float[3,4]", "float[0]", "float[4]", NULL));
+  MISMATCH(op_run(t, "", "LayerNormalization", 17, "float[3,4]", "float[4]", "float[5]", NULL));
+}
+
+static void test_gather_nd_whole_slices(OpTest *t) {
+  /* indices.shape[-1] = 0 gathers whole slices (the spec asks for at least 1). */
+  CHECK_STR(op_run(t, "", "GatherND", 13, "float[2,3]", "int64[4,0]", NULL), "float[4,2,3]");
+  CHECK(!strncmp(op_run(t, "", "GatherND", 13, "float[2,3]", "int64[4,3]", NULL), "error:INVALID_MODEL", 19));
+}
+
+int main(void) {
+  OpTest *t = op_test_new();
+  test_qlinear_matmul(t);
+  test_qlinear_conv(t);
+  test_pool_rounding(t);
+  test_normalizations(t);
+  test_gather_nd_whole_slices(t);
+  op_test_free(t);
+  TEST_MAIN_END();
+}
