@@ -187,6 +187,12 @@ OsiStatus osi_op_tensor_scatter(OsiOpCtx *ctx) {
       OsiStatus st = i == axis ? OSI_OK : osi_op_require_dims_eq(ctx, "TensorScatter update", 1, i, 0, i);
       if (st != OSI_OK) return st;
     }
+    /* onnxruntime refuses an update longer than the cache (in either mode). */
+    if (upd) {
+      OsiStatus st = osi_op_require_le(ctx, "TensorScatter update", upd->dims[axis], OSI_DIM(1, axis), x->dims[axis],
+                                       OSI_DIM(0, axis));
+      if (st != OSI_OK) return st;
+    }
     if (osi_in_present(ctx, 2)) {
       OsiStatus st = osi_op_require_rank(ctx, 2, 1, 1);
       if (st == OSI_OK) st = osi_op_require_dims_eq(ctx, "TensorScatter write_indices", 2, 0, 0, 0);

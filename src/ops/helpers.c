@@ -109,6 +109,16 @@ OsiStatus osi_require_sizes(OsiOpCtx *ctx, const char *what, int n, const OsiExp
   return OSI_OK;
 }
 
+int osi_in_length(const OsiOpCtx *ctx, int i) {
+  const OsiType *t = osi_in_ranked(ctx, i);
+  int64_t n;
+  if (!t || !osi_in_present(ctx, i)) return -1;
+  if (t->value) return t->value->count <= OSI_MAX_RANK ? (int)t->value->count : -1;
+  if (t->rank == 1 && osi_expr_is_const(osi_op_exprs((OsiOpCtx *)ctx), t->dims[0], &n) && n <= OSI_MAX_RANK)
+    return (int)n;
+  return -1;
+}
+
 int osi_in_exprs(const OsiOpCtx *ctx, int i, const OsiExpr **out) {
   const OsiValue *v = osi_in_value(ctx, i);
   if (!v || !v->ints) return -1;

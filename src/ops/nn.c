@@ -4,6 +4,7 @@
  * BatchNormalization. Output sizes are formulas over the input dims
  * (floor((H + pads - dilated kernel) / stride) + 1), never fresh symbols.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/helpers.h"
@@ -135,6 +136,20 @@ OsiStatus osi_op_conv_transpose(OsiOpCtx *ctx) {
         return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute 'output_shape' has %lld for spatial dim %d; sizes are at least 1",
                            (long long)o, i);
       d[i + 2] = osi_expr_const(s, o);
+      int64_t c;
+      if (osi_expr_is_const(s, x->dims[i + 2], &c) && c == 0)
+        return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "ConvTranspose: spatial dim %d of X is 0; with output_shape onnxruntime needs it positive",
+                           i + 2);
+      /* onnxruntime refuses an input shorter than (output_shape - extent)
+       * / stride + 1 (output_padding aside), the least whose windows reach
+       * the requested end. */
+      if (sp.extent[i] > 0 && o - sp.extent[i] >= sp.stride[i]) {
+        char rule[96];
+        snprintf(rule, sizeof rule, "ConvTranspose output_shape along spatial dim %d", i);
+        st = osi_op_require_le(ctx, rule, osi_expr_const(s, (o - sp.extent[i]) / sp.stride[i] + 1),
+                               OSI_WHAT("the least input the output_shape entry allows"), x->dims[i + 2], OSI_DIM(0, i + 2));
+        if (st != OSI_OK) return st;
+      }
     } else if (same) {
       d[i + 2] = osi_expr_mul(s, x->dims[i + 2], osi_expr_const(s, sp.stride[i]));
     } else {

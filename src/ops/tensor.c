@@ -100,6 +100,12 @@ OsiStatus osi_op_pad(OsiOpCtx *ctx) {
   int np = pad_amounts(ctx, pads), na = -2;
   if (osi_op_opset(ctx) >= 18 && osi_in_present(ctx, 3)) na = osi_in_ints(ctx, 3, axes, OSI_MAX_RANK);
   int rank = x ? x->rank : na == -2 && np >= 0 && np % 2 == 0 ? np / 2 : -1;
+  /* pads has 2 entries per padded axis, known from its shape even when
+   * its content comes at run time. */
+  int plen = osi_op_opset(ctx) >= 11 ? osi_in_length(ctx, 1) : -1;
+  int alen = na >= 0 ? na : osi_op_opset(ctx) >= 18 && osi_in_present(ctx, 3) ? osi_in_length(ctx, 3) : rank;
+  if (np < 0 && plen >= 0 && alen >= 0 && plen != 2 * alen)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "pads has %d entries, expected 2 * %d", plen, alen);
   OsiType *y = osi_out_tensor(ctx, 0, dtype, rank);
   if (!y || rank < 0) return OSI_OK;
   OsiExpr *d = osi_type_dims_mut(y);
@@ -174,6 +180,8 @@ OsiStatus osi_op_tile(OsiOpCtx *ctx) {
   }
   if (nr >= 0 && nr != rank)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "repeats has %d entries for rank %d", nr, rank);
+  if (nr < 0 && rlen >= 0 && rlen != rank)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "repeats has %lld entries for rank %d", (long long)rlen, rank);
   if (nr >= 0) {
     OsiStatus st = osi_require_sizes(ctx, "the repeats input", nr, rep);
     if (st != OSI_OK) return st;
@@ -253,6 +261,9 @@ OsiStatus osi_op_split(OsiOpCtx *ctx) {
   int ns = split_sizes(ctx, sizes, n), axis;
   if (ns >= 0 && ns != n)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "split has %d entries for %d outputs", ns, n);
+  int slen = ns == -1 ? osi_in_length(ctx, 1) : -1;
+  if (slen >= 0 && slen != n)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "split has %d entries for %d outputs", slen, n);
   if (!x) {
     for (int k = 0; k < n; k++) osi_out_tensor(ctx, k, osi_in_dtype(ctx, 0), -1);
     return OSI_OK;
@@ -536,9 +547,12 @@ OsiStatus osi_op_center_crop_pad(OsiOpCtx *ctx) {
   if (!y || rank < 0 || rank > OSI_MAX_RANK) return OSI_OK;
   OsiExpr *d = osi_type_dims_mut(y);
   if (x) memcpy(d, x->dims, (size_t)rank * sizeof(OsiExpr));
-  int count = na < 0 ? rank : na;
-  if (n >= 0 && n != count)
-    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "shape has %d entries for %d axes", n, count);
+  int count = na < 0 ? rank : na, slen = osi_in_length(ctx, 1);
+  /* onnxruntime runs the op's function body, which broadcasts a single
+   * entry over the axes (its load-time inference refuses that only for a
+   * constant shape, which a computed one may not be to it). */
+  if (slen >= 0 && slen != count && slen != 1)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "shape has %d entries for %d axes", slen, count);
   if (n >= 0) {
     OsiStatus st = osi_require_sizes(ctx, "the shape input", n, shape);
     if (st != OSI_OK) return st;
@@ -548,7 +562,7 @@ OsiStatus osi_op_center_crop_pad(OsiOpCtx *ctx) {
     if (na >= 0 && !osi_norm_axis(axes[k], rank, &a))
       return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axes entry %lld is out of range for rank %d",
                          (long long)axes[k], rank);
-    d[a] = n < 0 ? OSI_EXPR_UNKNOWN : shape[k];
+    d[a] = n < 0 ? OSI_EXPR_UNKNOWN : shape[n == 1 ? 0 : k];
   }
   return OSI_OK;
 }
@@ -610,8 +624,9 @@ typedef struct EinsumDims {
   OsiExpr ell[OSI_MAX_RANK];
 } EinsumDims;
 
-/* Folds operand i (term t) into e; letters repeated across or within
- * operands must agree up to numpy broadcasting. */
+/* Folds operand i (term t) into e; letters repeated across operands must
+ * agree up to numpy broadcasting, within one operand (a diagonal) exactly:
+ * onnxruntime takes no 1 for the other dim there. */
 static OsiStatus einsum_operand(OsiOpCtx *ctx, int i, const EinsumTerm *t, EinsumDims *e) {
   OsiExprStore *s = osi_op_exprs(ctx);
   const OsiType *x = osi_in_ranked(ctx, i);
@@ -636,7 +651,14 @@ static OsiStatus einsum_operand(OsiOpCtx *ctx, int i, const EinsumTerm *t, Einsu
   }
   for (int j = 0; j < t->n; j++) {
     unsigned char c = (unsigned char)t->labels[j];
-    OsiExpr d = x ? x->dims[t->ell >= 0 && j >= t->ell ? j + er : j] : OSI_EXPR_UNKNOWN;
+    int at = t->ell >= 0 && j >= t->ell ? j + er : j;
+    OsiExpr d = x ? x->dims[at] : OSI_EXPR_UNKNOWN;
+    for (int k = 0; x && k < j; k++) {
+      if ((unsigned char)t->labels[k] != c) continue;
+      OsiStatus st = osi_op_require_dims_eq(ctx, "Einsum diagonal", i, at, i, t->ell >= 0 && k >= t->ell ? k + er : k);
+      if (st != OSI_OK) return st;
+      break;
+    }
     int ok = 1;
     e->letter[c] = e->count[c]++ ? osi_broadcast_dim(s, e->letter[c], d, &ok) : d;
     if (!ok)

@@ -140,8 +140,18 @@ static void test_conv_transpose(OpTest *t) {
   /* output_shape entries are sizes (the issue: output_shape=[-5]). */
   op_attr_ints(t, "output_shape", 1, (int64_t[]){-5});
   INVALID(op_run(t, "", "ConvTranspose", 11, "float[1,2,3]", "float[2,4,3]", NULL));
+  op_attr_ints(t, "output_shape", 1, (int64_t[]){5});
+  CHECK_STR(op_run(t, "", "ConvTranspose", 11, "float[1,2,3]", "float[2,4,3]", NULL), "float[1,4,5]");
+  /* onnxruntime refuses an input shorter than (output_shape - extent) / stride + 1: 7 needs 5. */
   op_attr_ints(t, "output_shape", 1, (int64_t[]){7});
-  CHECK_STR(op_run(t, "", "ConvTranspose", 11, "float[1,2,3]", "float[2,4,3]", NULL), "float[1,4,7]");
+  MISMATCH(op_run(t, "", "ConvTranspose", 11, "float[1,2,3]", "float[2,4,3]", NULL));
+  op_attr_ints(t, "output_shape", 1, (int64_t[]){7});
+  CHECK_STR(op_run(t, "", "ConvTranspose", 11, "float[1,2,H]", "float[2,4,3]", NULL), "float[1,4,7]");
+  CHECK_STR(op_requirements(t), "5 <= H");
+  /* With output_shape a spatial dim of 0 is refused; without, it runs. */
+  op_attr_ints(t, "output_shape", 1, (int64_t[]){2});
+  MISMATCH(op_run(t, "", "ConvTranspose", 11, "float[1,2,0]", "float[2,4,3]", NULL));
+  CHECK_STR(op_run(t, "", "ConvTranspose", 11, "float[1,2,0]", "float[2,4,3]", NULL), "float[1,4,2]");
   /* Pads larger than what the input and kernel give. */
   op_attr_ints(t, "pads", 2, (int64_t[]){3, 3});
   MISMATCH(op_run(t, "", "ConvTranspose", 11, "float[1,2,3]", "float[2,4,3]", NULL));

@@ -109,6 +109,67 @@ static void test_gather_nd_whole_slices(OpTest *t) {
   CHECK(!strncmp(op_run(t, "", "GatherND", 13, "float[2,3]", "int64[4,3]", NULL), "error:INVALID_MODEL", 19));
 }
 
+/* Other onnxruntime refusals found by the variant mutants (d -> 1, d - 1, 3d, two inputs changed). */
+static void test_kernel_refusals(OpTest *t) {
+  /* An inverse one-sided DFT takes a complex signal (last dim 2). */
+  op_attr_int(t, "onesided", 1);
+  op_attr_int(t, "inverse", 1);
+  CHECK_STR(op_run(t, "", "DFT", 20, "float[1,5,2]", NULL), "float[1,8,1]");
+  op_attr_int(t, "onesided", 1);
+  op_attr_int(t, "inverse", 1);
+  MISMATCH(op_run(t, "", "DFT", 20, "float[1,5,1]", NULL));
+  /* STFT: a real or complex signal [batch, length, 1 | 2], a frame no longer than the signal. */
+  CHECK_STR(op_run(t, "", "STFT", 17, "float[1,128,1]", "int64[]{8}", "float[16]", NULL), "float[1,15,9,2]");
+  MISMATCH(op_run(t, "", "STFT", 17, "float[1,128,3]", "int64[]{8}", "float[16]", NULL));
+  MISMATCH(op_run(t, "", "STFT", 17, "float[1,10,1]", "int64[]{8}", "float[16]", NULL));
+  CHECK_STR(op_run(t, "", "STFT", 17, "float[1,L,1]", "int64[]{8}", "float[16]", NULL), "float[1,L//8-1,9,2]");
+  CHECK_STR(op_requirements(t), "16 <= L");
+  /* TensorScatter: the update is no longer than the cache. */
+  MISMATCH(op_run(t, "", "TensorScatter", 24, "float[2,4,3]", "float[2,5,3]", NULL));
+  CHECK_STR(op_run(t, "", "TensorScatter", 24, "float[2,4,3]", "float[2,4,3]", NULL), "float[2,4,3]");
+  /* Einsum: a diagonal takes equal dims (no 1 for the other), across operands 1 broadcasts. */
+  op_attr_str(t, "equation", "ii->i");
+  MISMATCH(op_run(t, "", "Einsum", 12, "float[3,1]", NULL));
+  op_attr_str(t, "equation", "...ii->...i");
+  CHECK_STR(op_run(t, "", "Einsum", 12, "float[2,N,3]", NULL), "float[2,3]");
+  CHECK_STR(op_requirements(t), "N == 3");
+  op_attr_str(t, "equation", "ij,jk->ik");
+  CHECK_STR(op_run(t, "", "Einsum", 12, "float[2,1]", "float[3,4]", NULL), "float[2,4]");
+  /* Resize by sizes: onnxruntime derives a scale per axis and refuses 0 for a nonempty axis or a
+   * size for an empty one. */
+  MISMATCH(op_run(t, "", "Resize", 13, "float[1,1,4]", "", "", "int64[3]{1,1,0}", NULL));
+  MISMATCH(op_run(t, "", "Resize", 13, "float[1,1,0]", "", "", "int64[3]{1,1,3}", NULL));
+  CHECK_STR(op_run(t, "", "Resize", 13, "float[1,1,0]", "", "", "int64[3]{1,1,0}", NULL), "float[1,1,0]");
+  /* TopK's K is a 1-D tensor of one element. */
+  op_set_outputs(t, 2);
+  MISMATCH(op_run(t, "", "TopK", 11, "float[3,4]", "int64[]{2}", NULL));
+  op_set_outputs(t, 2);
+  MISMATCH(op_run(t, "", "TopK", 11, "float[3,4]", "int64[2]", NULL));
+  op_set_outputs(t, 2);
+  CHECK_STR(op_run(t, "", "TopK", 11, "float[3,4]", "int64[1]{2}", NULL), "float[3,2]");
+  op_set_outputs(t, 1);
+}
+
+/* Parameters fed at run time still have declared lengths: onnxruntime refuses mismatched ones. */
+static void test_parameter_lengths(OpTest *t) {
+  MISMATCH(op_run(t, "", "Slice", 13, "float[4,5]", "int64[2]", "int64[1]", NULL));
+  MISMATCH(op_run(t, "", "Slice", 13, "float[4,5]", "int64[2]", "int64[2]", "int64[1]", NULL));
+  MISMATCH(op_run(t, "", "Slice", 13, "float[4,5]", "int64[1]", "int64[1]", "int64[1]", "int64[2]", NULL));
+  CHECK_STR(op_run(t, "", "Slice", 13, "float[4,5]", "int64[2]", "int64[2]", "int64[2]", "int64[2]", NULL), "float[?,?]");
+  MISMATCH(op_run(t, "", "Pad", 13, "float[4,5]", "int64[3]", NULL));
+  CHECK_STR(op_run(t, "", "Pad", 13, "float[4,5]", "int64[4]", NULL), "float[?,?]");
+  MISMATCH(op_run(t, "", "Pad", 18, "float[4,5]", "int64[4]", "", "int64[1]", NULL));
+  MISMATCH(op_run(t, "", "Tile", 13, "float[4,5]", "int64[3]", NULL));
+  MISMATCH(op_run(t, "", "CenterCropPad", 18, "float[4,5]", "int64[3]", NULL));
+  CHECK_STR(op_run(t, "", "CenterCropPad", 18, "float[4,5]", "int64[1]", NULL), "float[?,?]"); /* broadcast */
+  MISMATCH(op_run(t, "", "Col2Im", 18, "float[1,4,16]", "int64[2]", "int64[3]", NULL));
+  op_set_outputs(t, 2);
+  MISMATCH(op_run(t, "", "Split", 13, "float[6]", "int64[3]", NULL));
+  op_set_outputs(t, 2);
+  CHECK_STR(op_run(t, "", "Split", 13, "float[6]", "int64[2]", NULL), "float[?]");
+  op_set_outputs(t, 1);
+}
+
 int main(void) {
   OpTest *t = op_test_new();
   test_qlinear_matmul(t);
@@ -116,6 +177,8 @@ int main(void) {
   test_pool_rounding(t);
   test_normalizations(t);
   test_gather_nd_whole_slices(t);
+  test_kernel_refusals(t);
+  test_parameter_lengths(t);
   op_test_free(t);
   TEST_MAIN_END();
 }

@@ -288,7 +288,8 @@ static void given_size_cases(OpTest *t) {
     check_const(t, label, 0, 0, r);
     snprintf(label, sizeof label, "Resize sizes %s", three);
     op_run(t, "", "Resize", 13, "float[1,1,4]", "", "", three, NULL);
-    check_const(t, label, 0, 2, r);
+    Ref rs = {p[0], p[0] >= 1, 0}; /* onnxruntime refuses a size 0 for a nonempty axis (scale 0) */
+    check_const(t, label, 0, 2, rs);
     snprintf(label, sizeof label, "CenterCropPad %s", one);
     op_run(t, "", "CenterCropPad", 18, "float[10]", one, NULL);
     check_const(t, label, 0, 0, r);
@@ -306,7 +307,8 @@ static void given_size_cases(OpTest *t) {
     snprintf(label, sizeof label, "ConvTranspose output_shape=%lld", v);
     op_attr_ints(t, "output_shape", 1, (int64_t[]){EXTREMES[a]});
     op_run(t, "", "ConvTranspose", 11, "float[1,1,5]", "float[1,1,3]", NULL);
-    Ref os = {p[0], p[0] >= 1, 0};
+    /* onnxruntime also refuses an input shorter than (output_shape - 3) / 1 + 1. */
+    Ref os = {p[0], p[0] >= 1 && p[0] <= 7, 0};
     check_const(t, label, 0, 2, os);
     for (int b = 0; b < NX; b++) {
       char split[96];
