@@ -121,11 +121,38 @@ OsiStatus osi_op_pad(OsiOpCtx *ctx) {
   if (np >= 0 && np != 2 * na)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "pads has %d entries, expected 2 * %d", np, na);
   int seen[OSI_MAX_RANK] = {0};
+  const char *mode = osi_attr_str(ctx, "mode", "constant");
+  int reflect = !strcmp(mode, "reflect"), edge = !strcmp(mode, "edge"), wrap = !strcmp(mode, "wrap");
+  /* onnxruntime's wrap mode refuses an empty input, whatever the pads. */
+  for (int i = 0; wrap && x && i < rank; i++) {
+    int64_t c;
+    if (osi_expr_is_const(s, x->dims[i], &c) && c == 0)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Pad: wrap mode takes a nonempty input (dim %d is 0)", i);
+  }
   for (int k = 0; k < na; k++) {
     int a;
     if (!osi_norm_axis(axes[k], rank, &a) || seen[a]++)
       return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axes entry %lld is out of range for rank %d or repeated",
                          (long long)axes[k], rank);
+    int64_t n, b, e;
+    if ((reflect || edge || wrap) && np >= 0 && x && osi_expr_is_const(s, x->dims[a], &n) &&
+        osi_expr_is_const(s, pads[k], &b) && osi_expr_is_const(s, pads[k + na], &e) && b > INT64_MIN / 2 &&
+        e > INT64_MIN / 2) {
+      /* What onnxruntime refuses in the modes that read the input: an
+       * axis cropped to nothing; edge or reflect padding an empty axis;
+       * reflect padding a (cropped) axis shorter than 2, or by more than
+       * its length - 1 on a side. */
+      int64_t eff = n + (b < 0 ? b : 0) + (e < 0 ? e : 0);
+      int grows = b > 0 || e > 0;
+      if (n > 0 && eff == 0 && (b < 0 || e < 0))
+        return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Pad (%s): the pads crop axis %d to nothing", mode, a);
+      if ((reflect || edge) && grows && n == 0)
+        return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Pad (%s): axis %d is empty and cannot be padded", mode, a);
+      if (reflect && grows && eff > 0 && (eff < 2 || b > eff - 1 || e > eff - 1))
+        return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH,
+                           "Pad (reflect): axis %d has %lld elements (after cropping); it reflects at most %lld on a side, the pads ask %lld",
+                           a, (long long)eff, (long long)(eff - 1), (long long)(b > e ? b : e));
+    }
     d[a] = np < 0 ? OSI_EXPR_UNKNOWN : osi_expr_add(s, osi_expr_add(s, d[a], pads[k]), pads[k + na]);
     /* Negative pads crop, at most the whole dim. */
     int64_t pb, pe, sum;
@@ -274,6 +301,15 @@ OsiStatus osi_op_split(OsiOpCtx *ctx) {
                        (long long)osi_attr_int(ctx, "axis", 0), x->rank, x->rank - 1, x->rank);
   OsiExpr dim = x->dims[axis], nn = osi_expr_const(s, n);
   if (ns == -2 && num >= 0) {
+    /* onnxruntime gives every piece but the last CeilDiv(D, n) and refuses
+     * a last piece below 1 (7 into 4 is 2,2,2,1; 6 into 4 and 1 into 2 are
+     * refused), where the spec only says the last one is smaller. */
+    if (osi_expr_is_const(s, dim, &c) && n > 0) {
+      int64_t chunk = c / n + (c % n != 0);
+      if (c - chunk * (n - 1) < 1)
+        return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Split: %lld elements in %d pieces of %lld leave none for the last",
+                           (long long)c, n, (long long)chunk);
+    }
     OsiExpr chunk = osi_expr_ceildiv(s, dim, nn);
     for (int k = 0; k < n; k++) sizes[k] = chunk;
     sizes[n - 1] = osi_expr_sub(s, dim, osi_expr_mul(s, chunk, osi_expr_const(s, n - 1)));

@@ -5,6 +5,7 @@
  * come from variant mutants of the backend tests (other mutation sizes,
  * d -> 1, two inputs changed together) that found false alarms and misses.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "op_harness.h"
@@ -168,6 +169,56 @@ static void test_parameter_lengths(OpTest *t) {
   op_set_outputs(t, 2);
   CHECK_STR(op_run(t, "", "Split", 13, "float[6]", "int64[2]", NULL), "float[?]");
   op_set_outputs(t, 1);
+  /* Split by num_outputs: CeilDiv(D, n) each, the last piece at least 1 (onnxruntime). */
+  const int64_t pieces[][3] = {{7, 4, 1}, {5, 3, 1}, {6, 4, 0}, {4, 3, 0}, {1, 2, 0}, {2, 2, 1}};
+  for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++) {
+    char x[32];
+    snprintf(x, sizeof x, "float[%lld,2]", (long long)pieces[i][0]);
+    op_set_outputs(t, (int)pieces[i][1]);
+    op_attr_int(t, "num_outputs", pieces[i][1]);
+    const char *got = op_run(t, "", "Split", 18, x, NULL);
+    if (pieces[i][2]) CHECK(strncmp(got, "error:", 6) != 0);
+    else MISMATCH(got);
+  }
+  op_set_outputs(t, 1);
+}
+
+/* Pad's modes that read the input (run there with pads given as an initializer). */
+static void test_pad_modes(OpTest *t) {
+  const char *cases[][4] = {
+      /* mode, x, pads, expected (NULL: refused) */
+      {"reflect", "float[2,1]", "int64[4]{0,1,0,1}", NULL},
+      {"reflect", "float[2,2]", "int64[4]{0,1,0,1}", "float[2,4]"},
+      {"reflect", "float[2,2]", "int64[4]{0,2,0,0}", NULL},
+      {"reflect", "float[2,3]", "int64[4]{0,-1,0,2}", NULL},
+      {"reflect", "float[2,3]", "int64[4]{0,-1,0,1}", "float[2,3]"},
+      {"reflect", "float[2,3]", "int64[4]{0,1,0,-2}", NULL},
+      {"reflect", "float[2,3]", "int64[4]{0,-1,0,-1}", "float[2,1]"},
+      {"reflect", "float[2,0]", "int64[4]{0,1,0,1}", NULL},
+      {"reflect", "float[0,3]", "int64[4]{0,1,0,1}", "float[0,5]"},
+      {"edge", "float[2,0]", "int64[4]{0,1,0,1}", NULL},
+      {"edge", "float[2,1]", "int64[4]{0,5,0,5}", "float[2,11]"},
+      {"edge", "float[2,2]", "int64[4]{0,-1,0,-1}", NULL},
+      {"wrap", "float[0,3]", "int64[4]{0,0,0,0}", NULL},
+      {"wrap", "float[2,3]", "int64[4]{0,5,0,5}", "float[2,13]"},
+      {"constant", "float[2,2]", "int64[4]{0,-1,0,-1}", "float[2,0]"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    op_attr_str(t, "mode", cases[i][0]);
+    const char *got = op_run(t, "", "Pad", 19, cases[i][1], cases[i][2], NULL);
+    if (cases[i][3]) CHECK_STR(got, cases[i][3]);
+    else MISMATCH(got);
+  }
+}
+
+/* Max, Min, Sum and Mean before opset 8 take inputs of one shape (no broadcasting). */
+static void test_variadic_before_broadcast(OpTest *t) {
+  MISMATCH(op_run(t, "", "Max", 6, "float[3,4]", "float[1,4]", NULL));
+  MISMATCH(op_run(t, "", "Sum", 6, "float[3,4]", "float[4]", NULL));
+  CHECK_STR(op_run(t, "", "Mean", 6, "float[3,4]", "float[3,4]", NULL), "float[3,4]");
+  CHECK_STR(op_run(t, "", "Min", 6, "float[3,N]", "float[3,4]", NULL), "float[3,4]");
+  CHECK_STR(op_requirements(t), "N == 4");
+  CHECK_STR(op_run(t, "", "Max", 8, "float[3,4]", "float[1,4]", NULL), "float[3,4]");
 }
 
 int main(void) {
@@ -179,6 +230,8 @@ int main(void) {
   test_gather_nd_whole_slices(t);
   test_kernel_refusals(t);
   test_parameter_lengths(t);
+  test_pad_modes(t);
+  test_variadic_before_broadcast(t);
   op_test_free(t);
   TEST_MAIN_END();
 }
