@@ -166,6 +166,13 @@ OsiStatus osi_op_scatter_nd(OsiOpCtx *ctx) {
                                             from_idx ? i : (int)(i - (idx->rank - 1) + k));
       if (st != OSI_OK) return st;
     }
+    /* onnxruntime refuses indices into an empty indexed dim unless there
+     * are none. */
+    int64_t c, tuples = 1;
+    for (int i = 0; i < idx->rank - 1 && tuples > 0; i++) tuples = osi_expr_is_const(s, idx->dims[i], &c) ? c : -1;
+    for (int i = 0; tuples > 0 && i < k; i++)
+      if (osi_expr_is_const(s, x->dims[i], &c) && c == 0)
+        return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "ScatterND: indices into dim %d of the data, which is empty", i);
   }
   return osi_out_same_as_input(ctx, 0, 0);
 }

@@ -235,6 +235,11 @@ OsiStatus osi_op_grid_sample(OsiOpCtx *ctx) {
                        (long long)last, rank - 2);
   OsiStatus st = osi_op_require_dims_eq(ctx, "GridSample batch", 1, 0, 0, 0);
   if (st != OSI_OK) return st;
+  for (int i = 2; x && i < rank; i++) {
+    int64_t c;
+    if (osi_expr_is_const(s, x->dims[i], &c) && c == 0)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "GridSample: spatial dim %d of X is 0; onnxruntime samples only a nonempty image", i);
+  }
   OsiType *y = osi_out_tensor(ctx, 0, osi_in_dtype(ctx, 0), rank);
   if (!y || rank < 0) return OSI_OK;
   OsiExpr *d = osi_type_dims_mut(y);
@@ -433,6 +438,8 @@ static OsiStatus check_deform_conv(OsiOpCtx *ctx, const OsiSpatial *sp, const Os
   if (group < 1 || og < 1)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "DeformConv: group and offset_group must be at least 1");
   OsiStatus st = OSI_OK;
+  if (w && osi_expr_is_const(s, w->dims[0], &c) && c == 0)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "DeformConv: W has no output channels; onnxruntime needs them positive");
   if (x && w) {
     char what[96];
     snprintf(what, sizeof what, "dim 1 of W times group %lld", (long long)group);

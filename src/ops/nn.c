@@ -196,6 +196,8 @@ OsiStatus osi_op_global_pool(OsiOpCtx *ctx) {
   }
   if (x->rank < 2)
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input 'X' has rank %d; expected at least 2 ([N, C, ...])", x->rank);
+  OsiStatus st = osi_refuse_empty_pool_input(ctx, x);
+  if (st != OSI_OK) return st;
   OsiType *y = osi_out_like(ctx, 0, x->elem_type, x);
   if (!y) return OSI_OK;
   for (int i = 2; i < x->rank; i++) osi_type_dims_mut(y)[i] = osi_expr_const(osi_op_exprs(ctx), 1);

@@ -178,6 +178,18 @@ OsiStatus osi_op_arg_reduce(OsiOpCtx *ctx) {
   if (!osi_norm_axis(axis, x->rank, &ax))
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axis %lld is out of range for rank %d",
                        (long long)axis, x->rank);
+  /* onnxruntime refuses an arg-reduction over an empty axis unless the
+   * output is empty too, and only with the axis given from the front (a
+   * negative axis over an empty one runs there). */
+  OsiExprStore *s = osi_op_exprs(ctx);
+  int64_t c;
+  if (axis >= 0 && osi_expr_is_const(s, x->dims[ax], &c) && c == 0) {
+    int nonempty = 1;
+    for (int i = 0; i < x->rank && nonempty; i++)
+      if (i != ax) nonempty = osi_expr_is_const(s, x->dims[i], &c) && c != 0;
+    if (nonempty)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s over axis %d, which is empty", osi_op_type(ctx), ax);
+  }
   memset(reduced, 0, sizeof reduced);
   reduced[ax] = 1;
   OsiExpr dims[OSI_MAX_RANK];

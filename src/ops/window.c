@@ -219,6 +219,17 @@ static OsiStatus check_conv_inputs(OsiOpCtx *ctx, int x_in, int w_in, int b_in, 
   return st;
 }
 
+OsiStatus osi_refuse_empty_pool_input(OsiOpCtx *ctx, const OsiType *x) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  int64_t n, c;
+  if (!x || x->rank < 1 || !osi_expr_is_const(s, x->dims[0], &n) || n == 0) return OSI_OK;
+  for (int i = 1; i < x->rank; i++)
+    if (osi_expr_is_const(s, x->dims[i], &c) && c == 0)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s: dim %d of the input is 0; onnxruntime's pools take an empty batch only",
+                         osi_op_type(ctx), i);
+  return OSI_OK;
+}
+
 OsiStatus osi_conv_out(OsiOpCtx *ctx, int x_in, int w_in, int b_in, int32_t dtype) {
   OsiExprStore *s = osi_op_exprs(ctx);
   int is_conv = w_in >= 0;
@@ -230,8 +241,14 @@ OsiStatus osi_conv_out(OsiOpCtx *ctx, int x_in, int w_in, int b_in, int32_t dtyp
   if (x->rank < 2)
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input 'X' has rank %d; expected at least 2 ([N, C, ...])", x->rank);
   int n = x->rank - 2;
-  int64_t group = 1;
-  OsiStatus st = is_conv ? check_conv_inputs(ctx, x_in, w_in, b_in, x, w, &group) : OSI_OK;
+  int64_t group = 1, c;
+  /* onnxruntime refuses a convolution over an empty spatial dim (even with
+   * pads or SAME padding), and a pool over any empty dim but the batch. */
+  for (int i = 2; is_conv && i < x->rank; i++)
+    if (osi_expr_is_const(s, x->dims[i], &c) && c == 0)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s: spatial dim %d of the input is 0; onnxruntime needs it positive",
+                         osi_op_type(ctx), i);
+  OsiStatus st = is_conv ? check_conv_inputs(ctx, x_in, w_in, b_in, x, w, &group) : osi_refuse_empty_pool_input(ctx, x);
   OsiSpatial sp;
   if (st == OSI_OK) st = osi_read_spatial(ctx, n, w, &sp);
   for (int i = 0; i < n && st == OSI_OK; i++) st = osi_window_require_fit(ctx, x_in, i + 2, &sp, i, is_conv);

@@ -221,6 +221,38 @@ static void test_variadic_before_broadcast(OpTest *t) {
   CHECK_STR(op_run(t, "", "Max", 8, "float[3,4]", "float[1,4]", NULL), "float[3,4]");
 }
 
+/* Empty dims (the d -> 0 variant): what onnxruntime refuses though the spec has a size for it. */
+static void test_empty_dims(OpTest *t) {
+  /* Pools take an empty batch only; convolutions no empty spatial dim, even with SAME padding. */
+  op_attr_ints(t, "kernel_shape", 2, (int64_t[]){1, 1});
+  MISMATCH(op_run(t, "", "MaxPool", 12, "float[1,0,4,4]", NULL));
+  op_attr_ints(t, "kernel_shape", 2, (int64_t[]){1, 1});
+  CHECK_STR(op_run(t, "", "AveragePool", 11, "float[0,3,4,4]", NULL), "float[0,3,4,4]");
+  MISMATCH(op_run(t, "", "GlobalAveragePool", 1, "float[1,3,0,4]", NULL));
+  CHECK_STR(op_run(t, "", "GlobalMaxPool", 1, "float[0,0,4,4]", NULL), "float[0,0,1,1]");
+  op_attr_str(t, "auto_pad", "SAME_UPPER");
+  MISMATCH(op_run(t, "", "Conv", 11, "float[1,3,0,4]", "float[2,3,3,3]", NULL));
+  CHECK_STR(op_run(t, "", "Conv", 11, "float[1,0,4,4]", "float[2,0,3,3]", NULL), "float[1,2,2,2]");
+  /* GridSample samples a nonempty image; an empty grid is fine. */
+  MISMATCH(op_run(t, "", "GridSample", 20, "float[1,3,0,4]", "float[1,2,2,2]", NULL));
+  CHECK_STR(op_run(t, "", "GridSample", 20, "float[1,3,4,4]", "float[1,0,2,2]", NULL), "float[1,3,0,2]");
+  /* ArgMax/ArgMin over an empty axis, unless the output is empty as well. */
+  MISMATCH(op_run(t, "", "ArgMax", 13, "float[0,3]", NULL));
+  CHECK_STR(op_run(t, "", "ArgMin", 13, "float[0,0]", NULL), "int64[1,0]");
+  op_attr_int(t, "axis", -2);
+  CHECK(strncmp(op_run(t, "", "ArgMax", 13, "float[0,3]", NULL), "error:", 6) != 0);
+  /* MatMul broadcasts a batch dim of 1 up only: [0] against [1] is refused, unless B's batch is all 1. */
+  MISMATCH(op_run(t, "", "MatMul", 13, "float[0,2,3,4]", "float[1,2,4,3]", NULL));
+  MISMATCH(op_run(t, "", "MatMul", 13, "float[3,4]", "float[0,4,3]", NULL));
+  MISMATCH(op_run(t, "", "MatMul", 13, "float[0,2,3,4]", "float[4]", NULL));
+  CHECK_STR(op_run(t, "", "MatMul", 13, "float[0,3,4]", "float[1,4,3]", NULL), "float[0,3,3]");
+  CHECK_STR(op_run(t, "", "MatMul", 13, "float[0,2,3,4]", "float[0,2,4,3]", NULL), "float[0,2,3,3]");
+  /* ScatterND into an empty indexed dim, DeformConv without output channels. */
+  MISMATCH(op_run(t, "", "ScatterND", 18, "float[0,4]", "int64[2,1]", "float[2,4]", NULL));
+  CHECK_STR(op_run(t, "", "ScatterND", 18, "float[0,4]", "int64[0,1]", "float[0,4]", NULL), "float[0,4]");
+  MISMATCH(op_run(t, "", "DeformConv", 19, "float[1,1,3,3]", "float[0,1,2,2]", "float[1,8,2,2]", NULL));
+}
+
 int main(void) {
   OpTest *t = op_test_new();
   test_qlinear_matmul(t);
@@ -232,6 +264,7 @@ int main(void) {
   test_parameter_lengths(t);
   test_pad_modes(t);
   test_variadic_before_broadcast(t);
+  test_empty_dims(t);
   op_test_free(t);
   TEST_MAIN_END();
 }
