@@ -127,32 +127,42 @@ static OsiStatus check_attention(OsiOpCtx *ctx, int64_t qh, int64_t kvh) {
   if (osi_in_present(ctx, 6) && ((st = osi_op_require_rank(ctx, 6, 1, 1)) != OSI_OK ||
                                  (st = osi_op_require_dim(ctx, "Attention nonpad_kv_seqlen", 6, 0, batch, OSI_WHAT("the batch"))) != OSI_OK))
     return st;
-  /* The mask broadcasts to the scores, except that from opset 24 its last
-   * dim may also be shorter than the total sequence (padded with -inf). */
-  const OsiType *mask = osi_in_ranked(ctx, 3);
-  if (!mask || mask->rank == 0) return OSI_OK;
-  OsiExpr scores[4] = {batch, q_heads, q_seq, osi_expr_const(s, 1)};
-  OsiType lead = *mask;
-  lead.rank = mask->rank - 1;
-  if (mask->rank > 4)
-    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Attention mask has rank %d; it must broadcast to the 4-D scores", mask->rank);
-  for (int k = 0; k < lead.rank; k++) {
+  /* onnxruntime's kernel refuses empty batches, sequences, heads and head
+   * sizes (the spec allows them). */
+  const OsiExpr sizes[6] = {batch, q_seq, kv_seq, q_heads, head, v_head};
+  static const char *const names[6] = {"batch", "query sequence", "key/value sequence", "query head count",
+                                       "head size", "V's head size"};
+  for (int k = 0; k < 6; k++) {
     int64_t c;
-    if (!osi_expr_is_const(s, lead.dims[k], &c) || c == 1) continue;
+    if (osi_expr_is_const(s, sizes[k], &c) && c == 0)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Attention: the %s is 0; onnxruntime needs it positive", names[k]);
+  }
+  /* The mask: the spec has it broadcast to the scores [B, q_heads, S_q,
+   * past + S_kv] (from opset 24 its last dim may also fall short, padded
+   * with -inf); onnxruntime takes a mask of rank 2 to 4 whose last two
+   * dims are exactly S_q and past + S_kv, and whose leading dims are 1 or
+   * the scores'. Where the spec is explicit (opset 24's shorter mask, a
+   * backend test) its rule stands. */
+  const OsiType *mask = osi_in_ranked(ctx, 3);
+  if (!mask) return OSI_OK;
+  if (mask->rank < 2 || mask->rank > 4)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Attention mask has rank %d; onnxruntime takes a 2-D to 4-D mask", mask->rank);
+  OsiExpr scores[2] = {batch, q_heads};
+  for (int k = 0; k < mask->rank - 2; k++) {
+    int64_t c;
+    if (!osi_expr_is_const(s, mask->dims[k], &c) || c == 1) continue;
     char what[96];
     snprintf(what, sizeof what, "dim %d of the scores [B, q_heads, S_q, past + S_kv]", k + 4 - mask->rank);
-    if ((st = osi_op_require_eq(ctx, "Attention mask", lead.dims[k], OSI_DIM(3, k), scores[k + 4 - mask->rank],
+    if ((st = osi_op_require_eq(ctx, "Attention mask", mask->dims[k], OSI_DIM(3, k), scores[k + 4 - mask->rank],
                                 OSI_WHAT(what))) != OSI_OK)
       return st;
   }
-  OsiExpr last = mask->dims[mask->rank - 1];
-  int64_t c;
-  if (osi_expr_is_const(s, last, &c) && c == 1) return OSI_OK;
-  if (osi_op_opset(ctx) < 24)
-    return osi_op_require_eq(ctx, "Attention mask", last, OSI_DIM(3, mask->rank - 1), total,
+  if ((st = osi_op_require_dim(ctx, "Attention mask", 3, mask->rank - 2, q_seq, OSI_WHAT("the query sequence S_q"))) != OSI_OK)
+    return st;
+  if (osi_op_opset(ctx) >= 24)
+    return osi_op_require_le(ctx, "Attention mask", mask->dims[mask->rank - 1], OSI_DIM(3, mask->rank - 1), total,
                              OSI_WHAT("the total sequence past + S_kv"));
-  return osi_op_require_le(ctx, "Attention mask", last, OSI_DIM(3, mask->rank - 1), total,
-                           OSI_WHAT("the total sequence past + S_kv"));
+  return osi_op_require_dim(ctx, "Attention mask", 3, mask->rank - 1, total, OSI_WHAT("the total sequence past + S_kv"));
 }
 
 /*

@@ -405,6 +405,28 @@ static OsiStatus agree(OsiOpCtx *ctx, OsiExpr *acc, OsiExpr d, const char *what,
   return OSI_OK;
 }
 
+/* A Scan body's declared inputs against what the node feeds them (states,
+ * scan slices): onnxruntime's load-time inference merges the two and
+ * refuses known dims that differ (a Scan state keeps its shape, so unlike
+ * Loop's carried values they are not left open). */
+static OsiStatus check_declared_inputs(OsiOpCtx *ctx, const OsiGraph *g, int n, const OsiType **in) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  for (int i = 0; i < n && i < g->n_inputs; i++) {
+    const OsiType *d = g->inputs[i].type, *a = in[i];
+    if (!d || !a || d->kind != OSI_KIND_TENSOR || a->kind != OSI_KIND_TENSOR || d->rank < 0 || a->rank < 0) continue;
+    if (d->rank != a->rank)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "body input %d is declared with rank %d; the node gives it rank %d",
+                         i, d->rank, a->rank);
+    for (int k = 0; k < d->rank; k++) {
+      int64_t x, y;
+      if (osi_expr_is_const(s, d->dims[k], &x) && osi_expr_is_const(s, a->dims[k], &y) && x != y)
+        return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "body input %d is declared with dim %d of %lld; the node gives it %lld",
+                           i, k, (long long)x, (long long)y);
+    }
+  }
+  return OSI_OK;
+}
+
 /*
  * Scan-8(sequence_lens?, state..., scan...): batch axis 0, sequence axis 1.
  * The body sees states without the batch axis and scan inputs without both;
@@ -432,6 +454,7 @@ static OsiStatus scan8(OsiOpCtx *ctx, const OsiGraph *g, int m) {
     st = agree(ctx, &batch, x->dims[0], "batch size", 1 + i);
     if (st == OSI_OK && scan) st = agree(ctx, &len, x->dims[1], "sequence length", 1 + i);
   }
+  if (st == OSI_OK) st = check_declared_inputs(ctx, g, n_in, b.in);
   if (st == OSI_OK) st = run_to_fixed_point(ctx, &b);
   if (st != OSI_OK) return st;
   for (int i = 0; i < n_state && st == OSI_OK; i++)
@@ -485,6 +508,7 @@ OsiStatus osi_op_scan(OsiOpCtx *ctx) {
     b.in[i] = drop_axis(ctx, x, axis);
     st = agree(ctx, &len, x->dims[axis], "sequence length", i);
   }
+  if (st == OSI_OK) st = check_declared_inputs(ctx, g, n_in, b.in);
   if (st == OSI_OK) st = run_to_fixed_point(ctx, &b);
   if (st != OSI_OK) return st;
   for (int i = 0; i < n_state; i++) osi_set_out(ctx, i, b.in[i]);

@@ -161,6 +161,22 @@ static const BinaryRule *find_rule(const char *op) {
  */
 OsiStatus osi_op_broadcast(OsiOpCtx *ctx) {
   OsiStatus st;
+  /* Max, Min, Sum and Mean broadcast from opset 8; before, every input has
+   * the first one's shape (onnxruntime's opset-6 kernels check it). */
+  const char *op = osi_op_type(ctx);
+  if (osi_op_opset(ctx) < 8 && osi_op_is_onnx(ctx) &&
+      (!strcmp(op, "Max") || !strcmp(op, "Min") || !strcmp(op, "Sum") || !strcmp(op, "Mean"))) {
+    const OsiType *first = osi_in_ranked(ctx, 0);
+    for (int i = 1; first && i < osi_in_count(ctx); i++) {
+      const OsiType *t = osi_in_ranked(ctx, i);
+      if (!t) continue;
+      if (t->rank != first->rank)
+        return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s-%lld takes inputs of one shape: input %d has rank %d, input 0 rank %d", op,
+                           (long long)osi_op_opset(ctx), i, t->rank, first->rank);
+      for (int k = 0; k < t->rank; k++)
+        if ((st = osi_op_require_dims_eq(ctx, op, i, k, 0, k)) != OSI_OK) return st;
+    }
+  }
   broadcast_out(ctx, osi_in_dtype(ctx, 0), &st);
   return st;
 }

@@ -97,9 +97,10 @@ OsiStatus osi_op_gather_nd(OsiOpCtx *ctx) {
                        "GatherND: the indices' batch dims hold %lld entries, not a multiple of the data's %lld",
                        (long long)ib, (long long)db);
   int q = idx->rank, r = x->rank;
-  if (k < 1 || k > r - b)
+  /* The spec asks for 1..r-b; onnxruntime also runs 0 (whole slices). */
+  if (k > r - b)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL,
-                       "indices.shape[-1] is %lld; expected 1..%lld (data rank minus batch_dims)",
+                       "indices.shape[-1] is %lld; expected 0..%lld (data rank minus batch_dims)",
                        (long long)k, (long long)(r - b));
   if (q - 1 + r - b - k > OSI_MAX_RANK)
     return osi_op_fail(ctx, OSI_ERR_LIMIT_EXCEEDED, "GatherND output rank is over the limit");
@@ -165,6 +166,13 @@ OsiStatus osi_op_scatter_nd(OsiOpCtx *ctx) {
                                             from_idx ? i : (int)(i - (idx->rank - 1) + k));
       if (st != OSI_OK) return st;
     }
+    /* onnxruntime refuses indices into an empty indexed dim unless there
+     * are none. */
+    int64_t c, tuples = 1;
+    for (int i = 0; i < idx->rank - 1 && tuples > 0; i++) tuples = osi_expr_is_const(s, idx->dims[i], &c) ? c : -1;
+    for (int i = 0; tuples > 0 && i < k; i++)
+      if (osi_expr_is_const(s, x->dims[i], &c) && c == 0)
+        return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "ScatterND: indices into dim %d of the data, which is empty", i);
   }
   return osi_out_same_as_input(ctx, 0, 0);
 }
@@ -184,6 +192,12 @@ OsiStatus osi_op_tensor_scatter(OsiOpCtx *ctx) {
                          upd->rank, x->rank);
     for (int i = 0; upd && i < x->rank; i++) {
       OsiStatus st = i == axis ? OSI_OK : osi_op_require_dims_eq(ctx, "TensorScatter update", 1, i, 0, i);
+      if (st != OSI_OK) return st;
+    }
+    /* onnxruntime refuses an update longer than the cache (in either mode). */
+    if (upd) {
+      OsiStatus st = osi_op_require_le(ctx, "TensorScatter update", upd->dims[axis], OSI_DIM(1, axis), x->dims[axis],
+                                       OSI_DIM(0, axis));
       if (st != OSI_OK) return st;
     }
     if (osi_in_present(ctx, 2)) {

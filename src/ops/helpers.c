@@ -109,6 +109,16 @@ OsiStatus osi_require_sizes(OsiOpCtx *ctx, const char *what, int n, const OsiExp
   return OSI_OK;
 }
 
+int osi_in_length(const OsiOpCtx *ctx, int i) {
+  const OsiType *t = osi_in_ranked(ctx, i);
+  int64_t n;
+  if (!t || !osi_in_present(ctx, i)) return -1;
+  if (t->value) return t->value->count <= OSI_MAX_RANK ? (int)t->value->count : -1;
+  if (t->rank == 1 && osi_expr_is_const(osi_op_exprs((OsiOpCtx *)ctx), t->dims[0], &n) && n <= OSI_MAX_RANK)
+    return (int)n;
+  return -1;
+}
+
 int osi_in_exprs(const OsiOpCtx *ctx, int i, const OsiExpr **out) {
   const OsiValue *v = osi_in_value(ctx, i);
   if (!v || !v->ints) return -1;
@@ -332,6 +342,21 @@ static OsiStatus matmul_shapes(OsiOpCtx *ctx, const OsiType *a, const OsiType *b
                          : OSI_WHAT(b->rank == 1 ? "the dim of B" : "the second-to-last dim of B");
   OsiStatus rs = osi_op_require_eq(ctx, "MatMul inner dims", bd[br - 2], wb, ad[ar - 1], wa);
   if (rs != OSI_OK) return rs;
+  /* onnxruntime's MatMul broadcasts a batch dim of 1 up only (an empty
+   * batch against a 1 is refused, where numpy gives 0), except when B's
+   * batch is all 1 and A has at least B's rank: then it folds A's batch
+   * into rows and compares nothing. */
+  int64_t c, one_count = 1;
+  for (int i = 0; i < br - 2 && one_count; i++) one_count = osi_expr_is_const(s, bd[i], &c) && c == 1;
+  int folded = a->rank >= 2 && b->rank >= 2 && a->rank >= b->rank && one_count;
+  for (int i = 1; a_in >= 0 && !folded && i <= (ar > br ? ar : br) - 2; i++) {
+    int64_t l = 1, r = 1;
+    int kl = ar - 2 - i < 0 || osi_expr_is_const(s, ad[ar - 2 - i], &l);
+    int kr = br - 2 - i < 0 || osi_expr_is_const(s, bd[br - 2 - i], &r);
+    if (kl && kr && ((l == 0 && r == 1) || (l == 1 && r == 0)))
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "MatMul: a batch dim of 0 in %s against 1 in %s (onnxruntime broadcasts a 1 up only)",
+                         l == 0 ? "A" : "B", l == 0 ? "B" : "A");
+  }
   OsiType ba = {.kind = OSI_KIND_TENSOR, .elem_type = dtype, .rank = ar - 2, .dims = ad};
   OsiType bb = {.kind = OSI_KIND_TENSOR, .elem_type = dtype, .rank = br - 2, .dims = bd};
   const OsiType *batch[2] = {&ba, &bb};

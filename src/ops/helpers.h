@@ -54,6 +54,10 @@ int osi_in_ints(const OsiOpCtx *ctx, int i, int64_t *out, int max);
 /* Integer content of input i as expressions (entries may be symbolic or
  * OSI_EXPR_UNKNOWN). Returns the count, or -1 when the content is unknown. */
 int osi_in_exprs(const OsiOpCtx *ctx, int i, const OsiExpr **out);
+/* Entries of the 1-D input i: its content's count when known, else its
+ * static length (a parameter fed at run time still has a declared shape);
+ * -1 when neither is known or it is not 1-D. */
+int osi_in_length(const OsiOpCtx *ctx, int i);
 /* Ints from attribute `name` when present, else from input i (the usual
  * opset migration of an attribute into an input). -1 when neither is
  * known; -2 when both are absent. */

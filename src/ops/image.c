@@ -52,13 +52,7 @@ static int param_absent(const OsiOpCtx *ctx, int i) {
 
 /* Number of entries of 1-D input i, or -1 when unknown. */
 static int param_count(const OsiOpCtx *ctx, int i) {
-  const OsiType *t = osi_in_ranked(ctx, i);
-  int64_t n;
-  if (!t) return -1;
-  if (t->value) return t->value->count <= OSI_MAX_RANK ? (int)t->value->count : -1;
-  if (t->rank == 1 && osi_expr_is_const(osi_op_exprs((OsiOpCtx *)ctx), t->dims[0], &n) && n <= OSI_MAX_RANK)
-    return (int)n;
-  return -1;
+  return osi_in_ranked(ctx, i) ? osi_in_length(ctx, i) : -1;
 }
 
 /* keep_aspect_ratio_policy not_larger / not_smaller (Resize 18+): one scale,
@@ -169,6 +163,15 @@ OsiStatus osi_op_resize(OsiOpCtx *ctx) {
   if (pick == 0 && v->floats) {
     resize_by_scales(ctx, x, d, axes, k, v->floats);
   } else if (pick == 1 && v->ints && !strcmp(policy, "stretch")) {
+    /* onnxruntime derives a scale size / in per axis: it refuses a size 0
+     * for a nonempty axis (scale 0) and a nonzero size for an empty one. */
+    for (int i = 0; i < k; i++) {
+      int64_t in, out;
+      if (x && osi_expr_is_const(osi_op_exprs(ctx), x->dims[axes[i]], &in) &&
+          osi_expr_is_const(osi_op_exprs(ctx), v->ints[i], &out) && (in == 0) != (out == 0))
+        return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Resize: axis %d of X has %lld elements, the sizes input asks for %lld",
+                           axes[i], (long long)in, (long long)out);
+    }
     for (int i = 0; i < k; i++) d[axes[i]] = v->ints[i];
   } else if (pick == 1 && v->ints && x) {
     if (strcmp(policy, "not_larger") && strcmp(policy, "not_smaller"))
@@ -232,6 +235,11 @@ OsiStatus osi_op_grid_sample(OsiOpCtx *ctx) {
                        (long long)last, rank - 2);
   OsiStatus st = osi_op_require_dims_eq(ctx, "GridSample batch", 1, 0, 0, 0);
   if (st != OSI_OK) return st;
+  for (int i = 2; x && i < rank; i++) {
+    int64_t c;
+    if (osi_expr_is_const(s, x->dims[i], &c) && c == 0)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "GridSample: spatial dim %d of X is 0; onnxruntime samples only a nonempty image", i);
+  }
   OsiType *y = osi_out_tensor(ctx, 0, osi_in_dtype(ctx, 0), rank);
   if (!y || rank < 0) return OSI_OK;
   OsiExpr *d = osi_type_dims_mut(y);
@@ -306,6 +314,9 @@ OsiStatus osi_op_col2im(OsiOpCtx *ctx) {
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Col2Im input must be 3-D (got rank %d)", x->rank);
   if ((ni >= 0 && nb >= 0 && ni != nb) || (n >= 0 && n > OSI_MAX_RANK - 2))
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "image_shape and block_shape lengths differ");
+  if (param_count(ctx, 1) >= 0 && param_count(ctx, 2) >= 0 && param_count(ctx, 1) != param_count(ctx, 2))
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "image_shape has %d entries and block_shape %d; they must be equal",
+                       param_count(ctx, 1), param_count(ctx, 2));
   OsiType *y = osi_out_tensor(ctx, 0, osi_in_dtype(ctx, 0), n < 0 ? -1 : n + 2);
   if (!y || n < 0) return OSI_OK;
   OsiExpr *d = osi_type_dims_mut(y);
@@ -427,6 +438,8 @@ static OsiStatus check_deform_conv(OsiOpCtx *ctx, const OsiSpatial *sp, const Os
   if (group < 1 || og < 1)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "DeformConv: group and offset_group must be at least 1");
   OsiStatus st = OSI_OK;
+  if (w && osi_expr_is_const(s, w->dims[0], &c) && c == 0)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "DeformConv: W has no output channels; onnxruntime needs them positive");
   if (x && w) {
     char what[96];
     snprintf(what, sizeof what, "dim 1 of W times group %lld", (long long)group);

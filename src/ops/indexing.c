@@ -162,6 +162,16 @@ OsiStatus osi_op_slice(OsiOpCtx *ctx) {
     osi_out_tensor(ctx, 0, dtype, -1);
     return OSI_OK;
   }
+  /* starts, ends, axes and steps have one length, known from their
+   * shapes even when their content comes at run time. */
+  static const char *const names[4] = {"starts", "ends", "axes", "steps"};
+  int len0 = osi_op_opset(ctx) >= 10 ? osi_in_length(ctx, 1) : -1;
+  for (int i = 2; i <= 4 && len0 >= 0; i++) {
+    int len = osi_in_length(ctx, i);
+    if (len >= 0 && len != len0)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Slice: input '%s' has %d entries where 'starts' has %d", names[i - 1], len,
+                         len0);
+  }
   OsiType *y = osi_out_tensor(ctx, 0, dtype, x->rank);
   if (!y) return OSI_OK;
   OsiExpr *d = osi_type_dims_mut(y);

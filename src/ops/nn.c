@@ -4,6 +4,7 @@
  * BatchNormalization. Output sizes are formulas over the input dims
  * (floor((H + pads - dilated kernel) / stride) + 1), never fresh symbols.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/helpers.h"
@@ -135,6 +136,20 @@ OsiStatus osi_op_conv_transpose(OsiOpCtx *ctx) {
         return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "attribute 'output_shape' has %lld for spatial dim %d; sizes are at least 1",
                            (long long)o, i);
       d[i + 2] = osi_expr_const(s, o);
+      int64_t c;
+      if (osi_expr_is_const(s, x->dims[i + 2], &c) && c == 0)
+        return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "ConvTranspose: spatial dim %d of X is 0; with output_shape onnxruntime needs it positive",
+                           i + 2);
+      /* onnxruntime refuses an input shorter than (output_shape - extent)
+       * / stride + 1 (output_padding aside), the least whose windows reach
+       * the requested end. */
+      if (sp.extent[i] > 0 && o - sp.extent[i] >= sp.stride[i]) {
+        char rule[96];
+        snprintf(rule, sizeof rule, "ConvTranspose output_shape along spatial dim %d", i);
+        st = osi_op_require_le(ctx, rule, osi_expr_const(s, (o - sp.extent[i]) / sp.stride[i] + 1),
+                               OSI_WHAT("the least input the output_shape entry allows"), x->dims[i + 2], OSI_DIM(0, i + 2));
+        if (st != OSI_OK) return st;
+      }
     } else if (same) {
       d[i + 2] = osi_expr_mul(s, x->dims[i + 2], osi_expr_const(s, sp.stride[i]));
     } else {
@@ -154,15 +169,22 @@ OsiStatus osi_op_conv_transpose(OsiOpCtx *ctx) {
   return OSI_OK;
 }
 
-/* PRelu(X, slope): Y like X; slope broadcasts one way to X (opset 7+;
- * before, its shape was X's or a per-channel [C]). */
+/* PRelu(X, slope) (opset 7+): the spec has slope broadcast one way to X,
+ * Y like X; onnxruntime's kernel broadcasts both ways (slope [3,4,5] over
+ * X [1,4,5] runs and gives [3,4,5]), so Y is the broadcast of the two,
+ * which is X's shape whenever the spec's rule holds. Before opset 7 the
+ * slope was X's shape or a per-channel [C]. */
 OsiStatus osi_op_prelu(OsiOpCtx *ctx) {
-  const OsiType *x = osi_in_ranked(ctx, 0);
-  if (x && osi_op_opset(ctx) >= 7) {
-    OsiStatus st = osi_require_broadcast_to(ctx, "PRelu slope", 1, x->rank, x->dims, "X");
-    if (st != OSI_OK) return st;
-  }
-  return osi_out_same_as_input(ctx, 0, 0);
+  const OsiType *x = osi_in_ranked(ctx, 0), *slope = osi_in_ranked(ctx, 1);
+  if (!x || !slope || osi_op_opset(ctx) < 7) return osi_out_same_as_input(ctx, 0, 0);
+  const OsiType *both[2] = {x, slope};
+  OsiExpr dims[OSI_MAX_RANK];
+  int rank;
+  OsiStatus st = osi_broadcast(ctx, both, 2, &rank, dims);
+  if (st != OSI_OK) return st;
+  OsiType *y = osi_out_tensor(ctx, 0, x->elem_type, rank);
+  if (y && rank > 0) memcpy(osi_type_dims_mut(y), dims, (size_t)rank * sizeof(OsiExpr));
+  return OSI_OK;
 }
 
 /* GlobalAveragePool/GlobalMaxPool/GlobalLpPool: [N, C, 1, ..., 1]. */
@@ -174,6 +196,8 @@ OsiStatus osi_op_global_pool(OsiOpCtx *ctx) {
   }
   if (x->rank < 2)
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input 'X' has rank %d; expected at least 2 ([N, C, ...])", x->rank);
+  OsiStatus st = osi_refuse_empty_pool_input(ctx, x);
+  if (st != OSI_OK) return st;
   OsiType *y = osi_out_like(ctx, 0, x->elem_type, x);
   if (!y) return OSI_OK;
   for (int i = 2; i < x->rank; i++) osi_type_dims_mut(y)[i] = osi_expr_const(osi_op_exprs(ctx), 1);

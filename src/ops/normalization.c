@@ -14,8 +14,15 @@
 static OsiStatus check_affine(OsiOpCtx *ctx, const OsiType *x, int first, int last) {
   char rule[64];
   snprintf(rule, sizeof rule, "%s scale and bias", osi_op_type(ctx));
+  OsiExprStore *s = osi_op_exprs(ctx);
   for (int i = first; i <= last; i++) {
     if (!osi_in_present(ctx, i)) continue;
+    /* onnxruntime reads a bias without elements as no bias. */
+    const OsiType *t = osi_in_ranked(ctx, i);
+    int64_t c;
+    int empty = 0;
+    for (int k = 0; t && i == 2 && k < t->rank; k++) empty |= osi_expr_is_const(s, t->dims[k], &c) && c == 0;
+    if (empty) continue;
     OsiStatus st = osi_require_broadcast_to(ctx, rule, i, x->rank, x->dims, "X");
     if (st != OSI_OK) return st;
   }
@@ -75,8 +82,7 @@ OsiStatus osi_op_channel_norm(OsiOpCtx *ctx) {
   if (!strcmp(osi_op_type(ctx), "InstanceNormalization")) {
     st = check_per_channel(ctx, 1, 2, "InstanceNormalization channels");
   } else if (!strcmp(osi_op_type(ctx), "GroupNormalization")) {
-    /* C splits into num_groups; scale and bias are [C] (opset 21) or
-     * [num_groups] (opset 18). */
+    /* C splits into num_groups. */
     OsiExprStore *s = osi_op_exprs(ctx);
     int64_t groups = osi_attr_int(ctx, "num_groups", 0), c;
     if (groups < 1)
@@ -85,16 +91,24 @@ OsiStatus osi_op_channel_norm(OsiOpCtx *ctx) {
     if (xt && osi_expr_is_const(s, xt->dims[1], &c) && c % groups != 0)
       return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "GroupNormalization: %lld channels do not split into %lld groups",
                          (long long)c, (long long)groups);
-    if (osi_op_opset(ctx) >= 21) {
-      st = check_per_channel(ctx, 1, 2, "GroupNormalization channels");
-    } else {
-      for (int i = 1; i <= 2 && st == OSI_OK; i++) {
-        st = osi_op_require_rank(ctx, i, 1, 1);
-        const OsiType *p = osi_in_ranked(ctx, i);
-        if (st == OSI_OK && p)
-          st = osi_op_require_eq(ctx, "GroupNormalization groups", p->dims[0], OSI_DIM(i, 0), osi_expr_const(s, groups),
-                                 OSI_WHAT("attribute 'num_groups'"));
-      }
+    /* onnxruntime runs the op's function body, which reshapes scale and
+     * bias to [-1, 1] and multiplies them into X as [N, C, -1] (opset 21)
+     * or [N, num_groups, -1] (opset 18): any shape of 1 or C (num_groups)
+     * elements runs, where the spec says [C] ([num_groups]). */
+    int per_channel = osi_op_opset(ctx) >= 21;
+    OsiExpr want = per_channel ? (xt ? xt->dims[1] : OSI_EXPR_UNKNOWN) : osi_expr_const(s, groups);
+    for (int i = 1; i <= 2 && st == OSI_OK && want != OSI_EXPR_UNKNOWN; i++) {
+      const OsiType *p = osi_in_ranked(ctx, i);
+      int64_t n = 1, d;
+      for (int k = 0; p && k < p->rank && n >= 0; k++)
+        if (!osi_expr_is_const(s, p->dims[k], &d) || __builtin_mul_overflow(n, d, &n)) n = -1;
+      if (!p || !osi_in_present(ctx, i) || n < 0 || n == 1) continue; /* a symbolic count may be 1 */
+      char what[96];
+      snprintf(what, sizeof what, "the %lld elements of input %d (1 or %s)", (long long)n, i,
+               per_channel ? "X's channels" : "num_groups");
+      st = osi_op_require_eq(ctx, per_channel ? "GroupNormalization channels" : "GroupNormalization groups",
+                             osi_expr_const(s, n), OSI_WHAT(what), want,
+                             per_channel ? OSI_DIM(0, 1) : OSI_WHAT("attribute 'num_groups'"));
     }
   }
   if (st != OSI_OK) return st;

@@ -89,19 +89,63 @@ static OsiStatus check_scale(OsiOpCtx *ctx, int si, int zi) {
   return osi_op_require_dim(ctx, rule, si, 0, x->dims[axis], OSI_WHAT("x's dim on the axis"));
 }
 
-/* A quantization parameter of QLinearMatMul / MatMulInteger / QLinearConv
- * (input i): per tensor (a scalar or 1 element), or 1-D of `count`
- * entries (per row of A, per column of B, per output channel of W). */
-static OsiStatus check_qparam(OsiOpCtx *ctx, int i, OsiExpr count, const char *what) {
+/* What onnxruntime's QLinearMatMul, MatMulInteger and QLinearConv kernels
+ * take for a per-tensor parameter (input i): a scalar or a 1-D tensor of
+ * one element; [1, 1] and per-row forms are refused, whatever the spec
+ * allows. */
+static OsiStatus check_per_tensor(OsiOpCtx *ctx, int i, const char *what) {
+  const OsiType *p = osi_in_ranked(ctx, i);
+  if (!p || !osi_in_present(ctx, i) || p->rank == 0) return OSI_OK;
+  char rule[96];
+  snprintf(rule, sizeof rule, "%s %s", osi_op_type(ctx), what);
+  if (p->rank > 1)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s has rank %d; onnxruntime takes a scalar or a 1-element 1-D tensor",
+                       rule, p->rank);
+  return osi_op_require_dim(ctx, rule, i, 0, osi_expr_const(osi_op_exprs(ctx), 1), OSI_WHAT("1 (per tensor)"));
+}
+
+/* A parameter of B (input i) of QLinearMatMul / MatMulInteger, as
+ * onnxruntime takes it: per tensor (a scalar or [1]), [N] for a 2-D B
+ * [K, N], or B's shape with 1 in place of K (per column of each matrix). */
+static OsiStatus check_b_qparam(OsiOpCtx *ctx, int i, int b_in, const char *what) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiType *p = osi_in_ranked(ctx, i), *b = osi_in_ranked(ctx, b_in);
+  int64_t c;
+  if (!p || !osi_in_present(ctx, i) || p->rank == 0) return OSI_OK;
+  char rule[96];
+  snprintf(rule, sizeof rule, "%s %s", osi_op_type(ctx), what);
+  int one = osi_expr_is_const(s, p->dims[0], &c) && c == 1;
+  if (p->rank == 1 && (one || !b)) return OSI_OK;
+  if (p->rank == 1 && b->rank == 2)
+    return osi_expr_is_const(s, p->dims[0], &c) ? osi_op_require_dim(ctx, rule, i, 0, b->dims[1], OSI_WHAT("dim 1 of B (per column)"))
+                                                : OSI_OK; /* a symbolic length may be 1 */
+  if (p->rank == 1)
+    return osi_op_require_dim(ctx, rule, i, 0, osi_expr_const(s, 1), OSI_WHAT("1 (per tensor; per column needs a 2-D B)"));
+  if (!b) return OSI_OK;
+  if (p->rank != b->rank)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s has rank %d; beyond per tensor it is [N] or B's shape (rank %d) with 1 for K",
+                       rule, p->rank, b->rank);
+  for (int k = 0; k < p->rank; k++) {
+    OsiStatus st = k == p->rank - 2 ? osi_op_require_dim(ctx, rule, i, k, osi_expr_const(s, 1), OSI_WHAT("1 (in place of K)"))
+                                    : osi_op_require_dims_eq(ctx, rule, i, k, b_in, k);
+    if (st != OSI_OK) return st;
+  }
+  return OSI_OK;
+}
+
+/* QLinearConv's w_scale / w_zero_point (input i): a scalar or 1-D of 1 or
+ * M (W's output channels) entries. */
+static OsiStatus check_w_qparam(OsiOpCtx *ctx, int i, OsiExpr m, const char *what) {
   OsiExprStore *s = osi_op_exprs(ctx);
   const OsiType *p = osi_in_ranked(ctx, i);
   int64_t c;
   if (!p || !osi_in_present(ctx, i) || p->rank == 0) return OSI_OK;
   char rule[96];
   snprintf(rule, sizeof rule, "%s %s", osi_op_type(ctx), what);
-  if (p->rank > 1) return OSI_OK; /* N-D per-row / per-column forms (QLinearMatMul) */
+  if (p->rank > 1)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s has rank %d; expected a scalar or 1-D (per output channel)", rule, p->rank);
   if (!osi_expr_is_const(s, p->dims[0], &c) || c == 1) return OSI_OK; /* a symbolic length may be 1 */
-  return osi_op_require_dim(ctx, rule, i, 0, count, OSI_WHAT("its per-row or per-column count"));
+  return osi_op_require_dim(ctx, rule, i, 0, m, OSI_WHAT("W's output channels"));
 }
 
 /*
@@ -168,8 +212,11 @@ OsiStatus osi_op_dynamic_quantize_linear(OsiOpCtx *ctx) {
 OsiStatus osi_op_qlinear_conv(OsiOpCtx *ctx) {
   const OsiType *w = osi_in_ranked(ctx, 3);
   OsiExpr m = w && w->rank > 0 ? w->dims[0] : OSI_EXPR_UNKNOWN;
-  OsiStatus st = check_qparam(ctx, 4, m, "w_scale");
-  if (st == OSI_OK) st = check_qparam(ctx, 5, m, "w_zero_point");
+  static const int per_tensor[4] = {1, 2, 6, 7};
+  static const char *const names[4] = {"x_scale", "x_zero_point", "y_scale", "y_zero_point"};
+  OsiStatus st = check_w_qparam(ctx, 4, m, "w_scale");
+  if (st == OSI_OK) st = check_w_qparam(ctx, 5, m, "w_zero_point");
+  for (int j = 0; j < 4 && st == OSI_OK; j++) st = check_per_tensor(ctx, per_tensor[j], names[j]);
   if (st != OSI_OK) return st;
   return osi_conv_out(ctx, 0, 3, 8, osi_in_dtype(ctx, 7));
 }
@@ -177,22 +224,23 @@ OsiStatus osi_op_qlinear_conv(OsiOpCtx *ctx) {
 /* QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp)
  * (opset 10): numpy matmul of a and b; y has y_zero_point's type. */
 OsiStatus osi_op_qlinear_matmul(OsiOpCtx *ctx) {
-  /* Each scale has its zero point's shape (the spec). */
-  static const int scales[3] = {1, 4, 6};
-  for (int j = 0; j < 3; j++) {
-    OsiStatus st = check_zero_point(ctx, scales[j], scales[j] + 1);
-    if (st != OSI_OK) return st;
-  }
+  /* Each parameter on its own: onnxruntime does not tie a zero point's
+   * shape to its scale's. */
+  static const int per_tensor[4] = {1, 2, 6, 7};
+  static const char *const names[4] = {"a_scale", "a_zero_point", "y_scale", "y_zero_point"};
+  OsiStatus st = check_b_qparam(ctx, 4, 3, "b_scale");
+  if (st == OSI_OK) st = check_b_qparam(ctx, 5, 3, "b_zero_point");
+  for (int j = 0; j < 4 && st == OSI_OK; j++) st = check_per_tensor(ctx, per_tensor[j], names[j]);
+  if (st != OSI_OK) return st;
   return osi_matmul_out(ctx, 0, 3, osi_in_dtype(ctx, 7));
 }
 
 /* MatMulInteger(A, B, a_zero_point, b_zero_point) (opset 10): numpy
- * matmul, int32; a_zero_point is per tensor or per row of A, b_zero_point
- * per tensor or per column of B. */
+ * matmul, int32; a_zero_point per tensor (onnxruntime refuses the spec's
+ * per-row form), b_zero_point per tensor or per column of B. */
 OsiStatus osi_op_matmul_integer(OsiOpCtx *ctx) {
-  const OsiType *a = osi_in_ranked(ctx, 0), *b = osi_in_ranked(ctx, 1);
-  OsiStatus st = check_qparam(ctx, 2, a && a->rank >= 2 ? a->dims[a->rank - 2] : OSI_EXPR_UNKNOWN, "a_zero_point");
-  if (st == OSI_OK) st = check_qparam(ctx, 3, b && b->rank >= 2 ? b->dims[b->rank - 1] : OSI_EXPR_UNKNOWN, "b_zero_point");
+  OsiStatus st = check_per_tensor(ctx, 2, "a_zero_point");
+  if (st == OSI_OK) st = check_b_qparam(ctx, 3, 1, "b_zero_point");
   if (st != OSI_OK) return st;
   return osi_matmul_out(ctx, 0, 1, OSI_DT_INT32);
 }

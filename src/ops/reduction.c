@@ -37,7 +37,9 @@ static AxesKind read_axes(OsiOpCtx *ctx, int64_t input_since, int64_t *axes, int
   return AXES_UNKNOWN;
 }
 
-/* Marks reduced[] from the axes list; fails on out-of-range or repeated axes. */
+/* Marks reduced[] from the axes list; fails on out-of-range axes. A
+ * repeated axis is reduced once (onnxruntime runs it, from an attribute or
+ * an input). */
 static OsiStatus mark_axes(OsiOpCtx *ctx, const int64_t *axes, int n, int rank, int *reduced) {
   memset(reduced, 0, (size_t)rank * sizeof(int));
   for (int k = 0; k < n; k++) {
@@ -45,8 +47,6 @@ static OsiStatus mark_axes(OsiOpCtx *ctx, const int64_t *axes, int n, int rank, 
     if (!osi_norm_axis(axes[k], rank, &ax))
       return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axes entry %lld is out of range for rank %d",
                          (long long)axes[k], rank);
-    if (reduced[ax])
-      return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axes repeats axis %lld", (long long)axes[k]);
     reduced[ax] = 1;
   }
   return OSI_OK;
@@ -139,8 +139,9 @@ OsiStatus osi_op_reduce(OsiOpCtx *ctx) {
     return OSI_OK;
   }
   if (kind == AXES_UNKNOWN) {
-    /* Each dim is either kept or becomes 1; only a 1 is provably right. */
-    int rank = keepdims ? x->rank : n_unknown >= 0 && n_unknown <= x->rank ? x->rank - n_unknown : -1;
+    /* Each dim is either kept or becomes 1; only a 1 is provably right.
+     * Two or more unknown axes may repeat one: the rank is then open. */
+    int rank = keepdims ? x->rank : n_unknown == 1 && x->rank >= 1 ? x->rank - 1 : -1;
     OsiType *y = osi_out_tensor(ctx, 0, dtype, rank);
     if (y && keepdims)
       for (int i = 0; i < rank; i++)
@@ -177,6 +178,18 @@ OsiStatus osi_op_arg_reduce(OsiOpCtx *ctx) {
   if (!osi_norm_axis(axis, x->rank, &ax))
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axis %lld is out of range for rank %d",
                        (long long)axis, x->rank);
+  /* onnxruntime refuses an arg-reduction over an empty axis unless the
+   * output is empty too, and only with the axis given from the front (a
+   * negative axis over an empty one runs there). */
+  OsiExprStore *s = osi_op_exprs(ctx);
+  int64_t c;
+  if (axis >= 0 && osi_expr_is_const(s, x->dims[ax], &c) && c == 0) {
+    int nonempty = 1;
+    for (int i = 0; i < x->rank && nonempty; i++)
+      if (i != ax) nonempty = osi_expr_is_const(s, x->dims[i], &c) && c != 0;
+    if (nonempty)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s over axis %d, which is empty", osi_op_type(ctx), ax);
+  }
   memset(reduced, 0, sizeof reduced);
   reduced[ax] = 1;
   OsiExpr dims[OSI_MAX_RANK];

@@ -319,6 +319,14 @@ static OsiExpr merge_equal_dims(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   return osi_expr_is_const(s, b, &c) ? b : a;
 }
 
+/* 1 when a dim of t is the constant 0. */
+static int known_empty(OsiExprStore *s, const OsiType *t) {
+  int64_t c;
+  for (int i = 0; i < t->rank; i++)
+    if (osi_expr_is_const(s, t->dims[i], &c) && c == 0) return 1;
+  return 0;
+}
+
 /* Concat(inputs..., axis): dims equal except `axis`, which is summed. */
 OsiStatus osi_op_concat(OsiOpCtx *ctx) {
   OsiExprStore *s = osi_op_exprs(ctx);
@@ -344,11 +352,16 @@ OsiStatus osi_op_concat(OsiOpCtx *ctx) {
                        "attribute 'axis' (%lld) is out of range [-%d, %d] for input rank %d",
                        (long long)osi_attr_int(ctx, "axis", 0), rank, rank - 1, rank);
   if (rank == 0) return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Concat cannot concatenate scalars (rank 0)");
-  /* Every dim but the axis is the same in every input. */
+  /* Every dim but the axis is the same in every input, except in an input
+   * known to be empty: onnxruntime's kernel skips those (a model whose
+   * shapes its load-time inference does not see then runs), and takes the
+   * other dims from the first input that is not. */
   char rule[64];
   snprintf(rule, sizeof rule, "Concat on axis %d", axis);
+  int nonempty = 0;
+  for (int i = 0; i < n; i++) nonempty += osi_in_ranked(ctx, i) && !known_empty(s, osi_in_ranked(ctx, i));
   for (int i = 0, ref = -1; i < n; i++) {
-    if (!osi_in_ranked(ctx, i)) continue;
+    if (!osi_in_ranked(ctx, i) || known_empty(s, osi_in_ranked(ctx, i))) continue;
     if (ref < 0) ref = i;
     for (int k = 0; k < rank && ref != i; k++) {
       OsiStatus st = k == axis ? OSI_OK : osi_op_require_dims_eq(ctx, rule, i, k, ref, k);
@@ -369,7 +382,7 @@ OsiStatus osi_op_concat(OsiOpCtx *ctx) {
       continue;
     }
     sum = osi_expr_add(s, sum, t->dims[axis]);
-    for (int k = 0; k < rank; k++)
+    for (int k = 0; k < rank && !(nonempty && known_empty(s, t)); k++)
       if (k != axis) d[k] = merge_equal_dims(s, d[k], t->dims[k]);
     if (!t->value || !t->value->ints) all_values = 0;
   }

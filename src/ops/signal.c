@@ -55,6 +55,9 @@ OsiStatus osi_op_dft(OsiOpCtx *ctx) {
                        (long long)last);
   int onesided = osi_attr_int(ctx, "onesided", 0) != 0, inverse = osi_attr_int(ctx, "inverse", 0) != 0;
   int irfft = onesided && inverse, known_axis = dft_axis(ctx, &axis);
+  if (irfft && osi_expr_is_const(s, x->dims[r - 1], &last) && last != 2)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "DFT: an inverse one-sided transform takes a complex input (last dim 2, not %lld)",
+                       (long long)last);
   if (onesided && !inverse && osi_expr_is_const(s, x->dims[r - 1], &last) && last != 1)
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "DFT: a one-sided transform takes a real input (last dim 1, not %lld)",
                        (long long)last);
@@ -95,10 +98,16 @@ OsiStatus osi_op_stft(OsiOpCtx *ctx) {
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "STFT signal must have rank 3 (got %d)", sig->rank);
   if (win && win->rank != 1)
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "STFT window must have rank 1 (got %d)", win->rank);
+  int64_t c;
+  if (sig && osi_expr_is_const(s, sig->dims[2], &c) && c != 1 && c != 2)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "STFT signal's last dim is %lld; expected 1 (real) or 2 (complex)", (long long)c);
   OsiExpr one = osi_expr_const(s, 1), two = osi_expr_const(s, 2), step;
   OsiExpr len = win ? win->dims[0] : OSI_EXPR_UNKNOWN;
   OsiStatus st = length_input(ctx, 1, "frame_step", 1, &step);
   if (st == OSI_OK && osi_in_present(ctx, 3)) st = length_input(ctx, 3, "frame_length", 1, &len);
+  /* onnxruntime refuses a frame longer than the signal. */
+  if (st == OSI_OK && sig)
+    st = osi_op_require_le(ctx, "STFT frame", len, OSI_WHAT("the frame length"), sig->dims[1], OSI_DIM(0, 1));
   if (st != OSI_OK) return st;
   OsiType *y = osi_out_tensor(ctx, 0, osi_in_dtype(ctx, 0), 4);
   if (!y) return OSI_OK;

@@ -100,6 +100,12 @@ OsiStatus osi_op_pad(OsiOpCtx *ctx) {
   int np = pad_amounts(ctx, pads), na = -2;
   if (osi_op_opset(ctx) >= 18 && osi_in_present(ctx, 3)) na = osi_in_ints(ctx, 3, axes, OSI_MAX_RANK);
   int rank = x ? x->rank : na == -2 && np >= 0 && np % 2 == 0 ? np / 2 : -1;
+  /* pads has 2 entries per padded axis, known from its shape even when
+   * its content comes at run time. */
+  int plen = osi_op_opset(ctx) >= 11 ? osi_in_length(ctx, 1) : -1;
+  int alen = na >= 0 ? na : osi_op_opset(ctx) >= 18 && osi_in_present(ctx, 3) ? osi_in_length(ctx, 3) : rank;
+  if (np < 0 && plen >= 0 && alen >= 0 && plen != 2 * alen)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "pads has %d entries, expected 2 * %d", plen, alen);
   OsiType *y = osi_out_tensor(ctx, 0, dtype, rank);
   if (!y || rank < 0) return OSI_OK;
   OsiExpr *d = osi_type_dims_mut(y);
@@ -115,11 +121,38 @@ OsiStatus osi_op_pad(OsiOpCtx *ctx) {
   if (np >= 0 && np != 2 * na)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "pads has %d entries, expected 2 * %d", np, na);
   int seen[OSI_MAX_RANK] = {0};
+  const char *mode = osi_attr_str(ctx, "mode", "constant");
+  int reflect = !strcmp(mode, "reflect"), edge = !strcmp(mode, "edge"), wrap = !strcmp(mode, "wrap");
+  /* onnxruntime's wrap mode refuses an empty input, whatever the pads. */
+  for (int i = 0; wrap && x && i < rank; i++) {
+    int64_t c;
+    if (osi_expr_is_const(s, x->dims[i], &c) && c == 0)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Pad: wrap mode takes a nonempty input (dim %d is 0)", i);
+  }
   for (int k = 0; k < na; k++) {
     int a;
     if (!osi_norm_axis(axes[k], rank, &a) || seen[a]++)
       return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axes entry %lld is out of range for rank %d or repeated",
                          (long long)axes[k], rank);
+    int64_t n, b, e;
+    if ((reflect || edge || wrap) && np >= 0 && x && osi_expr_is_const(s, x->dims[a], &n) &&
+        osi_expr_is_const(s, pads[k], &b) && osi_expr_is_const(s, pads[k + na], &e) && b > INT64_MIN / 2 &&
+        e > INT64_MIN / 2) {
+      /* What onnxruntime refuses in the modes that read the input: an
+       * axis cropped to nothing; edge or reflect padding an empty axis;
+       * reflect padding a (cropped) axis shorter than 2, or by more than
+       * its length - 1 on a side. */
+      int64_t eff = n + (b < 0 ? b : 0) + (e < 0 ? e : 0);
+      int grows = b > 0 || e > 0;
+      if (n > 0 && eff == 0 && (b < 0 || e < 0))
+        return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Pad (%s): the pads crop axis %d to nothing", mode, a);
+      if ((reflect || edge) && grows && n == 0)
+        return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Pad (%s): axis %d is empty and cannot be padded", mode, a);
+      if (reflect && grows && eff > 0 && (eff < 2 || b > eff - 1 || e > eff - 1))
+        return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH,
+                           "Pad (reflect): axis %d has %lld elements (after cropping); it reflects at most %lld on a side, the pads ask %lld",
+                           a, (long long)eff, (long long)(eff - 1), (long long)(b > e ? b : e));
+    }
     d[a] = np < 0 ? OSI_EXPR_UNKNOWN : osi_expr_add(s, osi_expr_add(s, d[a], pads[k]), pads[k + na]);
     /* Negative pads crop, at most the whole dim. */
     int64_t pb, pe, sum;
@@ -174,6 +207,8 @@ OsiStatus osi_op_tile(OsiOpCtx *ctx) {
   }
   if (nr >= 0 && nr != rank)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "repeats has %d entries for rank %d", nr, rank);
+  if (nr < 0 && rlen >= 0 && rlen != rank)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "repeats has %lld entries for rank %d", (long long)rlen, rank);
   if (nr >= 0) {
     OsiStatus st = osi_require_sizes(ctx, "the repeats input", nr, rep);
     if (st != OSI_OK) return st;
@@ -253,6 +288,9 @@ OsiStatus osi_op_split(OsiOpCtx *ctx) {
   int ns = split_sizes(ctx, sizes, n), axis;
   if (ns >= 0 && ns != n)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "split has %d entries for %d outputs", ns, n);
+  int slen = ns == -1 ? osi_in_length(ctx, 1) : -1;
+  if (slen >= 0 && slen != n)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "split has %d entries for %d outputs", slen, n);
   if (!x) {
     for (int k = 0; k < n; k++) osi_out_tensor(ctx, k, osi_in_dtype(ctx, 0), -1);
     return OSI_OK;
@@ -263,6 +301,15 @@ OsiStatus osi_op_split(OsiOpCtx *ctx) {
                        (long long)osi_attr_int(ctx, "axis", 0), x->rank, x->rank - 1, x->rank);
   OsiExpr dim = x->dims[axis], nn = osi_expr_const(s, n);
   if (ns == -2 && num >= 0) {
+    /* onnxruntime gives every piece but the last CeilDiv(D, n) and refuses
+     * a last piece below 1 (7 into 4 is 2,2,2,1; 6 into 4 and 1 into 2 are
+     * refused), where the spec only says the last one is smaller. */
+    if (osi_expr_is_const(s, dim, &c) && n > 0) {
+      int64_t chunk = c / n + (c % n != 0);
+      if (c - chunk * (n - 1) < 1)
+        return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "Split: %lld elements in %d pieces of %lld leave none for the last",
+                           (long long)c, n, (long long)chunk);
+    }
     OsiExpr chunk = osi_expr_ceildiv(s, dim, nn);
     for (int k = 0; k < n; k++) sizes[k] = chunk;
     sizes[n - 1] = osi_expr_sub(s, dim, osi_expr_mul(s, chunk, osi_expr_const(s, n - 1)));
@@ -536,9 +583,12 @@ OsiStatus osi_op_center_crop_pad(OsiOpCtx *ctx) {
   if (!y || rank < 0 || rank > OSI_MAX_RANK) return OSI_OK;
   OsiExpr *d = osi_type_dims_mut(y);
   if (x) memcpy(d, x->dims, (size_t)rank * sizeof(OsiExpr));
-  int count = na < 0 ? rank : na;
-  if (n >= 0 && n != count)
-    return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "shape has %d entries for %d axes", n, count);
+  int count = na < 0 ? rank : na, slen = osi_in_length(ctx, 1);
+  /* onnxruntime runs the op's function body, which broadcasts a single
+   * entry over the axes (its load-time inference refuses that only for a
+   * constant shape, which a computed one may not be to it). */
+  if (slen >= 0 && slen != count && slen != 1)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "shape has %d entries for %d axes", slen, count);
   if (n >= 0) {
     OsiStatus st = osi_require_sizes(ctx, "the shape input", n, shape);
     if (st != OSI_OK) return st;
@@ -548,7 +598,7 @@ OsiStatus osi_op_center_crop_pad(OsiOpCtx *ctx) {
     if (na >= 0 && !osi_norm_axis(axes[k], rank, &a))
       return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axes entry %lld is out of range for rank %d",
                          (long long)axes[k], rank);
-    d[a] = n < 0 ? OSI_EXPR_UNKNOWN : shape[k];
+    d[a] = n < 0 ? OSI_EXPR_UNKNOWN : shape[n == 1 ? 0 : k];
   }
   return OSI_OK;
 }
@@ -610,8 +660,9 @@ typedef struct EinsumDims {
   OsiExpr ell[OSI_MAX_RANK];
 } EinsumDims;
 
-/* Folds operand i (term t) into e; letters repeated across or within
- * operands must agree up to numpy broadcasting. */
+/* Folds operand i (term t) into e; letters repeated across operands must
+ * agree up to numpy broadcasting, within one operand (a diagonal) exactly:
+ * onnxruntime takes no 1 for the other dim there. */
 static OsiStatus einsum_operand(OsiOpCtx *ctx, int i, const EinsumTerm *t, EinsumDims *e) {
   OsiExprStore *s = osi_op_exprs(ctx);
   const OsiType *x = osi_in_ranked(ctx, i);
@@ -636,7 +687,14 @@ static OsiStatus einsum_operand(OsiOpCtx *ctx, int i, const EinsumTerm *t, Einsu
   }
   for (int j = 0; j < t->n; j++) {
     unsigned char c = (unsigned char)t->labels[j];
-    OsiExpr d = x ? x->dims[t->ell >= 0 && j >= t->ell ? j + er : j] : OSI_EXPR_UNKNOWN;
+    int at = t->ell >= 0 && j >= t->ell ? j + er : j;
+    OsiExpr d = x ? x->dims[at] : OSI_EXPR_UNKNOWN;
+    for (int k = 0; x && k < j; k++) {
+      if ((unsigned char)t->labels[k] != c) continue;
+      OsiStatus st = osi_op_require_dims_eq(ctx, "Einsum diagonal", i, at, i, t->ell >= 0 && k >= t->ell ? k + er : k);
+      if (st != OSI_OK) return st;
+      break;
+    }
     int ok = 1;
     e->letter[c] = e->count[c]++ ? osi_broadcast_dim(s, e->letter[c], d, &ok) : d;
     if (!ok)

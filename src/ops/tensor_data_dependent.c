@@ -43,6 +43,14 @@ OsiStatus osi_op_top_k(OsiOpCtx *ctx) {
   } else if (osi_in_exprs(ctx, 1, &kv) == 1) {
     k = kv[0];
   }
+  /* onnxruntime takes K as a 1-D tensor of one element only ([] and [1, 1] are refused). */
+  const OsiType *kt = osi_in_ranked(ctx, 1);
+  if (osi_op_opset(ctx) >= 10 && kt && kt->rank != 1)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input 'K' has rank %d; expected a 1-D tensor of one element", kt->rank);
+  if (osi_op_opset(ctx) >= 10 && kt) {
+    OsiStatus st = osi_op_require_dim(ctx, "TopK", 1, 0, osi_expr_const(s, 1), OSI_WHAT("1 (K holds one value)"));
+    if (st != OSI_OK) return st;
+  }
   if (!x) {
     osi_out_tensor(ctx, 0, dtype, -1);
     osi_out_tensor(ctx, 1, OSI_DT_INT64, -1);

@@ -17,6 +17,13 @@ OsiExpr osi_window_out(OsiExprStore *s, OsiExpr in, int64_t kernel, int64_t stri
   if (in == OSI_EXPR_UNKNOWN || kernel < 1 || stride <= 0 || dilation <= 0) return OSI_EXPR_UNKNOWN;
   int64_t extent = checked_extent(kernel, dilation), shift;
   if (extent == 0 || __builtin_sub_overflow(pads, extent, &shift)) return OSI_EXPR_UNKNOWN;
+  int64_t c, num;
+  if (!ceil_mode && osi_expr_is_const(s, in, &c)) {
+    /* onnxruntime divides toward zero: a window a little longer than its
+     * input still gives 0 or 1 outputs where floor would give -1 or 0. */
+    if (__builtin_add_overflow(c, shift, &num) || num / stride == INT64_MAX) return OSI_EXPR_UNKNOWN;
+    return osi_expr_const(s, num / stride + 1);
+  }
   OsiExpr span = osi_expr_add(s, in, osi_expr_const(s, shift));
   OsiExpr st = osi_expr_const(s, stride);
   OsiExpr steps = ceil_mode ? osi_expr_ceildiv(s, span, st) : osi_expr_floordiv(s, span, st);
@@ -151,12 +158,18 @@ OsiStatus osi_window_require_fit(OsiOpCtx *ctx, int x_in, int d, const OsiSpatia
   /* The least input the window fits: onnxruntime computes a convolution's
    * output as (in + pads - extent) / stride + 1 rounded toward zero and
    * refuses one below 1 (in float with explicit pads: in >= extent - pads;
-   * in integers for VALID: in >= extent - stride + 1); a pool's output must
-   * not be negative (in >= extent - pads - stride). */
+   * in integers for VALID: in >= extent - stride + 1); a pool's output,
+   * rounded toward zero (or up with ceil_mode), must not be negative:
+   * (in + pads - extent) / stride > -2, in >= extent - pads - 2 * stride + 1.
+   * On a symbolic input without ceil_mode the output is the floor form
+   * (osi_window_out), which agrees with rounding toward zero only where
+   * it is not negative: the requirement keeps it there (in >= extent -
+   * pads - stride), leaving out the tiny inputs whose window overhangs. */
   int valid = !strcmp(sp->auto_pad, "VALID");
-  int64_t pads = valid ? 0 : sp->pads[i], slack, strides = sp->stride[i];
-  if (!conv && sp->ceil_mode && __builtin_mul_overflow(sp->stride[i], 2, &strides)) return OSI_OK;
-  if (!conv && sp->ceil_mode) strides -= 1;
+  int64_t pads = valid ? 0 : sp->pads[i], slack, strides = sp->stride[i], c;
+  int floor_form = !sp->ceil_mode && !osi_expr_is_const(s, x->dims[d], &c);
+  if (!conv && !floor_form && __builtin_mul_overflow(sp->stride[i], 2, &strides)) return OSI_OK;
+  if (!conv && !floor_form) strides -= 1;
   if (conv && !valid) slack = pads;
   else if (conv) slack = sp->stride[i] - 1;
   else if (__builtin_add_overflow(pads, strides, &slack)) return OSI_OK;
@@ -206,6 +219,17 @@ static OsiStatus check_conv_inputs(OsiOpCtx *ctx, int x_in, int w_in, int b_in, 
   return st;
 }
 
+OsiStatus osi_refuse_empty_pool_input(OsiOpCtx *ctx, const OsiType *x) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  int64_t n, c;
+  if (!x || x->rank < 1 || !osi_expr_is_const(s, x->dims[0], &n) || n == 0) return OSI_OK;
+  for (int i = 1; i < x->rank; i++)
+    if (osi_expr_is_const(s, x->dims[i], &c) && c == 0)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s: dim %d of the input is 0; onnxruntime's pools take an empty batch only",
+                         osi_op_type(ctx), i);
+  return OSI_OK;
+}
+
 OsiStatus osi_conv_out(OsiOpCtx *ctx, int x_in, int w_in, int b_in, int32_t dtype) {
   OsiExprStore *s = osi_op_exprs(ctx);
   int is_conv = w_in >= 0;
@@ -217,8 +241,14 @@ OsiStatus osi_conv_out(OsiOpCtx *ctx, int x_in, int w_in, int b_in, int32_t dtyp
   if (x->rank < 2)
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input 'X' has rank %d; expected at least 2 ([N, C, ...])", x->rank);
   int n = x->rank - 2;
-  int64_t group = 1;
-  OsiStatus st = is_conv ? check_conv_inputs(ctx, x_in, w_in, b_in, x, w, &group) : OSI_OK;
+  int64_t group = 1, c;
+  /* onnxruntime refuses a convolution over an empty spatial dim (even with
+   * pads or SAME padding), and a pool over any empty dim but the batch. */
+  for (int i = 2; is_conv && i < x->rank; i++)
+    if (osi_expr_is_const(s, x->dims[i], &c) && c == 0)
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s: spatial dim %d of the input is 0; onnxruntime needs it positive",
+                         osi_op_type(ctx), i);
+  OsiStatus st = is_conv ? check_conv_inputs(ctx, x_in, w_in, b_in, x, w, &group) : osi_refuse_empty_pool_input(ctx, x);
   OsiSpatial sp;
   if (st == OSI_OK) st = osi_read_spatial(ctx, n, w, &sp);
   for (int i = 0; i < n && st == OSI_OK; i++) st = osi_window_require_fit(ctx, x_in, i + 2, &sp, i, is_conv);

@@ -41,6 +41,10 @@ OsiExpr osi_window_extent(OsiExprStore *s, const OsiSpatial *sp, int i);
  * a pool. Symbolic `in`: a requirement on it. */
 OsiStatus osi_window_require_fit(OsiOpCtx *ctx, int x_in, int d, const OsiSpatial *sp, int i, int conv);
 
+/* onnxruntime's pools (windowed and global) refuse an input with an empty
+ * dim unless the batch itself is empty. */
+OsiStatus osi_refuse_empty_pool_input(OsiOpCtx *ctx, const OsiType *x);
+
 /* Output 0 = [N, channels, O1..On] of a convolution (weights input w_in:
  * channels = W[0], with X's channels, W's rank, kernel_shape and the
  * bias checked against W) or, with w_in < 0, a pooling window (channels =

@@ -140,8 +140,18 @@ static void test_conv_transpose(OpTest *t) {
   /* output_shape entries are sizes (the issue: output_shape=[-5]). */
   op_attr_ints(t, "output_shape", 1, (int64_t[]){-5});
   INVALID(op_run(t, "", "ConvTranspose", 11, "float[1,2,3]", "float[2,4,3]", NULL));
+  op_attr_ints(t, "output_shape", 1, (int64_t[]){5});
+  CHECK_STR(op_run(t, "", "ConvTranspose", 11, "float[1,2,3]", "float[2,4,3]", NULL), "float[1,4,5]");
+  /* onnxruntime refuses an input shorter than (output_shape - extent) / stride + 1: 7 needs 5. */
   op_attr_ints(t, "output_shape", 1, (int64_t[]){7});
-  CHECK_STR(op_run(t, "", "ConvTranspose", 11, "float[1,2,3]", "float[2,4,3]", NULL), "float[1,4,7]");
+  MISMATCH(op_run(t, "", "ConvTranspose", 11, "float[1,2,3]", "float[2,4,3]", NULL));
+  op_attr_ints(t, "output_shape", 1, (int64_t[]){7});
+  CHECK_STR(op_run(t, "", "ConvTranspose", 11, "float[1,2,H]", "float[2,4,3]", NULL), "float[1,4,7]");
+  CHECK_STR(op_requirements(t), "5 <= H");
+  /* With output_shape a spatial dim of 0 is refused; without, it runs. */
+  op_attr_ints(t, "output_shape", 1, (int64_t[]){2});
+  MISMATCH(op_run(t, "", "ConvTranspose", 11, "float[1,2,0]", "float[2,4,3]", NULL));
+  CHECK_STR(op_run(t, "", "ConvTranspose", 11, "float[1,2,0]", "float[2,4,3]", NULL), "float[1,4,2]");
   /* Pads larger than what the input and kernel give. */
   op_attr_ints(t, "pads", 2, (int64_t[]){3, 3});
   MISMATCH(op_run(t, "", "ConvTranspose", 11, "float[1,2,3]", "float[2,4,3]", NULL));
@@ -204,9 +214,14 @@ static void test_quantized(OpTest *t) {
                   "float[]", "uint8[]", NULL));
   CHECK_STR(op_run(t, "", "QLinearMatMul", 10, "uint8[2,3]", "float[]", "uint8[1]", "uint8[3,4]", "float[]", "uint8[]",
                    "float[]", "uint8[]", NULL), "uint8[2,4]");
-  /* MatMulInteger: a per-row zero point has A's rows. */
-  CHECK_STR(op_run(t, "", "MatMulInteger", 10, "uint8[4,3]", "uint8[3,2]", "uint8[4]", NULL), "int32[4,2]");
+  /* MatMulInteger: onnxruntime takes a_zero_point per tensor only (the spec's per-row [M] and a [1, 1]
+   * are refused); b_zero_point per tensor, per column [N] or [1, N]. */
+  MISMATCH(op_run(t, "", "MatMulInteger", 10, "uint8[4,3]", "uint8[3,2]", "uint8[4]", NULL));
+  MISMATCH(op_run(t, "", "MatMulInteger", 10, "uint8[4,3]", "uint8[3,2]", "uint8[1,1]", NULL));
   MISMATCH(op_run(t, "", "MatMulInteger", 10, "uint8[4,3]", "uint8[3,2]", "uint8[2]", NULL));
+  CHECK_STR(op_run(t, "", "MatMulInteger", 10, "uint8[4,3]", "uint8[3,2]", "uint8[1]", "uint8[2]", NULL), "int32[4,2]");
+  CHECK_STR(op_run(t, "", "MatMulInteger", 10, "uint8[4,3]", "uint8[3,2]", "uint8[]", "uint8[1,2]", NULL), "int32[4,2]");
+  MISMATCH(op_run(t, "", "MatMulInteger", 10, "uint8[4,3]", "uint8[3,2]", "uint8[]", "uint8[3]", NULL));
   /* QLinearConv: w_scale per output channel. */
   MISMATCH(op_run(t, "", "QLinearConv", 10, "uint8[1,1,5]", "float[]", "uint8[]", "uint8[2,1,3]", "float[3]", "uint8[3]",
                   "float[]", "uint8[]", NULL));
@@ -240,7 +255,11 @@ static void test_image_ops(OpTest *t) {
   CHECK_STR(op_run(t, "", "PRelu", 16, "float[3,4,5]", "float[5]", NULL), "float[3,4,5]");
   CHECK_STR(op_run(t, "", "PRelu", 16, "float[3,4,5]", "float[4,1]", NULL), "float[3,4,5]");
   MISMATCH(op_run(t, "", "PRelu", 16, "float[3,4,5]", "float[6]", NULL));
-  MISMATCH(op_run(t, "", "PRelu", 16, "float[3,4,5]", "float[2,3,4,5]", NULL));
+  /* onnxruntime broadcasts both ways (the spec: slope to X only) and runs these. */
+  CHECK_STR(op_run(t, "", "PRelu", 16, "float[3,4,5]", "float[2,3,4,5]", NULL), "float[2,3,4,5]");
+  CHECK_STR(op_run(t, "", "PRelu", 16, "float[1,4,5]", "float[3,4,5]", NULL), "float[3,4,5]");
+  CHECK_STR(op_run(t, "", "PRelu", 9, "float[3,1]", "float[1,5]", NULL), "float[3,5]");
+  MISMATCH(op_run(t, "", "PRelu", 16, "float[3,4,5]", "float[2,4,5]", NULL));
   /* ReverseSequence: sequence_lens is [batch]. */
   CHECK_STR(op_run(t, "", "ReverseSequence", 10, "float[4,3]", "int64[3]", NULL), "float[4,3]");
   MISMATCH(op_run(t, "", "ReverseSequence", 10, "float[4,3]", "int64[4]", NULL));

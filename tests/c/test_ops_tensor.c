@@ -208,7 +208,11 @@ static void test_blocks(OpTest *t) {
             "float[N,10,T,3]");
   op_attr_ints(t, "axes", 2, (int64_t[]){1, 2});
   CHECK_STR(op_run(t, "", "CenterCropPad", 18, "float[N,H,W,3]", "int64[2]", NULL), "float[N,?,?,3]");
-  IS_ERR(op_run(t, "", "CenterCropPad", 18, "float[N,H]", "int64[1]{2}", NULL), "INVALID_MODEL");
+  /* One entry for two axes: onnxruntime's function body broadcasts it when the shape comes at run
+   * time (its load-time inference refuses it only from an initializer, which the engine does not
+   * tell apart from a computed shape); three entries are refused. */
+  CHECK_STR(op_run(t, "", "CenterCropPad", 18, "float[N,H]", "int64[1]{2}", NULL), "float[2,2]");
+  IS_ERR(op_run(t, "", "CenterCropPad", 18, "float[N,H]", "int64[3]{2,2,2}", NULL), "SHAPE_MISMATCH");
 }
 
 /* Fresh symbols are numbered across the whole store (the harness keeps

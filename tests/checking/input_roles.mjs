@@ -64,7 +64,9 @@ export const PARAMETER_INPUTS = Object.freeze({
  * { opType: { position: { lo, ref, axis, inclusive } } }: index inputs. Their values are drawn from
  * [lo, hi) (or [lo, hi] when inclusive) where hi is dim `axis` of input `ref` in the test's
  * original shapes, or the smallest dim of that input when axis is 'min' (valid whichever axis the
- * attributes pick, since mutants only grow dims); with ref null, hi is given.
+ * attributes pick); with ref null, hi is given. A mutant that shrinks the referenced input keeps
+ * the test's own indices, which may then fall out of range (onnxruntime's refusal is about the
+ * content, which onnx-shapes does not see).
  */
 export const INDEX_INPUTS = Object.freeze({
   ArrayFeatureExtractor: { 1: { lo: 0, ref: 0, axis: -1 } },

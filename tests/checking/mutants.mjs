@@ -2,8 +2,10 @@
 //
 // For every test of ../shared/onnx-backend/node (sorted by name), every graph input that is a
 // tensor the op reads as data or as indices (input_roles.mjs; rank-0 inputs and inputs read as
-// parameters keep the test's data), every dim d of that input: a mutant with d → d+1 and one with
-// d → 2d (one mutant when both are equal, only d+1 when d = 0). The mutant model declares every
+// parameters keep the test's data), every dim d of that input: mutants with d → d+1 and d → 2d,
+// and for d >= 2 also d → d-1 and d → 1 (a shrunk dim, and one that looks like a broadcast: both
+// found false alarms and misses the growing ones do not); equal sizes give one mutant, d = 0 only
+// d+1. The mutant model declares every
 // tensor input with the concrete shape it is fed, its graph outputs keep their types without
 // shapes, and its value_info is dropped; the mutated input is fed new content drawn from a PRNG
 // seeded by the mutant's id (index inputs: values that are valid indices for the test's original
@@ -20,7 +22,7 @@ import { DT, elemBytes, isFloatType, isIntegerType, readModel, readTensor, rewri
 /** Where the node tests are. */
 export const NODE_DIR = join(BACKEND, 'node');
 /** Bump when the mutants' bytes or content change: labels of another version are stale. */
-export const GENERATOR_VERSION = 1;
+export const GENERATOR_VERSION = 2;
 const SEED = 20261201;
 /** A mutated input larger than this many elements is not generated (none of today's tests comes near). */
 const MAX_ELEMENTS = 1 << 22;
@@ -163,7 +165,7 @@ export function enumerateMutants(test) {
     const dims = inp.tensor.dims;
     const count = dims.reduce((a, b) => a * b, 1);
     dims.forEach((d, j) => {
-      const values = [...new Set([d + 1, 2 * d])].filter((v) => v !== d);
+      const values = [...new Set([d + 1, 2 * d, ...(d >= 2 ? [d - 1, 1] : [])])].filter((v) => v !== d);
       for (const to of values) {
         if (d > 0 && (count / d) * to > MAX_ELEMENTS) continue;
         out.push({ id: `${test.name}:${i}:${j}:${to}`, test: test.name, input: i, dim: j, from: d, to });

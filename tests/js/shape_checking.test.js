@@ -1,5 +1,5 @@
 // Shape checking measured on mutants of the ONNX backend node tests (tests/checking/): each test with
-// one dim of one data input changed (d → d+1, 2d), labelled by onnxruntime-node (labels.jsonl, made
+// one dim of one data input changed (d → d+1, 2d, d-1, 1), labelled by onnxruntime-node (labels.jsonl, made
 // by `npm run label:mutants`). onnx-shapes must report SHAPE_MISMATCH or INVALID_MODEL on at least
 // 95% of the mutants onnxruntime rejects for their shapes, and on no valid mutant and no unmutated
 // backend model. Fails (never skips) when the backend data, the labels or onnxruntime-node are absent.
