@@ -434,6 +434,8 @@ OsiStatus osi_op_probe_subgraph(OsiOpCtx *ctx, const OsiGraph *graph, const char
   return st;
 }
 
+int osi_op_probing(const OsiOpCtx *ctx) { return ctx->scope->run->probing > 0; }
+
 OsiMark osi_op_mark(const OsiOpCtx *ctx) {
   const OsiRun *run = ctx->scope->run;
   OsiMark m = {run->n_diags, run->equal.count, run->less_equal.count, run->either.count, run->n_events,

@@ -14,6 +14,10 @@
 /* Rounds of re-inferring a loop body on widened carried types before the
  * carried types fall back to kinds and element types only. */
 #define MAX_FIXED_POINT_ROUNDS 4
+/* Loops of at most this many iterations are inferred iteration by
+ * iteration (unroll), when that infers at most MAX_UNROLLED_NODES nodes. */
+#define MAX_UNROLL 16
+#define MAX_UNROLLED_NODES 4096
 
 static const OsiGraph *graph_attr(const OsiOpCtx *ctx, const char *name) {
   const OsiAttr *a = osi_attr(ctx, name);
@@ -306,6 +310,89 @@ static OsiStatus stack(OsiOpCtx *ctx, int out, const OsiType *elem, OsiExpr len,
   return OSI_OK;
 }
 
+/* 1 when a dim or content entry of t (its elements included) names a
+ * symbol made since `known`. */
+static int names_new_symbol(OsiExprStore *s, const OsiType *t, uint32_t known, int depth) {
+  if (!t || depth > 16) return 0;
+  StepCheck c = {s, known, 1};
+  for (int i = 0; i < t->rank && c.ok; i++) osi_expr_for_each_symbol(s, t->dims[i], check_step_symbol, &c);
+  const OsiValue *v = t->value;
+  const OsiExpr *e = v ? (v->ints ? v->ints : v->floats) : NULL;
+  for (int64_t i = 0; e && i < v->count && c.ok; i++) osi_expr_for_each_symbol(s, e[i], check_step_symbol, &c);
+  if (!c.ok || names_new_symbol(s, t->elem, known, depth + 1)) return 1;
+  for (int i = 0; t->elems && i < t->n_elems; i++)
+    if (names_new_symbol(s, t->elems[i], known, depth + 1)) return 1;
+  return 0;
+}
+
+/* The content of a body's cond output: 0 or 1, or -1 when not known. */
+static int cond_value(OsiExprStore *s, const OsiType *cond) {
+  int64_t k;
+  const OsiValue *v = cond ? cond->value : NULL;
+  return v && v->ints && v->count == 1 && osi_expr_is_const(s, v->ints[0], &k) ? k != 0 : -1;
+}
+
+/*
+ * Loops whose iterations the shapes decide, run one by one: a trip count
+ * known to be at most MAX_UNROLL (cond absent or known true), or a cond
+ * known false after one of the first MAX_UNROLL iterations. Each
+ * iteration is inferred on the carried values the one before produced,
+ * with iteration_num known, so what differs between iterations stays
+ * exact: torch's tensor_split is a loop over its split points that
+ * inserts pieces of different sizes into a sequence. The runs are probes
+ * (nothing of them kept: the fixed point has recorded the body for every
+ * iteration). Returns 1 with the node's outputs set; 0, nothing set, when
+ * the loop is not unrolled: iterations not decided or too many, a run
+ * failing, or an output naming a size some iteration made (a
+ * data-dependent count, whose bounds the rollback drops).
+ */
+static int unroll(OsiOpCtx *ctx, const LoopBody *b) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  OsiArena *arena = osi_op_arena(ctx);
+  int n_state = b->n_state, n_scan = b->n_out - 1 - n_state, has_cond = osi_in_present(ctx, 1);
+  int64_t trips = -1, c = 1;
+  if (osi_in_present(ctx, 0) ? !in_const_scalar(ctx, 0, &trips) || trips < 1 || trips > MAX_UNROLL : !has_cond)
+    return 0;
+  if ((has_cond && (!in_const_scalar(ctx, 1, &c) || c == 0)) || osi_op_probing(ctx)) return 0;
+  int64_t limit = trips > 0 ? trips : MAX_UNROLL;
+  if (limit * b->g->n_nodes > MAX_UNROLLED_NODES) return 0;
+  const OsiType **in = type_array(ctx, 2 + n_state), **out = type_array(ctx, b->n_out);
+  const OsiType **scan = type_array(ctx, n_scan);
+  if (!in || !out || !scan) return 0;
+  for (int i = 0; i < 2 + n_state; i++) in[i] = b->in[i];
+  for (int i = 0; i < n_state; i++) in[2 + i] = initial(ctx, 2 + i, b->g, 2 + i);
+  uint32_t known = osi_expr_node_count(s);
+  OsiMark mark = osi_op_mark(ctx);
+  int64_t ran = 0;
+  int ended = 0, ok = 1;
+  while (ok && !ended && ran < limit) {
+    OsiType *iter = osi_type_tensor(arena, OSI_DT_INT64, 0);
+    OsiExpr v = osi_expr_const(s, ran);
+    if (!iter) break;
+    osi_set_value(ctx, iter, 1, &v);
+    in[0] = iter;
+    ok = osi_op_probe_subgraph(ctx, b->g, "body", 2 + n_state, in, b->n_out, out) == OSI_OK;
+    for (int i = 0; ok && i < b->n_out && i < b->g->n_outputs; i++)
+      if (!out[i]) out[i] = b->g->outputs[i].type;
+    for (int k = 0; ok && k < n_scan; k++)
+      scan[k] = ran ? osi_type_merge(ctx, scan[k], out[1 + n_state + k], NULL, NULL) : out[1 + n_state + k];
+    for (int i = 0; ok && i < n_state; i++) in[2 + i] = out[1 + i];
+    int cv = has_cond && ok ? cond_value(s, out[0]) : 1;
+    ok = ok && cv >= 0;
+    ended = cv == 0;
+    ran++;
+  }
+  osi_op_rollback(ctx, mark);
+  ok = ok && (ended || ran == trips);
+  for (int i = 0; ok && i < n_state; i++) ok = !names_new_symbol(s, in[2 + i], known, 0);
+  for (int k = 0; ok && k < n_scan; k++) ok = !names_new_symbol(s, scan[k], known, 0);
+  if (!ok) return 0;
+  for (int i = 0; i < n_state; i++) osi_set_out(ctx, i, in[2 + i]);
+  for (int k = 0; k < n_scan; k++)
+    if (stack(ctx, n_state + k, scan[k], osi_expr_const(s, ran), 0) != OSI_OK) return 0;
+  return 1;
+}
+
 /*
  * Iterations of a Loop: Max(M, 0) when M is known and nothing stops the
  * loop early (cond absent, or true and kept true by the body); 0 when cond
@@ -361,7 +448,7 @@ OsiStatus osi_op_loop(OsiOpCtx *ctx) {
   if (!step) return osi_op_fail(ctx, OSI_ERR_NOMEM, "out of memory");
   probe_steps(ctx, &b, step);
   OsiStatus st = run_to_fixed_point(ctx, &b);
-  if (st != OSI_OK) return st;
+  if (st != OSI_OK || unroll(ctx, &b)) return st;
   const char *why = "";
   OsiExpr most = OSI_EXPR_UNKNOWN, grown[OSI_MAX_RANK];
   OsiExpr trips = loop_trips(ctx, b.out[0], &why, &most);

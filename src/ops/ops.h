@@ -165,5 +165,7 @@ void osi_op_rollback(OsiOpCtx *ctx, OsiMark mark);
 OsiStatus osi_op_probe_subgraph(OsiOpCtx *ctx, const OsiGraph *graph, const char *tag,
                                 int n_in, const OsiType *const *in_types, int n_out,
                                 const OsiType **out_types);
+/* 1 while the node is inferred inside such a probe run. */
+int osi_op_probing(const OsiOpCtx *ctx);
 
 #endif
