@@ -226,8 +226,13 @@ static int piece_sizes(OsiOpCtx *ctx, OsiExpr d, OsiExpr *sizes) {
 /*
  * SplitToSequence(input, split?; axis = 0, keepdims = 1) -> sequence of
  * pieces along axis. Without split the pieces have size 1 (the axis is
- * dropped when keepdims = 0); with split (keepdims ignored) the axis dim
- * is known only when every piece has the same size.
+ * dropped when keepdims = 0); with split the axis dim is known only when
+ * every piece has the same size. keepdims = 0 also drops the axis for a
+ * scalar split of 1, as onnxruntime does: the spec says a split makes
+ * keepdims ignored, onnxruntime ignores it for a 1-D split only (and fails
+ * on other scalars), and torch exports unbind as a scalar split of 1 with
+ * keepdims = 0. Where the two may differ (a split of unknown rank or
+ * value) the pieces' rank is unknown.
  */
 OsiStatus osi_op_split_to_sequence(OsiOpCtx *ctx) {
   const OsiType *x = osi_in_ranked(ctx, 0);
@@ -241,7 +246,19 @@ OsiStatus osi_op_split_to_sequence(OsiOpCtx *ctx) {
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axis %lld is out of range for rank %d",
                        (long long)osi_attr_int(ctx, "axis", 0), x->rank);
   int has_split = osi_in_present(ctx, 1);
-  int keep = has_split || osi_attr_int(ctx, "keepdims", 1) != 0;
+  const OsiType *sp = has_split ? osi_in_ranked(ctx, 1) : NULL;
+  int64_t sv = 0;
+  /* 1 keeps the axis, 0 drops it, -1: the spec and onnxruntime may differ */
+  int keep = 1;
+  if (osi_attr_int(ctx, "keepdims", 1) == 0) {
+    if (!has_split) keep = 0;
+    else if (!sp) keep = -1;
+    else if (sp->rank == 0) keep = osi_in_ints(ctx, 1, &sv, 1) != 1 ? -1 : sv != 1;
+  }
+  if (keep < 0) {
+    set_seq(ctx, 0, osi_type_tensor(arena, x->elem_type, -1), piece_count(ctx, x->dims[axis], has_split));
+    return OSI_OK;
+  }
   OsiType *e = osi_type_tensor(arena, x->elem_type, keep ? x->rank : x->rank - 1);
   if (!e) return osi_op_fail(ctx, OSI_ERR_NOMEM, "out of memory");
   OsiExpr *d = osi_type_dims_mut(e);
@@ -251,7 +268,7 @@ OsiStatus osi_op_split_to_sequence(OsiOpCtx *ctx) {
       d[k++] = has_split ? split_piece(ctx, x->dims[i]) : osi_expr_const(osi_op_exprs(ctx), 1);
   }
   OsiExpr sizes[OSI_MAX_SEQ_ELEMS];
-  int n = has_split ? piece_sizes(ctx, x->dims[axis], sizes) : -1;
+  int n = has_split && keep ? piece_sizes(ctx, x->dims[axis], sizes) : -1;
   if (n < 0) {
     set_seq(ctx, 0, e, piece_count(ctx, x->dims[axis], has_split));
     return OSI_OK;

@@ -74,6 +74,23 @@ static void test_split_concat(OpTest *t) {
   op_attr_int(t, "keepdims", 0);
   op_attr_int(t, "axis", 1);
   CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,6]", "int64[]{2}", NULL), "seq#3(float[N,2])");
+  /* keepdims = 0 with a scalar split of 1 drops the axis, with a 1-D split
+   * it is ignored: onnxruntime 1.30 on x[2,4,5], axis 1, gives SequenceAt(0)
+   * [2,5] for split 1, [2,1,5] for split [1,3] (torch's unbind is the
+   * first). With a split whose value is unknown the rank is unknown. */
+  op_attr_int(t, "keepdims", 0);
+  op_attr_int(t, "axis", 1);
+  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,C,5]", "int64[]{1}", NULL), "seq#C(float[N,5])");
+  op_attr_int(t, "keepdims", 0);
+  op_attr_int(t, "axis", 1);
+  op_run(t, "", "SplitToSequence", 11, "float[2,4,5]", "int64[2]{1,3}", NULL);
+  CHECK_STR(op_seq_elems(t, 0), "float[2,1,5];float[2,3,5]");
+  op_attr_int(t, "keepdims", 0);
+  op_attr_int(t, "axis", 1);
+  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,C,5]", "int64[]", NULL), "seq(float[*])");
+  op_attr_int(t, "keepdims", 0);
+  op_attr_int(t, "axis", 1);
+  CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,C,5]", "int64[*]", NULL), "seq(float[*])");
   /* Scalar split with a shorter last chunk: unknown; one chunk: the dim. */
   op_attr_int(t, "axis", 1);
   CHECK_STR(op_run(t, "", "SplitToSequence", 11, "float[N,7]", "int64[]{2}", NULL), "seq#4(float[N,?])");
