@@ -190,6 +190,14 @@ static OsiStatus run_to_fixed_point(OsiOpCtx *ctx, LoopBody *b) {
   }
 }
 
+/* What loop induction follows in a carried value, into *n: a tensor's
+ * dims, or a sequence's length (one extent); NULL when neither is known. */
+static const OsiExpr *extents(const OsiType *t, int *n) {
+  if (t && t->kind == OSI_KIND_TENSOR && t->rank >= 0) return *n = t->rank, t->dims;
+  if (t && t->kind == OSI_KIND_SEQUENCE) return *n = 1, &t->length;
+  return NULL;
+}
+
 /* For probe_steps: clears *ok at a symbol made since `known` (a probe dim,
  * or a data-dependent count of one iteration, which the next may change). */
 typedef struct StepCheck {
@@ -227,6 +235,13 @@ static void probe_steps(OsiOpCtx *ctx, const LoopBody *b, OsiExpr *step) {
     OsiType *p = x && x->kind == OSI_KIND_TENSOR ? osi_type_tensor(arena, x->elem_type, x->rank) : NULL;
     in[b->n_pre + i] = p;
     for (int a = 0; p && a < p->rank; a++, any = 1) osi_type_dims_mut(p)[a] = osi_op_fresh_dim(ctx, "probe");
+    /* A carried sequence: its length is the probe (a list appended to). */
+    OsiType *q = x && x->kind == OSI_KIND_SEQUENCE ? osi_type_sequence(arena, x->elem) : NULL;
+    if (q) {
+      q->length = osi_op_fresh_dim(ctx, "probe");
+      in[b->n_pre + i] = q;
+      any = 1;
+    }
   }
   if (!any) return;
   OsiMark mark = osi_op_mark(ctx);
@@ -236,9 +251,11 @@ static void probe_steps(OsiOpCtx *ctx, const LoopBody *b, OsiExpr *step) {
   OsiExpr zero = osi_expr_const(s, 0);
   for (int i = 0; i < b->n_state; i++) {
     const OsiType *x = in[b->n_pre + i], *y = out[b->out_off + i];
-    if (!x || x->rank < 0 || !y || y->kind != OSI_KIND_TENSOR || y->rank != x->rank) continue;
-    for (int a = 0; a < x->rank; a++) {
-      OsiExpr k = osi_expr_sub(s, y->dims[a], x->dims[a]);
+    int n;
+    const OsiExpr *xd = extents(x, &n), *yd = extents(y, &n);
+    if (!xd || !yd || y->kind != x->kind || (x->kind == OSI_KIND_TENSOR && y->rank != x->rank)) continue;
+    for (int a = 0; a < n; a++) {
+      OsiExpr k = osi_expr_sub(s, yd[a], xd[a]);
       check.ok = k != OSI_EXPR_UNKNOWN && osi_expr_max(s, k, zero) == k;
       if (check.ok) osi_expr_for_each_symbol(s, k, check_step_symbol, &check);
       if (check.ok) step[i * OSI_MAX_RANK + a] = k;
@@ -247,18 +264,20 @@ static void probe_steps(OsiOpCtx *ctx, const LoopBody *b, OsiExpr *step) {
 }
 
 /*
- * Dims of carried tensor `init` that grow by a fixed step k per iteration
- * (probe_steps), into grown[]: init + T*k after T iterations; with T
- * data-dependent but at most `most`, a fresh symbol between init and
- * init + most*k. Unknown elsewhere.
+ * Dims of carried tensor `init` (or the length of a carried sequence)
+ * that grow by a fixed step k per iteration (probe_steps), into grown[]:
+ * init + T*k after T iterations; with T data-dependent but at most
+ * `most`, a fresh symbol between init and init + most*k. Unknown
+ * elsewhere.
  */
 static void grow(OsiOpCtx *ctx, const OsiType *init, const OsiExpr *step, OsiExpr trips,
                  OsiExpr most, int output, OsiExpr *grown) {
   OsiExprStore *s = osi_op_exprs(ctx);
   for (int a = 0; a < OSI_MAX_RANK; a++) grown[a] = OSI_EXPR_UNKNOWN;
-  if (!init || init->kind != OSI_KIND_TENSOR) return;
-  for (int a = 0; a < init->rank; a++) {
-    OsiExpr k = step[a], d0 = init->dims[a];
+  int n;
+  const OsiExpr *d = extents(init, &n);
+  for (int a = 0; d && a < n; a++) {
+    OsiExpr k = step[a], d0 = d[a];
     int64_t c = -1;
     if (k == OSI_EXPR_UNKNOWN || d0 == OSI_EXPR_UNKNOWN) continue;
     if (trips != OSI_EXPR_UNKNOWN || (osi_expr_is_const(s, k, &c) && c == 0)) {
@@ -267,13 +286,14 @@ static void grow(OsiOpCtx *ctx, const OsiType *init, const OsiExpr *step, OsiExp
     }
     OsiExpr hi = osi_expr_add(s, d0, osi_expr_mul(s, most, k));
     if (hi == OSI_EXPR_UNKNOWN) continue;
-    OsiExpr d = grown[a] = osi_op_fresh_dim(ctx, "loop");
-    osi_op_constrain_le(ctx, d0, d);
-    osi_op_constrain_le(ctx, d, hi);
+    OsiExpr f = grown[a] = osi_op_fresh_dim(ctx, "loop");
+    osi_op_constrain_le(ctx, d0, f);
+    osi_op_constrain_le(ctx, f, hi);
     osi_op_diag(ctx, "DATA_DEPENDENT",
-                "output %d dim %d is %s before the loop and grows by %s per iteration, at most %s "
-                "times; it becomes %s (at most %s)", output, a, osi_expr_str(s, d0),
-                osi_expr_str(s, k), osi_expr_str(s, most), osi_expr_str(s, d), osi_expr_str(s, hi));
+                "output %d %s %d is %s before the loop and grows by %s per iteration, at most %s "
+                "times; it becomes %s (at most %s)", output, init->kind == OSI_KIND_TENSOR ? "dim" : "length",
+                a, osi_expr_str(s, d0), osi_expr_str(s, k), osi_expr_str(s, most), osi_expr_str(s, f),
+                osi_expr_str(s, hi));
   }
 }
 
@@ -287,7 +307,12 @@ static const OsiType *carried_out(OsiOpCtx *ctx, const OsiType *init, const OsiT
   int tensor = init && init->kind == OSI_KIND_TENSOR;
   MergeSite site = {i, "before the loop", "after an iteration", tensor, "loop", OSI_EXPR_UNKNOWN,
                     tensor ? grown : NULL};
-  return osi_type_merge(ctx, init, iter, merge_dim, &site);
+  const OsiType *t = osi_type_merge(ctx, init, iter, merge_dim, &site);
+  if (!t || t->kind != OSI_KIND_SEQUENCE || grown[0] == OSI_EXPR_UNKNOWN) return t;
+  /* A list appended to: the elements merged, the length induction's. */
+  OsiType *seq = osi_type_copy(osi_op_arena(ctx), t);
+  if (seq) seq->length = grown[0], seq->elems = NULL;
+  return seq ? seq : t;
 }
 
 /* Stacks per-iteration values of a scan output: `len` inserted at `axis`

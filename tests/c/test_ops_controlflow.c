@@ -344,6 +344,39 @@ static void test_loop(OpTest *t) {
   op_set_outputs(t, 2);
   CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{T}", "", "seq(float[N])", "float[N]", NULL),
             "seq(float[N])");
+  /* A list appended to once per iteration (torch's scripted
+   * `for t in x.unbind(1): outs.append(t)`): from K elements, K + T after
+   * T iterations (by hand: K, K+1, ..., K+T); the elements merge. */
+  const char *push = "Identity c -> co; SequenceInsert s x -> so; Identity x -> xo";
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] s x:float[*]", push, "co so xo"));
+  op_set_outputs(t, 2);
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{T}", "", "seq#0(float[*])", "float[N,4]", NULL),
+            "seq#T(float[N,4])");
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] s x:float[*]", push, "co so xo"));
+  op_set_outputs(t, 2);
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{T}", "bool[]{1}", "seq#K(float[N,4])", "float[N,4]", NULL),
+            "seq#K+T(float[N,4])");
+  /* cond may stop it: a fresh length between K and K + Max(T,0). */
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] s x:float[*]", push, "co so xo"));
+  op_set_outputs(t, 2);
+  r = op_run(t, "", "Loop", 13, "int64[]{T}", "bool[]", "seq#K(float[N,4])", "float[N,4]", NULL);
+  CHECK(starts_with(r, "seq#loop_"));
+  CHECK(strstr(op_bounds(t), "K <= loop_") != NULL);
+  CHECK(strstr(op_bounds(t), " <= K+T") != NULL);
+  CHECK(strstr(op_diags(t), "output 0 length 0 is K before the loop and grows by 1 per iteration") != NULL);
+  /* Appended twice per iteration: 2*T; an element erased each time: no growth. */
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] s x:float[*]",
+                                "Identity c -> co; SequenceInsert s x -> s1; SequenceInsert s1 x -> so; Identity x -> xo",
+                                "co so xo"));
+  op_set_outputs(t, 2);
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{T}", "", "seq#0(float[*])", "float[N,4]", NULL),
+            "seq#2*T(float[N,4])");
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] s x:float[*]",
+                                "Identity c -> co; SequenceInsert s x -> s1; SequenceErase s1 -> so; Identity x -> xo",
+                                "co so xo"));
+  op_set_outputs(t, 2);
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{T}", "", "seq#3(float[N,4])", "float[N,4]", NULL),
+            "seq#3(float[N,4])");
   /* Invalid body arity. */
   op_attr_graph(t, "body", keep);
   CHECK(starts_with(op_run(t, "", "Loop", 13, "int64[]{T}", "", "float[N,4]", NULL), "error:INVALID_MODEL"));
