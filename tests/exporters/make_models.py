@@ -22,7 +22,6 @@ import math
 import os
 import sys
 import warnings
-from typing import List
 
 import numpy as np
 import onnx
@@ -34,6 +33,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_float_models import float_models  # noqa: E402  (sizes computed in float)
+from make_list_models import list_models  # noqa: E402  (scripted lists: ONNX sequences)
 
 warnings.filterwarnings("ignore")
 torch.manual_seed(0)
@@ -979,50 +979,6 @@ def appended(outdir, opset):
            {"x": {"dtype": "float32"}}, opset)
 
 
-# Lists in scripted code become ONNX sequences: torch.split by sizes and chunk (SplitToSequence, then
-# SequenceAt), unbind looped over and stacked (a scalar split of 1 with keepdims = 0, a Loop
-# appending to a sequence, ConcatFromSequence: sequence_length elements), and prefixes of different
-# lengths collected by a loop over a constant range (a Loop the shapes decide: each element keeps its
-# own shape).
-
-
-@torch.jit.script
-def split_pieces(x):
-    parts = torch.split(x, [3, 5], dim=1)
-    halves = torch.chunk(x, 2, dim=2)
-    return parts[0], parts[1], halves[1]
-
-
-@torch.jit.script
-def doubled_steps(x):
-    outs: List[torch.Tensor] = []
-    for t in torch.unbind(x, 2):
-        outs.append(t * 2)
-    return torch.stack(outs, 2)
-
-
-@torch.jit.script
-def prefixes(x):
-    outs: List[torch.Tensor] = []
-    for i in range(3):
-        outs.append(x[:, : i + 1])
-    return outs[1], torch.cat(outs, 1)
-
-
-class Lists(nn.Module):
-    def forward(self, x):
-        first, second, half = split_pieces(x)
-        two, joined = prefixes(x)
-        return first, second, half, doubled_steps(x), two, joined
-
-
-def lists(outdir, opset):
-    outs = ["first", "second", "half", "stacked", "prefix", "prefixes"]
-    dyn = {"x": {0: "batch_size", 2: "sequence_length"}, **{o: {0: "batch_size"} for o in outs}}
-    export(outdir, f"lists_op{opset}", Lists(), (torch.randn(2, 8, 6),), ["x"], outs, dyn,
-           {"x": {"dtype": "float32"}}, opset)
-
-
 def silero_like(outdir):
     """The shape of Silero VAD v5's graph: the top-level If on the sample rate (fed at run time)
     holds one pipeline per rate, each starting with `if x.dim() == 1: x = x.unsqueeze(0)`
@@ -1243,7 +1199,7 @@ def main():
         float_models(outdir, opset, export, record)
         capped(outdir, opset)
         appended(outdir, opset)
-        lists(outdir, opset)
+        list_models(outdir, opset, export)
     helper_decoder(outdir)
     paddle_labels(outdir)
     silero_like(outdir)

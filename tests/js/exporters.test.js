@@ -36,7 +36,7 @@ const CAPPED = ['capped_op13', 'capped_op17'];
 // One row appended per iteration of a scripted `for` (x.size(0) times) and of a `while` that may
 // stop early (make_models.py, "appended").
 const APPENDED = ['appended_op13', 'appended_op17'];
-// Scripted lists: ONNX sequences built by SplitToSequence and by Loops (make_models.py, "lists").
+// Scripted lists: ONNX sequences built by SplitToSequence and by Loops (make_list_models.py).
 const LISTS = ['lists_op13', 'lists_op17'];
 const MODELS = [...NAMED, ...TORCH_LABELLED, ...CAPPED, ...APPENDED, ...LISTS];
 
