@@ -15,7 +15,8 @@
  * carried types fall back to kinds and element types only. */
 #define MAX_FIXED_POINT_ROUNDS 4
 /* Loops of at most this many iterations are inferred iteration by
- * iteration (unroll), when that infers at most MAX_UNROLLED_NODES nodes. */
+ * iteration (unroll), when that infers at most MAX_UNROLLED_NODES nodes
+ * (subgraphs' included). */
 #define MAX_UNROLL 16
 #define MAX_UNROLLED_NODES 4096
 
@@ -379,8 +380,10 @@ static int unroll(OsiOpCtx *ctx, const LoopBody *b) {
   if (osi_in_present(ctx, 0) ? !in_const_scalar(ctx, 0, &trips) || trips < 1 || trips > MAX_UNROLL : !has_cond)
     return 0;
   if ((has_cond && (!in_const_scalar(ctx, 1, &c) || c == 0)) || osi_op_probing(ctx)) return 0;
-  int64_t limit = trips > 0 ? trips : MAX_UNROLL;
-  if (limit * b->g->n_nodes > MAX_UNROLLED_NODES) return 0;
+  /* Optional runs: never the ones that would take the run past its node
+   * budget (a model of many short loops), at most a quarter of what is left. */
+  int64_t limit = trips > 0 ? trips : MAX_UNROLL, weight = limit * osi_op_graph_nodes(b->g);
+  if (weight > MAX_UNROLLED_NODES || weight > osi_op_visits_left(ctx) / 4) return 0;
   const OsiType **in = type_array(ctx, 2 + n_state), **out = type_array(ctx, b->n_out);
   const OsiType **scan = type_array(ctx, n_scan);
   if (!in || !out || !scan) return 0;

@@ -427,6 +427,11 @@ const char *op_run(OpTest *t, const char *domain, const char *op, int opset, ...
 const char *op_out(OpTest *t, int i) { return i >= 0 && i < MAX_IO ? t->text[i] : ""; }
 const OsiType *op_out_type(OpTest *t, int i) { return i >= 0 && i < MAX_IO ? t->out[i] : NULL; }
 
+void op_set_visits(OpTest *t, int64_t used, int64_t max) {
+  t->run.node_visits = used;
+  t->run.max_node_visits = max;
+}
+
 const char *op_seq_elems(OpTest *t, int i) {
   static char buf[2048];
   buf[0] = 0;

@@ -51,6 +51,9 @@ const char *op_run(OpTest *t, const char *domain, const char *op, int opset, ...
 const char *op_out(OpTest *t, int i);
 /* Output i of the last run as a type (NULL when unset). */
 const OsiType *op_out_type(OpTest *t, int i);
+/* Node inferences the runs have made so far and may make in all
+ * (OSI_NODE_VISITS_*; 0 for max: the default budget). */
+void op_set_visits(OpTest *t, int64_t used, int64_t max);
 /* The element types a sequence output i keeps one by one, joined by ";"
  * ("" for an empty sequence), or "untracked" (static buffer). */
 const char *op_seq_elems(OpTest *t, int i);
