@@ -133,10 +133,105 @@ static OsiStatus apply_list(OsiContext *scope, const OsiValueInfo *vi, int n, in
   return OSI_OK;
 }
 
+/* Section - A declared name given to several unknown dims */
+
+static int cmp_expr(const void *a, const void *b) {
+  OsiExpr x = *(const OsiExpr *)a, y = *(const OsiExpr *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Where the name fills unknown dims (sorted) and is no graph input's dim. */
+typedef struct SharedFills {
+  const OsiExpr *sorted;
+  int n;
+  const OsiGraph *g;
+} SharedFills;
+
+static int input_dim(const OsiGraph *g, OsiExpr e) {
+  for (int i = 0; i < g->n_inputs; i++) {
+    const OsiType *t = g->inputs[i].type;
+    for (int k = 0; t && t->kind == OSI_KIND_TENSOR && k < t->rank; k++)
+      if (t->dims[k] == e) return 1;
+  }
+  return 0;
+}
+
+static int shared(const SharedFills *f, OsiExpr e) {
+  const OsiExpr *at = bsearch(&e, f->sorted, (size_t)f->n, sizeof e, cmp_expr);
+  if (!at) return 0;
+  int count = 0;
+  for (const OsiExpr *p = at; p >= f->sorted && *p == e; p--) count++;
+  for (const OsiExpr *p = at + 1; p < f->sorted + f->n && *p == e; p++) count++;
+  return count >= 2 && !input_dim(f->g, e);
+}
+
+/* t (anchored from `inferred`) with each dim a shared name filled back to
+ * unknown; the dims given back are counted in *n. */
+static const OsiType *unfill(OsiRun *run, const SharedFills *f, const OsiType *t, const OsiType *inferred,
+                             int depth, int *n) {
+  if (!t || !inferred || depth > 16) return t;
+  const OsiType *elem = unfill(run, f, t->elem, inferred->elem, depth + 1, n);
+  OsiType *copy = NULL;
+  for (int i = 0; i < t->rank; i++) {
+    OsiExpr was = inferred->rank == t->rank ? inferred->dims[i] : OSI_EXPR_UNKNOWN;
+    if (was != OSI_EXPR_UNKNOWN || t->dims[i] == OSI_EXPR_UNKNOWN || !shared(f, t->dims[i])) continue;
+    if (!copy && !(copy = osi_type_copy(run->arena, t))) return t;
+    osi_type_dims_mut(copy)[i] = OSI_EXPR_UNKNOWN;
+    ++*n;
+  }
+  if (!copy && elem == t->elem) return t;
+  if (!copy && !(copy = osi_type_copy(run->arena, t))) return t;
+  copy->elem = elem;
+  return copy;
+}
+
+/*
+ * A declared name that fills two or more dims inference does not know
+ * claims they are one size, which nothing checks: torch labels every
+ * piece of a scripted split `SequenceAty0_dim_1` whatever its size. Those
+ * dims stay unknown (an ANCHOR_CONFLICT says so); a name filling one dim
+ * names that size, and graph-input names are the author's.
+ */
+static void unfill_shared(OsiContext *scope, const OsiGraph *g, OsiAnchorLog *log) {
+  OsiRun *run = scope->run;
+  if (log->n_filled < 2) return;
+  OsiExpr *sorted = malloc((size_t)log->n_filled * sizeof *sorted);
+  if (!sorted) return;
+  memcpy(sorted, log->filled, (size_t)log->n_filled * sizeof *sorted);
+  qsort(sorted, (size_t)log->n_filled, sizeof *sorted, cmp_expr);
+  SharedFills f = {sorted, log->n_filled, g};
+  int total = 0;
+  for (int i = 0; i < log->count; i++) {
+    OsiValueEntry *e = log->items[i].entry;
+    int n = 0;
+    const OsiType *t = unfill(run, &f, e->type, log->items[i].inferred, 0, &n);
+    if (t == e->type) continue;
+    if (OSI_EVENTS_ON(run)) {
+      char before[512], after[512];
+      osi_run_event(run, "anchor", e->name, "a name given to several unknown dims ignored: %s -> %s",
+                    osi_type_text(run->exprs, e->type, before, sizeof before),
+                    osi_type_text(run->exprs, t, after, sizeof after));
+    }
+    e->type = t;
+    total += n;
+  }
+  for (int i = 0; total && i < f.n; i++) {
+    if ((i > 0 && sorted[i] == sorted[i - 1]) || !shared(&f, sorted[i])) continue;
+    int n = 0;
+    for (int k = i; k < f.n && sorted[k] == sorted[i]; k++) n++;
+    osi_run_diag(run, "ANCHOR_CONFLICT", "", "", -1,
+                 "the declared output shapes give %s to %d dims whose sizes inference does not know, "
+                 "and nothing shows they are one size; it names none of them",
+                 osi_expr_str(run->exprs, sorted[i]), n);
+  }
+  free(sorted);
+}
+
 OsiStatus osi_anchors_apply(OsiContext *scope, const OsiGraph *g, uint32_t flags,
                             OsiAnchorLog *log) {
   OsiStatus st = apply_list(scope, g->outputs, g->n_outputs, 0, log);
   if (st == OSI_OK && (flags & OSI_OPT_PREFILL_VALUE_INFO))
     st = apply_list(scope, g->value_info, g->n_value_info, 1, log);
+  if (st == OSI_OK) unfill_shared(scope, g, log);
   return st;
 }

@@ -597,6 +597,7 @@ static const OsiType *take_back(OsiRun *run, const OsiConstraintList *rejected, 
   if (!t) return merged;
   for (int i = 0; i < merged->rank; i++) osi_type_dims_mut(t)[i] = dims[i];
   t->elem = elem;
+  t->elems = NULL; /* inference has read them; what is shown is elem */
   return t;
 }
 
@@ -728,6 +729,7 @@ static const OsiType *rewrite_type(OsiRun *run, const OsiType *t, SubstMemo *mem
   if (!nt) return t;
   for (int i = 0; i < t->rank; i++) osi_type_dims_mut(nt)[i] = dims[i];
   nt->elem = elem;
+  nt->elems = NULL; /* inference has read them; what is shown is elem */
   nt->value = value;
   return nt;
 }

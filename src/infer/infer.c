@@ -439,6 +439,16 @@ OsiStatus osi_op_probe_subgraph(OsiOpCtx *ctx, const OsiGraph *graph, const char
   return st;
 }
 
+int osi_op_probing(const OsiOpCtx *ctx) { return ctx->scope->run->probing > 0; }
+
+int64_t osi_op_visits_left(const OsiOpCtx *ctx) {
+  const OsiRun *run = ctx->scope->run;
+  int64_t max = run->max_node_visits ? run->max_node_visits : node_budget(run->model);
+  return max > run->node_visits ? max - run->node_visits : 0;
+}
+
+int64_t osi_op_graph_nodes(const OsiGraph *g) { return count_nodes(g, 0); }
+
 OsiMark osi_op_mark(const OsiOpCtx *ctx) {
   const OsiRun *run = ctx->scope->run;
   OsiMark m = {run->n_diags, run->equal.count, run->less_equal.count, run->either.count, run->n_events,

@@ -134,9 +134,19 @@ int osi_type_equal(const OsiType *a, const OsiType *b) {
     return 0;
   for (int i = 0; i < a->rank; i++)
     if (a->dims[i] != b->dims[i]) return 0;
-  if (a->kind != OSI_KIND_TENSOR && a->kind != OSI_KIND_SPARSE_TENSOR)
-    return a->length == b->length && osi_type_equal(a->elem, b->elem);
+  if (a->kind == OSI_KIND_TENSOR || a->kind == OSI_KIND_SPARSE_TENSOR) return 1;
+  if (a->length != b->length || !osi_type_equal(a->elem, b->elem) || !a->elems != !b->elems) return 0;
+  if (a->elems && a->n_elems != b->n_elems) return 0;
+  for (int i = 0; a->elems && i < a->n_elems; i++)
+    if (!osi_type_equal(a->elems[i], b->elems[i])) return 0;
   return 1;
+}
+
+const OsiType *const *osi_type_seq_elems(const OsiType *t, int *n) {
+  if (!t || t->kind != OSI_KIND_SEQUENCE || !t->elems || t->n_elems < 0 || t->n_elems > OSI_MAX_SEQ_ELEMS)
+    return NULL;
+  *n = t->n_elems;
+  return t->elems;
 }
 
 OsiExpr osi_type_numel(OsiExprStore *s, const OsiType *t) {

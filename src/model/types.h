@@ -18,6 +18,8 @@
 #define OSI_MAX_RANK 64
 /* Largest tensor whose content is tracked as a value (elements). */
 #define OSI_MAX_VALUE_ELEMS 4096
+/* Longest sequence whose elements' types are tracked one by one. */
+#define OSI_MAX_SEQ_ELEMS 64
 
 /* ONNX TensorProto.DataType codes. */
 enum {
@@ -62,6 +64,12 @@ typedef struct OsiType {
   const struct OsiType *elem; /* sequence/optional element, map value; may be NULL */
   const OsiValue *value;      /* NULL when content unknown */
   OsiExpr length;             /* sequence: number of elements, OSI_EXPR_UNKNOWN when unknown */
+  /* Sequence whose length is the known n_elems <= OSI_MAX_SEQ_ELEMS: the
+   * type of each element, in order (elem covers them all); else NULL.
+   * Elements of one sequence may differ in shape (torch's tensor_split),
+   * and an element read at a known position then keeps its own. */
+  const struct OsiType *const *elems;
+  int32_t n_elems;
 } OsiType;
 
 /* Lower-case ONNX name ("float", "int64", "float8e4m3fn"), or NULL. */
@@ -90,7 +98,10 @@ OsiValue *osi_value_floats(OsiArena *a, int64_t count, OsiExpr **elems);
 
 /* Section - Queries */
 
-int osi_type_equal(const OsiType *a, const OsiType *b); /* kind, dtype, dims (not value) */
+int osi_type_equal(const OsiType *a, const OsiType *b); /* kind, dtype, dims, elements (not value) */
+/* The per-element types of sequence t and their count, when tracked; else
+ * NULL. */
+const OsiType *const *osi_type_seq_elems(const OsiType *t, int *n);
 /* Product of dims as an expression (UNKNOWN if any dim or the rank is). */
 OsiExpr osi_type_numel(OsiExprStore *s, const OsiType *t);
 /* 1 when every dim is a constant. */

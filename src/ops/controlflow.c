@@ -14,6 +14,11 @@
 /* Rounds of re-inferring a loop body on widened carried types before the
  * carried types fall back to kinds and element types only. */
 #define MAX_FIXED_POINT_ROUNDS 4
+/* Loops of at most this many iterations are inferred iteration by
+ * iteration (unroll), when that infers at most MAX_UNROLLED_NODES nodes
+ * (subgraphs' included). */
+#define MAX_UNROLL 16
+#define MAX_UNROLLED_NODES 4096
 
 static const OsiGraph *graph_attr(const OsiOpCtx *ctx, const char *name) {
   const OsiAttr *a = osi_attr(ctx, name);
@@ -186,6 +191,14 @@ static OsiStatus run_to_fixed_point(OsiOpCtx *ctx, LoopBody *b) {
   }
 }
 
+/* What loop induction follows in a carried value, into *n: a tensor's
+ * dims, or a sequence's length (one extent); NULL when neither is known. */
+static const OsiExpr *extents(const OsiType *t, int *n) {
+  if (t && t->kind == OSI_KIND_TENSOR && t->rank >= 0) return *n = t->rank, t->dims;
+  if (t && t->kind == OSI_KIND_SEQUENCE) return *n = 1, &t->length;
+  return NULL;
+}
+
 /* For probe_steps: clears *ok at a symbol made since `known` (a probe dim,
  * or a data-dependent count of one iteration, which the next may change). */
 typedef struct StepCheck {
@@ -223,6 +236,13 @@ static void probe_steps(OsiOpCtx *ctx, const LoopBody *b, OsiExpr *step) {
     OsiType *p = x && x->kind == OSI_KIND_TENSOR ? osi_type_tensor(arena, x->elem_type, x->rank) : NULL;
     in[b->n_pre + i] = p;
     for (int a = 0; p && a < p->rank; a++, any = 1) osi_type_dims_mut(p)[a] = osi_op_fresh_dim(ctx, "probe");
+    /* A carried sequence: its length is the probe (a list appended to). */
+    OsiType *q = x && x->kind == OSI_KIND_SEQUENCE ? osi_type_sequence(arena, x->elem) : NULL;
+    if (q) {
+      q->length = osi_op_fresh_dim(ctx, "probe");
+      in[b->n_pre + i] = q;
+      any = 1;
+    }
   }
   if (!any) return;
   OsiMark mark = osi_op_mark(ctx);
@@ -232,9 +252,11 @@ static void probe_steps(OsiOpCtx *ctx, const LoopBody *b, OsiExpr *step) {
   OsiExpr zero = osi_expr_const(s, 0);
   for (int i = 0; i < b->n_state; i++) {
     const OsiType *x = in[b->n_pre + i], *y = out[b->out_off + i];
-    if (!x || x->rank < 0 || !y || y->kind != OSI_KIND_TENSOR || y->rank != x->rank) continue;
-    for (int a = 0; a < x->rank; a++) {
-      OsiExpr k = osi_expr_sub(s, y->dims[a], x->dims[a]);
+    int n;
+    const OsiExpr *xd = extents(x, &n), *yd = extents(y, &n);
+    if (!xd || !yd || y->kind != x->kind || (x->kind == OSI_KIND_TENSOR && y->rank != x->rank)) continue;
+    for (int a = 0; a < n; a++) {
+      OsiExpr k = osi_expr_sub(s, yd[a], xd[a]);
       check.ok = k != OSI_EXPR_UNKNOWN && osi_expr_max(s, k, zero) == k;
       if (check.ok) osi_expr_for_each_symbol(s, k, check_step_symbol, &check);
       if (check.ok) step[i * OSI_MAX_RANK + a] = k;
@@ -243,18 +265,20 @@ static void probe_steps(OsiOpCtx *ctx, const LoopBody *b, OsiExpr *step) {
 }
 
 /*
- * Dims of carried tensor `init` that grow by a fixed step k per iteration
- * (probe_steps), into grown[]: init + T*k after T iterations; with T
- * data-dependent but at most `most`, a fresh symbol between init and
- * init + most*k. Unknown elsewhere.
+ * Dims of carried tensor `init` (or the length of a carried sequence)
+ * that grow by a fixed step k per iteration (probe_steps), into grown[]:
+ * init + T*k after T iterations; with T data-dependent but at most
+ * `most`, a fresh symbol between init and init + most*k. Unknown
+ * elsewhere.
  */
 static void grow(OsiOpCtx *ctx, const OsiType *init, const OsiExpr *step, OsiExpr trips,
                  OsiExpr most, int output, OsiExpr *grown) {
   OsiExprStore *s = osi_op_exprs(ctx);
   for (int a = 0; a < OSI_MAX_RANK; a++) grown[a] = OSI_EXPR_UNKNOWN;
-  if (!init || init->kind != OSI_KIND_TENSOR) return;
-  for (int a = 0; a < init->rank; a++) {
-    OsiExpr k = step[a], d0 = init->dims[a];
+  int n;
+  const OsiExpr *d = extents(init, &n);
+  for (int a = 0; d && a < n; a++) {
+    OsiExpr k = step[a], d0 = d[a];
     int64_t c = -1;
     if (k == OSI_EXPR_UNKNOWN || d0 == OSI_EXPR_UNKNOWN) continue;
     if (trips != OSI_EXPR_UNKNOWN || (osi_expr_is_const(s, k, &c) && c == 0)) {
@@ -263,13 +287,14 @@ static void grow(OsiOpCtx *ctx, const OsiType *init, const OsiExpr *step, OsiExp
     }
     OsiExpr hi = osi_expr_add(s, d0, osi_expr_mul(s, most, k));
     if (hi == OSI_EXPR_UNKNOWN) continue;
-    OsiExpr d = grown[a] = osi_op_fresh_dim(ctx, "loop");
-    osi_op_constrain_le(ctx, d0, d);
-    osi_op_constrain_le(ctx, d, hi);
+    OsiExpr f = grown[a] = osi_op_fresh_dim(ctx, "loop");
+    osi_op_constrain_le(ctx, d0, f);
+    osi_op_constrain_le(ctx, f, hi);
     osi_op_diag(ctx, "DATA_DEPENDENT",
-                "output %d dim %d is %s before the loop and grows by %s per iteration, at most %s "
-                "times; it becomes %s (at most %s)", output, a, osi_expr_str(s, d0),
-                osi_expr_str(s, k), osi_expr_str(s, most), osi_expr_str(s, d), osi_expr_str(s, hi));
+                "output %d %s %d is %s before the loop and grows by %s per iteration, at most %s "
+                "times; it becomes %s (at most %s)", output, init->kind == OSI_KIND_TENSOR ? "dim" : "length",
+                a, osi_expr_str(s, d0), osi_expr_str(s, k), osi_expr_str(s, most), osi_expr_str(s, f),
+                osi_expr_str(s, hi));
   }
 }
 
@@ -283,7 +308,12 @@ static const OsiType *carried_out(OsiOpCtx *ctx, const OsiType *init, const OsiT
   int tensor = init && init->kind == OSI_KIND_TENSOR;
   MergeSite site = {i, "before the loop", "after an iteration", tensor, "loop", OSI_EXPR_UNKNOWN,
                     tensor ? grown : NULL};
-  return osi_type_merge(ctx, init, iter, merge_dim, &site);
+  const OsiType *t = osi_type_merge(ctx, init, iter, merge_dim, &site);
+  if (!t || t->kind != OSI_KIND_SEQUENCE || grown[0] == OSI_EXPR_UNKNOWN) return t;
+  /* A list appended to: the elements merged, the length induction's. */
+  OsiType *seq = osi_type_copy(osi_op_arena(ctx), t);
+  if (seq) seq->length = grown[0], seq->elems = NULL;
+  return seq ? seq : t;
 }
 
 /* Stacks per-iteration values of a scan output: `len` inserted at `axis`
@@ -304,6 +334,91 @@ static OsiStatus stack(OsiOpCtx *ctx, int out, const OsiType *elem, OsiExpr len,
   OsiExpr *d = osi_type_dims_mut(y);
   for (int i = 0, k = 0; i < r; i++) d[i] = i == a ? len : elem->dims[k++];
   return OSI_OK;
+}
+
+/* 1 when a dim or content entry of t (its elements included) names a
+ * symbol made since `known`. */
+static int names_new_symbol(OsiExprStore *s, const OsiType *t, uint32_t known, int depth) {
+  if (!t || depth > 16) return 0;
+  StepCheck c = {s, known, 1};
+  for (int i = 0; i < t->rank && c.ok; i++) osi_expr_for_each_symbol(s, t->dims[i], check_step_symbol, &c);
+  const OsiValue *v = t->value;
+  const OsiExpr *e = v ? (v->ints ? v->ints : v->floats) : NULL;
+  for (int64_t i = 0; e && i < v->count && c.ok; i++) osi_expr_for_each_symbol(s, e[i], check_step_symbol, &c);
+  if (!c.ok || names_new_symbol(s, t->elem, known, depth + 1)) return 1;
+  for (int i = 0; t->elems && i < t->n_elems; i++)
+    if (names_new_symbol(s, t->elems[i], known, depth + 1)) return 1;
+  return 0;
+}
+
+/* The content of a body's cond output: 0 or 1, or -1 when not known. */
+static int cond_value(OsiExprStore *s, const OsiType *cond) {
+  int64_t k;
+  const OsiValue *v = cond ? cond->value : NULL;
+  return v && v->ints && v->count == 1 && osi_expr_is_const(s, v->ints[0], &k) ? k != 0 : -1;
+}
+
+/*
+ * Loops whose iterations the shapes decide, run one by one: a trip count
+ * known to be at most MAX_UNROLL (cond absent or known true), or a cond
+ * known false after one of the first MAX_UNROLL iterations. Each
+ * iteration is inferred on the carried values the one before produced,
+ * with iteration_num known, so what differs between iterations stays
+ * exact: torch's tensor_split is a loop over its split points that
+ * inserts pieces of different sizes into a sequence. The runs are probes
+ * (nothing of them kept: the fixed point has recorded the body for every
+ * iteration). Returns 1 with the node's outputs set; 0, nothing set, when
+ * the loop is not unrolled: iterations not decided or too many, a run
+ * failing, or an output naming a size some iteration made (a
+ * data-dependent count, whose bounds the rollback drops).
+ */
+static int unroll(OsiOpCtx *ctx, const LoopBody *b) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  OsiArena *arena = osi_op_arena(ctx);
+  int n_state = b->n_state, n_scan = b->n_out - 1 - n_state, has_cond = osi_in_present(ctx, 1);
+  int64_t trips = -1, c = 1;
+  if (osi_in_present(ctx, 0) ? !in_const_scalar(ctx, 0, &trips) || trips < 1 || trips > MAX_UNROLL : !has_cond)
+    return 0;
+  if ((has_cond && (!in_const_scalar(ctx, 1, &c) || c == 0)) || osi_op_probing(ctx)) return 0;
+  /* Optional runs: never the ones that would take the run past its node
+   * budget (a model of many short loops), at most a quarter of what is left. */
+  int64_t limit = trips > 0 ? trips : MAX_UNROLL, weight = limit * osi_op_graph_nodes(b->g);
+  if (weight > MAX_UNROLLED_NODES || weight > osi_op_visits_left(ctx) / 4) return 0;
+  const OsiType **in = type_array(ctx, 2 + n_state), **out = type_array(ctx, b->n_out);
+  const OsiType **scan = type_array(ctx, n_scan);
+  if (!in || !out || !scan) return 0;
+  for (int i = 0; i < 2 + n_state; i++) in[i] = b->in[i];
+  for (int i = 0; i < n_state; i++) in[2 + i] = initial(ctx, 2 + i, b->g, 2 + i);
+  uint32_t known = osi_expr_node_count(s);
+  OsiMark mark = osi_op_mark(ctx);
+  int64_t ran = 0;
+  int ended = 0, ok = 1;
+  while (ok && !ended && ran < limit) {
+    OsiType *iter = osi_type_tensor(arena, OSI_DT_INT64, 0);
+    OsiExpr v = osi_expr_const(s, ran);
+    if (!iter) break;
+    osi_set_value(ctx, iter, 1, &v);
+    in[0] = iter;
+    ok = osi_op_probe_subgraph(ctx, b->g, "body", 2 + n_state, in, b->n_out, out) == OSI_OK;
+    for (int i = 0; ok && i < b->n_out && i < b->g->n_outputs; i++)
+      if (!out[i]) out[i] = b->g->outputs[i].type;
+    for (int k = 0; ok && k < n_scan; k++)
+      scan[k] = ran ? osi_type_merge(ctx, scan[k], out[1 + n_state + k], NULL, NULL) : out[1 + n_state + k];
+    for (int i = 0; ok && i < n_state; i++) in[2 + i] = out[1 + i];
+    int cv = has_cond && ok ? cond_value(s, out[0]) : 1;
+    ok = ok && cv >= 0;
+    ended = cv == 0;
+    ran++;
+  }
+  osi_op_rollback(ctx, mark);
+  ok = ok && (ended || ran == trips);
+  for (int i = 0; ok && i < n_state; i++) ok = !names_new_symbol(s, in[2 + i], known, 0);
+  for (int k = 0; ok && k < n_scan; k++) ok = !names_new_symbol(s, scan[k], known, 0);
+  if (!ok) return 0;
+  for (int i = 0; i < n_state; i++) osi_set_out(ctx, i, in[2 + i]);
+  for (int k = 0; k < n_scan; k++)
+    if (stack(ctx, n_state + k, scan[k], osi_expr_const(s, ran), 0) != OSI_OK) return 0;
+  return 1;
 }
 
 /*
@@ -361,7 +476,7 @@ OsiStatus osi_op_loop(OsiOpCtx *ctx) {
   if (!step) return osi_op_fail(ctx, OSI_ERR_NOMEM, "out of memory");
   probe_steps(ctx, &b, step);
   OsiStatus st = run_to_fixed_point(ctx, &b);
-  if (st != OSI_OK) return st;
+  if (st != OSI_OK || unroll(ctx, &b)) return st;
   const char *why = "";
   OsiExpr most = OSI_EXPR_UNKNOWN, grown[OSI_MAX_RANK];
   OsiExpr trips = loop_trips(ctx, b.out[0], &why, &most);

@@ -262,7 +262,7 @@ static const OsiType *type_skeleton(OsiArena *arena, const OsiType *t) {
     r = osi_type_tensor(arena, t->elem_type, -1);
   } else {
     r = osi_type_copy(arena, t);
-    if (r) r->elem = type_skeleton(arena, t->elem);
+    if (r) r->elem = type_skeleton(arena, t->elem), r->elems = NULL;
   }
   if (r) {
     r->kind = t->kind;
@@ -289,6 +289,14 @@ const OsiType *osi_type_merge(OsiOpCtx *ctx, const OsiType *a, const OsiType *b,
     if (osi_expr_is_const(osi_op_exprs(ctx), a->length, &n) && n == 0) r->elem = b->elem;
     else if (osi_expr_is_const(osi_op_exprs(ctx), b->length, &n) && n == 0) r->elem = a->elem;
     else r->elem = osi_type_merge(ctx, a->elem, b->elem, merge, user);
+    /* Element i is a's or b's element i. */
+    r->elems = NULL;
+    int na, nb;
+    const OsiType *const *ea = osi_type_seq_elems(a, &na), *const *eb = osi_type_seq_elems(b, &nb);
+    const OsiType **e = ea && eb && na == nb && r->length == a->length
+                            ? osi_arena_array(arena, (size_t)na + 1, sizeof *e) : NULL;
+    for (int i = 0; e && i < na; i++) e[i] = osi_type_merge(ctx, ea[i], eb[i], merge, user);
+    if (e) r->elems = e, r->n_elems = na;
     return r;
   }
   int rank = a->rank == b->rank ? a->rank : -1;

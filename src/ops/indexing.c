@@ -115,6 +115,16 @@ static OsiExpr slice_len(OsiExprStore *s, OsiExpr dim, OsiExpr start, OsiExpr en
   return osi_expr_max(s, osi_expr_ceildiv(s, osi_expr_sub(s, b, e), osi_expr_const(s, mag)), zero);
 }
 
+/* Entries of Slice input i (starts) by its shape: 1 for a scalar (which
+ * onnxruntime reads as one entry), the length of a 1-D one; -1 unknown. */
+static int param_count(OsiOpCtx *ctx, int i) {
+  const OsiType *t = osi_op_opset(ctx) >= 10 ? osi_in_ranked(ctx, i) : NULL;
+  int64_t n;
+  if (!t || t->rank > 1) return -1;
+  if (t->rank == 0) return 1;
+  return osi_expr_is_const(osi_op_exprs(ctx), t->dims[0], &n) && n <= OSI_MAX_RANK ? (int)n : -1;
+}
+
 /* Reads a Slice parameter as expressions: attribute (opset < 10) or input. */
 static int slice_param(OsiOpCtx *ctx, const char *attr, int input, OsiExpr *out) {
   OsiExprStore *s = osi_op_exprs(ctx);
@@ -178,6 +188,23 @@ OsiStatus osi_op_slice(OsiOpCtx *ctx) {
   OsiExpr starts[OSI_MAX_RANK], ends[OSI_MAX_RANK], axes_e[OSI_MAX_RANK], steps_e[OSI_MAX_RANK];
   int ns = slice_param(ctx, "starts", 1, starts), ne = slice_param(ctx, "ends", 2, ends);
   int na = slice_param(ctx, "axes", 3, axes_e), nst = slice_param(ctx, "steps", 4, steps_e);
+  if ((ns == -1 || ne == -1 || nst == -1) && na != -1) {
+    /* Bounds known only at run time: the axes they slice lose their dim,
+     * the others keep it. */
+    int n = param_count(ctx, 1);
+    if (n < 0 || (na >= 0 && na != n)) return OSI_OK;
+    for (int i = 0; i < x->rank; i++) d[i] = x->dims[i];
+    for (int k = 0; k < n; k++) {
+      int64_t axis = k;
+      int a;
+      if ((na >= 0 && !osi_expr_is_const(s, axes_e[k], &axis)) || !osi_norm_axis(axis, x->rank, &a)) {
+        for (int i = 0; i < x->rank; i++) d[i] = OSI_EXPR_UNKNOWN;
+        return OSI_OK;
+      }
+      d[a] = OSI_EXPR_UNKNOWN;
+    }
+    return OSI_OK;
+  }
   if (ns < 0 || ne < 0 || ns != ne || na == -1 || nst == -1 || (na >= 0 && na != ns) ||
       (nst >= 0 && nst != ns)) {
     /* Which axes change is unknown: every dim may. */

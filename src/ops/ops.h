@@ -165,5 +165,11 @@ void osi_op_rollback(OsiOpCtx *ctx, OsiMark mark);
 OsiStatus osi_op_probe_subgraph(OsiOpCtx *ctx, const OsiGraph *graph, const char *tag,
                                 int n_in, const OsiType *const *in_types, int n_out,
                                 const OsiType **out_types);
+/* 1 while the node is inferred inside such a probe run. */
+int osi_op_probing(const OsiOpCtx *ctx);
+/* Node inferences the run may still make (OSI_NODE_VISITS_*), and the
+ * nodes of a graph with its subgraphs': what optional extra runs weigh. */
+int64_t osi_op_visits_left(const OsiOpCtx *ctx);
+int64_t osi_op_graph_nodes(const OsiGraph *g);
 
 #endif

@@ -65,6 +65,10 @@ static OsiStatus check_scale(OsiOpCtx *ctx, int si, int zi) {
   snprintf(rule, sizeof rule, "%s scale", op);
   int64_t block = osi_op_opset(ctx) >= 21 ? osi_attr_int(ctx, "block_size", 0) : 0, c;
   int axis = 1;
+  /* axis is ignored for a per-tensor scale: torch exports a [1] scale of a
+   * 1-D x (a quantized bias) with the default axis 1, which the runtime
+   * accepts. */
+  if (osi_op_opset(ctx) >= 13 && sc->rank == 1 && !block && single(s, sc, 1)) return OSI_OK;
   if (osi_op_opset(ctx) >= 13 && (sc->rank > 0 || block > 0) &&
       !osi_norm_axis(osi_attr_int(ctx, "axis", 1), x->rank, &axis))
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "%s: attribute 'axis' is out of range for rank %d", op, x->rank);

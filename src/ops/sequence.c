@@ -3,7 +3,10 @@
  * covering every element, so adding a tensor merges its type into it
  * (equal dims kept, others unknown), and a length (the element count, an
  * expression, unknown once it depends on data) so that SequenceLength and
- * ConcatFromSequence stay known for sequences built in the graph.
+ * ConcatFromSequence stay known for sequences built in the graph. While the
+ * length is a known constant (up to OSI_MAX_SEQ_ELEMS) each element's own
+ * type is kept too, so that positions known at inference time read,
+ * insert and erase single elements exactly.
  */
 #include <string.h>
 
@@ -23,18 +26,54 @@ static void set_seq(OsiOpCtx *ctx, int i, const OsiType *elem, OsiExpr length) {
   osi_set_out(ctx, i, t);
 }
 
+/* A sequence of the n element types e (its element type their merge;
+ * `empty` the element type of an empty one). */
+static void set_seq_elems(OsiOpCtx *ctx, int i, const OsiType *const *e, int n, const OsiType *empty) {
+  OsiArena *arena = osi_op_arena(ctx);
+  const OsiType *merged = n ? e[0] : empty;
+  for (int k = 1; k < n; k++) merged = osi_type_merge(ctx, merged, e[k], NULL, NULL);
+  OsiType *t = osi_type_sequence(arena, merged);
+  const OsiType **copy = n <= OSI_MAX_SEQ_ELEMS ? osi_arena_array(arena, (size_t)n + 1, sizeof *copy) : NULL;
+  if (t) {
+    t->length = osi_expr_const(osi_op_exprs(ctx), n);
+    if (copy) {
+      for (int k = 0; k < n; k++) copy[k] = e[k];
+      t->elems = copy, t->n_elems = n;
+    }
+  }
+  osi_set_out(ctx, i, t);
+}
+
 static int is_empty(OsiOpCtx *ctx, const OsiType *seq) {
   int64_t n;
   return osi_expr_is_const(osi_op_exprs(ctx), length_of(seq), &n) && n == 0;
 }
 
-/* SequenceConstruct(inputs...) -> a sequence whose element type covers
- * every input. */
+/* The element index that `position` (input i, absent: `dflt`) names in a
+ * sequence of n elements, valid in [-n, n - 1 + end]; -1 when the position
+ * is not a known constant or out of range (a run-time error). */
+static int known_position(OsiOpCtx *ctx, int i, int n, int end, int dflt) {
+  int64_t p = dflt;
+  if (osi_in_present(ctx, i)) {
+    const OsiValue *v = osi_in_value(ctx, i);
+    if (!v || !v->ints || v->count != 1 || !osi_expr_is_const(osi_op_exprs(ctx), v->ints[0], &p)) return -1;
+  }
+  if (p < -n || p > n - 1 + end) return -1;
+  return (int)(p < 0 ? p + n : p);
+}
+
+/* SequenceConstruct(inputs...) -> a sequence of the inputs. */
 OsiStatus osi_op_sequence_construct(OsiOpCtx *ctx) {
-  const OsiType *e = osi_in(ctx, 0);
-  for (int i = 1; i < osi_in_count(ctx); i++)
-    e = osi_type_merge(ctx, e, osi_in(ctx, i), NULL, NULL);
-  set_seq(ctx, 0, e, osi_expr_const(osi_op_exprs(ctx), osi_in_count(ctx)));
+  int n = osi_in_count(ctx);
+  const OsiType *e[OSI_MAX_SEQ_ELEMS];
+  if (n <= OSI_MAX_SEQ_ELEMS) {
+    for (int i = 0; i < n; i++) e[i] = osi_in(ctx, i);
+    set_seq_elems(ctx, 0, e, n, NULL);
+    return OSI_OK;
+  }
+  const OsiType *m = osi_in(ctx, 0);
+  for (int i = 1; i < n; i++) m = osi_type_merge(ctx, m, osi_in(ctx, i), NULL, NULL);
+  set_seq(ctx, 0, m, osi_expr_const(osi_op_exprs(ctx), n));
   return OSI_OK;
 }
 
@@ -42,35 +81,61 @@ OsiStatus osi_op_sequence_construct(OsiOpCtx *ctx) {
  * type; their shape is open. */
 OsiStatus osi_op_sequence_empty(OsiOpCtx *ctx) {
   int32_t dtype = (int32_t)osi_attr_int(ctx, "dtype", OSI_DT_FLOAT);
-  set_seq(ctx, 0, osi_type_tensor(osi_op_arena(ctx), dtype, -1), osi_expr_const(osi_op_exprs(ctx), 0));
+  set_seq_elems(ctx, 0, NULL, 0, osi_type_tensor(osi_op_arena(ctx), dtype, -1));
   return OSI_OK;
 }
 
-/* SequenceInsert(S, tensor, position?) -> S with tensor added: the element
- * type merges with the tensor's (an empty S takes it as is); one longer. */
+/* SequenceInsert(S, tensor, position?) -> S with tensor added (at the end
+ * by default): the element type merges with the tensor's (an empty S takes
+ * it as is); one longer. */
 OsiStatus osi_op_sequence_insert(OsiOpCtx *ctx) {
   const OsiType *s = osi_in(ctx, 0), *x = osi_in(ctx, 1);
   OsiExprStore *es = osi_op_exprs(ctx);
+  int n, at;
+  const OsiType *const *old = osi_type_seq_elems(s, &n);
+  if (old && n < OSI_MAX_SEQ_ELEMS && (at = known_position(ctx, 2, n, 1, n)) >= 0) {
+    const OsiType *e[OSI_MAX_SEQ_ELEMS];
+    for (int k = 0, j = 0; k <= n; k++) e[k] = k == at ? x : old[j++];
+    set_seq_elems(ctx, 0, e, n + 1, NULL);
+    return OSI_OK;
+  }
   const OsiType *e = is_empty(ctx, s) ? x : osi_type_merge(ctx, elem_of(s), x, NULL, NULL);
-  OsiExpr n = length_of(s);
-  set_seq(ctx, 0, e, n == OSI_EXPR_UNKNOWN ? n : osi_expr_add(es, n, osi_expr_const(es, 1)));
+  OsiExpr len = length_of(s);
+  set_seq(ctx, 0, e, len == OSI_EXPR_UNKNOWN ? len : osi_expr_add(es, len, osi_expr_const(es, 1)));
   return OSI_OK;
 }
 
-/* SequenceErase(S, position?) -> S minus one element: same element type,
- * one shorter (erasing from an empty sequence is an error at run time). */
+/* SequenceErase(S, position?) -> S minus one element (the last by
+ * default): same element type, one shorter (erasing from an empty sequence
+ * is an error at run time). */
 OsiStatus osi_op_sequence_erase(OsiOpCtx *ctx) {
   const OsiType *s = osi_in(ctx, 0);
   OsiExprStore *es = osi_op_exprs(ctx);
-  OsiExpr n = length_of(s);
+  OsiExpr len = length_of(s);
   if (is_empty(ctx, s))
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "input 'input_sequence' is empty: nothing to erase");
-  set_seq(ctx, 0, elem_of(s), n == OSI_EXPR_UNKNOWN ? n : osi_expr_sub(es, n, osi_expr_const(es, 1)));
+  int n, at;
+  const OsiType *const *old = osi_type_seq_elems(s, &n);
+  if (old && (at = known_position(ctx, 1, n, 0, -1)) >= 0) {
+    const OsiType *e[OSI_MAX_SEQ_ELEMS];
+    for (int k = 0, j = 0; k < n; k++)
+      if (k != at) e[j++] = old[k];
+    set_seq_elems(ctx, 0, e, n - 1, s->elem);
+    return OSI_OK;
+  }
+  set_seq(ctx, 0, elem_of(s), len == OSI_EXPR_UNKNOWN ? len : osi_expr_sub(es, len, osi_expr_const(es, 1)));
   return OSI_OK;
 }
 
-/* SequenceAt(S, position) -> one element: the element type. */
+/* SequenceAt(S, position) -> one element: its own type at a known
+ * position, else the type covering every element. */
 OsiStatus osi_op_sequence_at(OsiOpCtx *ctx) {
+  int n, at;
+  const OsiType *const *elems = osi_type_seq_elems(osi_in(ctx, 0), &n);
+  if (elems && (at = known_position(ctx, 1, n, 0, n)) >= 0) {
+    osi_set_out(ctx, 0, elems[at]);
+    return OSI_OK;
+  }
   const OsiType *e = elem_of(osi_in(ctx, 0));
   osi_set_out(ctx, 0, e);
   int known = e && e->kind == OSI_KIND_TENSOR && e->rank >= 0;
@@ -135,11 +200,39 @@ static OsiExpr piece_count(OsiOpCtx *ctx, OsiExpr d, int has_split) {
   return OSI_EXPR_UNKNOWN;
 }
 
+/* The size of each piece along the axis (of size d) for split input 1,
+ * into sizes[]: the 1-D split's entries, or chunks of a known scalar with
+ * a shorter last one when d is known too. Returns the count, or -1. */
+static int piece_sizes(OsiOpCtx *ctx, OsiExpr d, OsiExpr *sizes) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  const OsiType *sp = osi_in_ranked(ctx, 1);
+  const OsiExpr *e;
+  int n = osi_in_exprs(ctx, 1, &e);
+  int64_t sv, dv;
+  if (!sp || n < 1) return -1;
+  if (sp->rank == 1) {
+    if (n > OSI_MAX_SEQ_ELEMS) return -1;
+    for (int i = 0; i < n; i++) sizes[i] = e[i];
+    return n;
+  }
+  if (sp->rank != 0 || !osi_expr_is_const(s, e[0], &sv) || sv <= 0 || !osi_expr_is_const(s, d, &dv) ||
+      dv < 0 || (dv + sv - 1) / sv > OSI_MAX_SEQ_ELEMS)
+    return -1;
+  int k = 0;
+  for (int64_t at = 0; at < dv; at += sv) sizes[k++] = osi_expr_const(s, dv - at < sv ? dv - at : sv);
+  return k;
+}
+
 /*
  * SplitToSequence(input, split?; axis = 0, keepdims = 1) -> sequence of
  * pieces along axis. Without split the pieces have size 1 (the axis is
- * dropped when keepdims = 0); with split (keepdims ignored) the axis dim
- * is known only when every piece has the same size.
+ * dropped when keepdims = 0); with split the axis dim is known only when
+ * every piece has the same size. keepdims = 0 also drops the axis for a
+ * scalar split of 1, as onnxruntime does: the spec says a split makes
+ * keepdims ignored, onnxruntime ignores it for a 1-D split only (and fails
+ * on other scalars), and torch exports unbind as a scalar split of 1 with
+ * keepdims = 0. Where the two may differ (a split of unknown rank or
+ * value) the pieces' rank is unknown.
  */
 OsiStatus osi_op_split_to_sequence(OsiOpCtx *ctx) {
   const OsiType *x = osi_in_ranked(ctx, 0);
@@ -153,7 +246,19 @@ OsiStatus osi_op_split_to_sequence(OsiOpCtx *ctx) {
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "axis %lld is out of range for rank %d",
                        (long long)osi_attr_int(ctx, "axis", 0), x->rank);
   int has_split = osi_in_present(ctx, 1);
-  int keep = has_split || osi_attr_int(ctx, "keepdims", 1) != 0;
+  const OsiType *sp = has_split ? osi_in_ranked(ctx, 1) : NULL;
+  int64_t sv = 0;
+  /* 1 keeps the axis, 0 drops it, -1: the spec and onnxruntime may differ */
+  int keep = 1;
+  if (osi_attr_int(ctx, "keepdims", 1) == 0) {
+    if (!has_split) keep = 0;
+    else if (!sp) keep = -1;
+    else if (sp->rank == 0) keep = osi_in_ints(ctx, 1, &sv, 1) != 1 ? -1 : sv != 1;
+  }
+  if (keep < 0) {
+    set_seq(ctx, 0, osi_type_tensor(arena, x->elem_type, -1), piece_count(ctx, x->dims[axis], has_split));
+    return OSI_OK;
+  }
   OsiType *e = osi_type_tensor(arena, x->elem_type, keep ? x->rank : x->rank - 1);
   if (!e) return osi_op_fail(ctx, OSI_ERR_NOMEM, "out of memory");
   OsiExpr *d = osi_type_dims_mut(e);
@@ -162,7 +267,21 @@ OsiStatus osi_op_split_to_sequence(OsiOpCtx *ctx) {
     else if (keep)
       d[k++] = has_split ? split_piece(ctx, x->dims[i]) : osi_expr_const(osi_op_exprs(ctx), 1);
   }
-  set_seq(ctx, 0, e, piece_count(ctx, x->dims[axis], has_split));
+  OsiExpr sizes[OSI_MAX_SEQ_ELEMS];
+  int n = has_split && keep ? piece_sizes(ctx, x->dims[axis], sizes) : -1;
+  if (n < 0) {
+    set_seq(ctx, 0, e, piece_count(ctx, x->dims[axis], has_split));
+    return OSI_OK;
+  }
+  /* Pieces of different sizes: each its own type. */
+  const OsiType *pieces[OSI_MAX_SEQ_ELEMS];
+  for (int p = 0; p < n; p++) {
+    OsiType *t = osi_type_copy(arena, e);
+    if (!t) return osi_op_fail(ctx, OSI_ERR_NOMEM, "out of memory");
+    osi_type_dims_mut(t)[axis] = sizes[p];
+    pieces[p] = t;
+  }
+  set_seq_elems(ctx, 0, pieces, n, e);
   return OSI_OK;
 }
 
@@ -188,15 +307,29 @@ OsiStatus osi_op_concat_from_sequence(OsiOpCtx *ctx) {
   OsiType *y = osi_out_tensor(ctx, 0, dtype, r);
   if (!y) return OSI_OK;
   OsiExpr *d = osi_type_dims_mut(y);
-  /* Along the axis: the element count when stacking, else the count times
-   * the elements' common size. */
+  /* Along the axis: the element count when stacking, else the sum of the
+   * elements' sizes (the count times their common size). Elsewhere every
+   * element has the same dim, which any one that knows it gives. */
+  OsiExprStore *es = osi_op_exprs(ctx);
   OsiExpr n = length_of(osi_in(ctx, 0));
+  int count;
+  const OsiType *const *elems = osi_type_seq_elems(osi_in(ctx, 0), &count);
+  for (int k = 0; elems && k < count; k++)
+    if (!elems[k] || elems[k]->kind != OSI_KIND_TENSOR || elems[k]->rank != e->rank) elems = NULL;
   for (int i = 0, k = 0; i < r; i++) {
-    if (i == axis) {
-      d[i] = stack ? n : osi_expr_mul(osi_op_exprs(ctx), n, e->dims[k++]);
-    } else {
-      d[i] = e->dims[k++];
+    if (i == axis && stack) {
+      d[i] = n;
+      continue;
     }
+    OsiExpr x = e->dims[k];
+    if (i == axis) x = elems ? osi_expr_const(es, 0) : osi_expr_mul(es, n, x);
+    for (int j = 0; elems && j < count; j++) {
+      OsiExpr dj = elems[j]->dims[k];
+      if (i == axis) x = osi_expr_add(es, x, dj);
+      else if (x == OSI_EXPR_UNKNOWN) x = dj;
+    }
+    d[i] = x;
+    k++;
   }
   return OSI_OK;
 }

@@ -134,8 +134,46 @@ static int split_top(char *s, char **parts, int max) {
   return n;
 }
 
+/* The element type of a sequence of these elements: their dtype, and
+ * their rank and dims where they all agree (what the engine's merge keeps
+ * of elements without content). */
+static const OsiType *common_elem(OpTest *t, const OsiType *const *e, int n) {
+  if (n == 0 || !e[0] || e[0]->kind != OSI_KIND_TENSOR) return NULL;
+  int rank = e[0]->rank;
+  for (int k = 1; k < n; k++)
+    if (!e[k] || e[k]->rank != rank) rank = -1;
+  OsiType *c = osi_type_tensor(t->arena, e[0]->elem_type, rank);
+  for (int i = 0; c && i < rank; i++) {
+    OsiExpr d = e[0]->dims[i];
+    for (int k = 1; k < n; k++)
+      if (e[k]->dims[i] != d) d = OSI_EXPR_UNKNOWN;
+    osi_type_dims_mut(c)[i] = d;
+  }
+  return c;
+}
+
 const OsiType *op_parse_type(OpTest *t, const char *text) {
   size_t len = strlen(text);
+  if (!strncmp(text, "seq[", 4)) {
+    /* seq[<t0>;<t1>;...]: a sequence of these elements, each type kept */
+    char inner[2048];
+    snprintf(inner, sizeof inner, "%.*s", (int)(len - 5), text + 4);
+    const OsiType **e = osi_arena_array(t->arena, OSI_MAX_SEQ_ELEMS + 1, sizeof *e);
+    int n = 0;
+    for (char *p = inner, *semi; *p && n < OSI_MAX_SEQ_ELEMS; p = semi + 1) {
+      semi = strchr(p, ';');
+      if (semi) *semi = 0;
+      e[n++] = op_parse_type(t, p);
+      if (!semi) break;
+    }
+    OsiType *seq = osi_type_sequence(t->arena, common_elem(t, e, n));
+    if (seq) {
+      seq->length = osi_expr_const(t->exprs, n);
+      seq->elems = e;
+      seq->n_elems = n;
+    }
+    return seq;
+  }
   if (!strncmp(text, "seq#", 4)) {
     /* seq#<length>(<elem>): a sequence of known length */
     const char *open = strchr(text, '(');
@@ -388,6 +426,25 @@ const char *op_run(OpTest *t, const char *domain, const char *op, int opset, ...
 
 const char *op_out(OpTest *t, int i) { return i >= 0 && i < MAX_IO ? t->text[i] : ""; }
 const OsiType *op_out_type(OpTest *t, int i) { return i >= 0 && i < MAX_IO ? t->out[i] : NULL; }
+
+void op_set_visits(OpTest *t, int64_t used, int64_t max) {
+  t->run.node_visits = used;
+  t->run.max_node_visits = max;
+}
+
+const char *op_seq_elems(OpTest *t, int i) {
+  static char buf[2048];
+  buf[0] = 0;
+  const OsiType *s = op_out_type(t, i);
+  int n;
+  const OsiType *const *e = osi_type_seq_elems(s, &n);
+  if (!e) return "untracked";
+  for (int k = 0; k < n; k++) {
+    if (k) append(buf, sizeof buf, ";");
+    type_str(t, e[k], buf, sizeof buf);
+  }
+  return buf;
+}
 const char *op_diags(OpTest *t) { return t->diags; }
 const char *op_bounds(OpTest *t) { return t->bounds; }
 

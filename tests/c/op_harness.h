@@ -11,7 +11,9 @@
  * (unknown); `<dtype>[*]` for unknown rank; `<dtype>[]` for a scalar; an
  * optional `{e0,e1,...}` suffix gives the content (integer expressions, or
  * numbers for float types); "" is an omitted input; "seq(<type>)" and
- * "opt(<type>)" wrap; "seq#<length>(<type>)" is a sequence of known length. Outputs print in the same syntax, with "unknown"
+ * "opt(<type>)" wrap; "seq#<length>(<type>)" is a sequence of known length,
+ * "seq[<t0>;<t1>;...]" one of these elements, each type tracked. Outputs
+ * print in the same syntax (a sequence as seq#/seq(), see op_seq_elems), with "unknown"
  * for an unset output and "error:<CODE>: message" when the op failed.
  */
 #ifndef OSI_OP_HARNESS_H
@@ -49,6 +51,12 @@ const char *op_run(OpTest *t, const char *domain, const char *op, int opset, ...
 const char *op_out(OpTest *t, int i);
 /* Output i of the last run as a type (NULL when unset). */
 const OsiType *op_out_type(OpTest *t, int i);
+/* Node inferences the runs have made so far and may make in all
+ * (OSI_NODE_VISITS_*; 0 for max: the default budget). */
+void op_set_visits(OpTest *t, int64_t used, int64_t max);
+/* The element types a sequence output i keeps one by one, joined by ";"
+ * ("" for an empty sequence), or "untracked" (static buffer). */
+const char *op_seq_elems(OpTest *t, int i);
 /* Diagnostics recorded by the last run, joined by "; ". */
 const char *op_diags(OpTest *t);
 /* The lhs <= rhs constraints the last run recorded on dims (bounds of

@@ -476,7 +476,52 @@ static void test_labels_of_data_dependent_size_bounded(void) {
   osi_result_delete(r);
 }
 
+/* A label declared on two dims inference does not know claims they are one
+ * size, which nothing checks: two reshapes to shapes fed at run time may
+ * differ (torch labels every piece of a scripted split alike, and they
+ * differ). Both stay unknown; on one dim alone the label names it; a
+ * graph input's name is the author's and is taken. */
+static void test_label_on_several_unknown_dims(void) {
+  Builder *b = builder_new(17);
+  builder_input(b, "X", "float[S]");
+  builder_input(b, "s1", "int64[1]");
+  builder_input(b, "s2", "int64[1]");
+  builder_node(b, "Reshape", "r1", "X", "s1", "", "Y1", "");
+  builder_node(b, "Reshape", "r2", "X", "s2", "", "Y2", "");
+  builder_output(b, "Y1", "float[L]");
+  builder_output(b, "Y2", "float[L]");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  CHECK_STR(result_dims(r, "Y1"), "[?]");
+  CHECK_STR(result_dims(r, "Y2"), "[?]");
+  CHECK(json_has(r, "give L to 2 dims whose sizes inference does not know"));
+  osi_result_delete(r);
+
+  b = builder_new(17);
+  builder_input(b, "X", "float[S]");
+  builder_input(b, "s1", "int64[2]");
+  builder_node(b, "Reshape", "r1", "X", "s1", "", "Y1", "");
+  builder_output(b, "Y1", "float[L,M]");
+  r = builder_infer(b, 0, NULL);
+  CHECK_STR(result_dims(r, "Y1"), "[L,M]");
+  CHECK(!json_has(r, "ANCHOR_CONFLICT"));
+  osi_result_delete(r);
+
+  b = builder_new(17);
+  builder_input(b, "X", "float[S]");
+  builder_input(b, "s1", "int64[1]");
+  builder_input(b, "s2", "int64[1]");
+  builder_node(b, "Reshape", "r1", "X", "s1", "", "Y1", "");
+  builder_node(b, "Reshape", "r2", "X", "s2", "", "Y2", "");
+  builder_output(b, "Y1", "float[S]");
+  builder_output(b, "Y2", "float[S]");
+  r = builder_infer(b, 0, NULL);
+  CHECK_STR(result_dims(r, "Y1"), "[S]");
+  CHECK_STR(result_dims(r, "Y2"), "[S]");
+  osi_result_delete(r);
+}
+
 int main(void) {
+  test_label_on_several_unknown_dims();
   test_output_anchor_names_data_dependent_dim();
   test_leaf_derivation();
   test_compound_renamed_to_input_symbol();

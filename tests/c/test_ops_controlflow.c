@@ -344,9 +344,119 @@ static void test_loop(OpTest *t) {
   op_set_outputs(t, 2);
   CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{T}", "", "seq(float[N])", "float[N]", NULL),
             "seq(float[N])");
+  /* A list appended to once per iteration (torch's scripted
+   * `for t in x.unbind(1): outs.append(t)`): from K elements, K + T after
+   * T iterations (by hand: K, K+1, ..., K+T); the elements merge. */
+  const char *push = "Identity c -> co; SequenceInsert s x -> so; Identity x -> xo";
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] s x:float[*]", push, "co so xo"));
+  op_set_outputs(t, 2);
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{T}", "", "seq#0(float[*])", "float[N,4]", NULL),
+            "seq#T(float[N,4])");
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] s x:float[*]", push, "co so xo"));
+  op_set_outputs(t, 2);
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{T}", "bool[]{1}", "seq#K(float[N,4])", "float[N,4]", NULL),
+            "seq#K+T(float[N,4])");
+  /* cond may stop it: a fresh length between K and K + Max(T,0). */
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] s x:float[*]", push, "co so xo"));
+  op_set_outputs(t, 2);
+  r = op_run(t, "", "Loop", 13, "int64[]{T}", "bool[]", "seq#K(float[N,4])", "float[N,4]", NULL);
+  CHECK(starts_with(r, "seq#loop_"));
+  CHECK(strstr(op_bounds(t), "K <= loop_") != NULL);
+  CHECK(strstr(op_bounds(t), " <= K+T") != NULL);
+  CHECK(strstr(op_diags(t), "output 0 length 0 is K before the loop and grows by 1 per iteration") != NULL);
+  /* Appended twice per iteration: 2*T; an element erased each time: no growth. */
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] s x:float[*]",
+                                "Identity c -> co; SequenceInsert s x -> s1; SequenceInsert s1 x -> so; Identity x -> xo",
+                                "co so xo"));
+  op_set_outputs(t, 2);
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{T}", "", "seq#0(float[*])", "float[N,4]", NULL),
+            "seq#2*T(float[N,4])");
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] s x:float[*]",
+                                "Identity c -> co; SequenceInsert s x -> s1; SequenceErase s1 -> so; Identity x -> xo",
+                                "co so xo"));
+  op_set_outputs(t, 2);
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{T}", "", "seq#3(float[N,4])", "float[N,4]", NULL),
+            "seq#3(float[N,4])");
   /* Invalid body arity. */
   op_attr_graph(t, "body", keep);
   CHECK(starts_with(op_run(t, "", "Loop", 13, "int64[]{T}", "", "float[N,4]", NULL), "error:INVALID_MODEL"));
+}
+
+/* Loops the shapes decide run iteration by iteration (expected values by
+ * hand, iteration by iteration). */
+static void test_loop_unrolled(OpTest *t) {
+  /* torch's tensor_split(x, (1, 5), dim=1) with x [N,7]: iteration i
+   * inserts x[:, b[i]:b[i+1]] for b = (0, 1, 5), so pieces of 1 and 4
+   * columns; the scan output is b[i], one per iteration. */
+  const char *split = "Identity c -> co; Constant -> b value=int64[3]{0,1,5}; "
+                      "Constant -> one value=int64[]{1}; Add i one -> j; Gather b i -> st axis=0; "
+                      "Gather b j -> en axis=0; Constant -> ax value=int64[]{1}; Slice x st en ax -> piece; "
+                      "SequenceInsert s piece -> so; Identity x -> xo; Identity st -> sc";
+  op_set_outputs(t, 3);
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] s x:float[*]", split, "co so xo sc"));
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{2}", "bool[]{1}", "seq[]", "float[N,7]", NULL),
+            "seq#2(float[N,?])");
+  CHECK_STR(op_seq_elems(t, 0), "float[N,1];float[N,4]");
+  CHECK_STR(op_out(t, 1), "float[N,7]");
+  CHECK_STR(op_out(t, 2), "int64[2]");
+  /* The body's own values hold for every iteration: there the slice
+   * bounds are the content of an unknown iteration. */
+  CHECK(strstr(op_diags(t), "output 'piece' is not fully known") != NULL);
+  /* The iteration-by-iteration runs are optional: never more than a quarter
+   * of the run's remaining node budget (here 80 left, 2 x 11 body nodes
+   * wanted), so the fixed point's merged pieces then. */
+  op_set_visits(t, 1000, 1080);
+  op_set_outputs(t, 3);
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] s x:float[*]", split, "co so xo sc"));
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{2}", "bool[]{1}", "seq[]", "float[N,7]", NULL),
+            "seq#2(float[N,?])");
+  CHECK_STR(op_seq_elems(t, 0), "untracked");
+  op_set_visits(t, 0, 0);
+  /* A count carried as content: N+1 after one iteration, N+3 after three;
+   * past MAX_UNROLL (16) iterations the fixed point's unknown content. */
+  const char *count = "Identity c -> co; Constant -> one value=int64[]{1}; Add v one -> vo";
+  op_set_outputs(t, 1);
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] v:int64[]", count, "co vo"));
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{3}", "", "int64[]{N}", NULL), "int64[]{N+3}");
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] v:int64[]", count, "co vo"));
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{16}", "", "int64[]{N}", NULL), "int64[]{N+16}");
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] v:int64[]", count, "co vo"));
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{17}", "", "int64[]{N}", NULL), "int64[]");
+  /* A while loop whose cond the shapes decide: i < 2 holds after
+   * iterations 0 and 1 and fails after 2, so 3 iterations; by hand the
+   * appended rows are N+3 and the scan output has 3 rows. */
+  const char *until = "Constant -> two value=int64[]{2}; Less i two -> co; Constant -> row value=float[1,4]; "
+                      "Concat v row -> vo axis=0; Identity i -> so";
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] v:float[*]", until, "co vo so"));
+  CHECK_STR(op_run(t, "", "Loop", 13, "", "bool[]{1}", "float[N,4]", NULL), "float[N+3,4]");
+  CHECK_STR(op_out(t, 1), "int64[3]");
+  CHECK_STR(op_diags(t), "");
+  /* The same with a trip count of 2: it ends first. */
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] v:float[*]", until, "co vo so"));
+  CHECK_STR(op_run(t, "", "Loop", 13, "int64[]{2}", "bool[]{1}", "float[N,4]", NULL), "float[N+2,4]");
+  CHECK_STR(op_out(t, 1), "int64[2]");
+  /* A cond the data decides: not unrolled, the count stays a bounded
+   * fresh symbol. */
+  op_set_outputs(t, 2);
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] v:float[*] w:float[*]",
+                                "ReduceMax w -> m keepdims=0; Constant -> z value=float[]; Less z m -> co; "
+                                "Constant -> row value=float[1,4]; Concat v row -> vo axis=0; Identity w -> wo",
+                                "co vo wo"));
+  const char *r = op_run(t, "", "Loop", 13, "int64[]{2}", "bool[]{1}", "float[N,4]", "float[3]", NULL);
+  CHECK(starts_with(r, "float[loop_"));
+  CHECK(strstr(op_bounds(t), " <= N+2") != NULL);
+  /* A count an iteration computes from data (NonZero): not unrolled, the
+   * merge's bounded symbol. */
+  op_set_outputs(t, 1);
+  op_attr_graph(t, "body", body(t, "i:int64[] c:bool[] v:float[*]",
+                                "Identity c -> co; Constant -> w value=float[3,2]; NonZero w -> nz; "
+                                "Transpose nz -> nzt; "
+                                "Cast nzt -> f to=1; Concat v f -> vo axis=0", "co vo"));
+  r = op_run(t, "", "Loop", 13, "int64[]{2}", "", "float[N,2]", NULL);
+  CHECK(starts_with(r, "float[loop_") && strstr(r, ",2]"));
+  CHECK(strstr(op_diags(t), "DATA_DEPENDENT: output 0 dim 0 is N before the loop") != NULL);
 }
 
 /* Section - Scan */
@@ -449,6 +559,7 @@ int main(void) {
   OpTest *t = op_test_new();
   test_if(t);
   test_loop(t);
+  test_loop_unrolled(t);
   test_scan(t);
   op_test_free(t);
   TEST_MAIN_END();

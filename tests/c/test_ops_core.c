@@ -118,6 +118,19 @@ static void test_indexing(OpTest *t) {
             "float[Max(S-1,0),4]");
   CHECK_STR(op_run(t, "", "Slice", 13, "float[S]", "int64[1]{S-2}", "int64[1]{S}", NULL), "float[S-Max(S-2,0)]");
   CHECK_STR(op_run(t, "", "Slice", 13, "float[S]", "int64[1]{0}", "int64[1]{S-3}", NULL), "float[?]");
+  /* Bounds known only at run time: the axes they name lose their dim, the
+   * others keep x's (spec: only axes in `axes` are sliced; without axes,
+   * the first len(starts) axes; a scalar bound, which onnxruntime takes,
+   * is one entry). Unknown axes: every dim may change. */
+  CHECK_STR(op_run(t, "", "Slice", 13, "float[N,S,D]", "int64[1]", "int64[1]", "int64[1]{1}", NULL),
+            "float[N,?,D]");
+  CHECK_STR(op_run(t, "", "Slice", 13, "float[N,S,D]", "int64[]", "int64[]{5}", "int64[]{-1}", NULL),
+            "float[N,S,?]");
+  CHECK_STR(op_run(t, "", "Slice", 13, "float[N,S,D]", "int64[2]", "int64[2]", NULL), "float[?,?,D]");
+  CHECK_STR(op_run(t, "", "Slice", 13, "float[N,S,D]", "int64[1]{0}", "int64[1]{4}", "int64[1]{1}",
+                   "int64[1]", NULL), "float[N,?,D]");
+  CHECK_STR(op_run(t, "", "Slice", 13, "float[N,S,D]", "int64[1]", "int64[1]", "int64[1]", NULL), "float[?,?,?]");
+  CHECK_STR(op_run(t, "", "Slice", 13, "float[N,S,D]", "int64[K]", "int64[K]", NULL), "float[?,?,?]");
   /* Contents of small matrices follow Slice and Transpose (torch's F.pad
    * reverses and transposes its [rank, 2] pads). */
   CHECK_STR(op_run(t, "", "Slice", 13, "int64[3,2]{1,2,3,4,5,6}", "int64[1]{-1}",

@@ -36,6 +36,13 @@ static void test_dequantize(OpTest *t) {
   op_attr_int(t, "output_dtype", 10);
   CHECK_STR(op_run(t, "", "DequantizeLinear", 21, "int8[K,M]", "float[]", NULL), "float[K,M]");
   CHECK_STR(op_run(t, "", "DequantizeLinear", 10, "int32[*]", "float[]", NULL), "float[*]");
+  /* A one-element scale is per tensor, where axis is ignored: torch's
+   * quantized bias, int32[96] with scale [1] and the default axis 1 (out of
+   * range for rank 1), runs in onnxruntime and gives float[96]. A scale
+   * of 96 entries is per axis, where that axis is an error. */
+  CHECK_STR(op_run(t, "", "DequantizeLinear", 13, "int32[96]", "float[1]", "int32[1]", NULL), "float[96]");
+  CHECK_STR(op_run(t, "", "QuantizeLinear", 13, "float[K]", "float[1]", "int8[1]", NULL), "int8[K]");
+  CHECK(IS_ERR(op_run(t, "", "DequantizeLinear", 13, "int32[96]", "float[96]", "int32[96]", NULL), "INVALID_MODEL"));
 }
 
 static void test_dynamic_quantize(OpTest *t) {

@@ -33,6 +33,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_float_models import float_models  # noqa: E402  (sizes computed in float)
+from make_list_models import list_models  # noqa: E402  (scripted lists: ONNX sequences)
 
 warnings.filterwarnings("ignore")
 torch.manual_seed(0)
@@ -1198,6 +1199,7 @@ def main():
         float_models(outdir, opset, export, record)
         capped(outdir, opset)
         appended(outdir, opset)
+        list_models(outdir, opset, export)
     helper_decoder(outdir)
     paddle_labels(outdir)
     silero_like(outdir)

@@ -55,7 +55,8 @@ NUM_CLASSES = 10
 SEG_CLASSES = 3
 DET_CLASSES = 3  # few classes: random heads then score above box_score_thresh, so detections are not empty
 
-# Sizes: the trace size differs from both bindings; both bindings are odd where the model allows.
+# Sizes: the trace size differs from both bindings; both bindings are odd where the model allows
+# (SMALL, DETECT_WIDE: other sizes again, small, batch 4, far from square).
 IMAGE = {"trace": {"batch": 2, "height": 112, "width": 96},
          "bindings": [{"batch": 1, "height": 97, "width": 131}, {"batch": 3, "height": 161, "width": 123}]}
 FIXED = {"bindings": [{"batch": 1}, {"batch": 3}], "trace": {"batch": 2}}
@@ -64,6 +65,12 @@ DETECT = {"trace": {"height": 112, "width": 96},
 VIDEO = {"trace": {"batch": 2, "frames": 6, "height": 48, "width": 40},
          "bindings": [{"batch": 1, "frames": 5, "height": 45, "width": 61},
                       {"batch": 2, "frames": 7, "height": 57, "width": 39}]}
+# Small sizes, batch 4 and 1, a trace larger than both.
+SMALL = {"trace": {"batch": 1, "height": 72, "width": 88},
+         "bindings": [{"batch": 4, "height": 33, "width": 47}, {"batch": 1, "height": 65, "width": 39}]}
+FIXED4 = {"bindings": [{"batch": 1}, {"batch": 4}], "trace": {"batch": 3}}
+DETECT_WIDE = {"trace": {"height": 100, "width": 128},
+               "bindings": [{"height": 65, "width": 201}, {"height": 301, "width": 47}]}
 # RAFT asserts height and width are multiples of 8, and its 4-level correlation pyramid wants >= 64.
 FLOW = {"trace": {"batch": 2, "height": 72, "width": 80},
         "bindings": [{"batch": 1, "height": 64, "width": 88}, {"batch": 3, "height": 96, "width": 72}]}
@@ -170,6 +177,47 @@ def ssd(lite):
                  detections_per_img=8, topk_candidates=40, image_mean=[0.5] * 3, image_std=[0.5] * 3)
 
 
+def fasterrcnn_mobilenet_fpn():
+    """fasterrcnn_mobilenet_v3_large_fpn's parts (3-level FPN from torchvision's mobilenet extractor, 5
+    anchor sizes per level, an RPN score threshold) at 0.25 width."""
+    backbone = D.backbone_utils._mobilenet_extractor(mbv3_large(norm_layer=torchvision.ops.FrozenBatchNorm2d), True, 6)
+    anchors = D.anchor_utils.AnchorGenerator(((32, 64, 128, 256, 512),) * 3, ((0.5, 1.0, 2.0),) * 3)
+    return D.FasterRCNN(backbone, None, rpn_anchor_generator=anchors, min_size=128, max_size=200,
+                        rpn_pre_nms_top_n_test=64, rpn_post_nms_top_n_test=24, rpn_score_thresh=0.05,
+                        box_detections_per_img=8, box_score_thresh=0.0,
+                        box_head=D.faster_rcnn.TwoMLPHead(backbone.out_channels * 7 * 7, 64),
+                        box_predictor=D.faster_rcnn.FastRCNNPredictor(64, DET_CLASSES))
+
+
+def quantized_mobilenet_v2():
+    """torchvision's quantizable MobileNetV2 (0.25 wide) fused, calibrated on one random batch and
+    converted (qnnpack): torch exports QuantizeLinear/DequantizeLinear around every op."""
+    from torchvision.models import quantization as Q
+    torch.backends.quantized.engine = "qnnpack"
+    m = Q.QuantizableMobileNetV2(num_classes=NUM_CLASSES, width_mult=0.25, block=Q.mobilenetv2.QuantizableInvertedResidual)
+    Q.utils._replace_relu(m)
+    m.eval().fuse_model()
+    m.qconfig = torch.ao.quantization.get_default_qconfig("qnnpack")
+    torch.ao.quantization.prepare(m, inplace=True)
+    with torch.no_grad():
+        m(torch.rand(2, 3, 64, 64, generator=torch.Generator().manual_seed(1)))
+    return torch.ao.quantization.convert(m, inplace=True)
+
+
+def mvit(v2):
+    """torchvision's MViT (v1: class-token residual, absolute positions; v2: relative positions, residual
+    pooling) at two small stages on 4x32x32 clips. Its pooling splits off the class token with
+    tensor_split: a Loop inserting pieces of different sizes into a sequence."""
+    from torchvision.models.video.mvit import MSBlockConfig, MViT
+    q = [3, 3, 3] if v2 else []
+    cfgs = [MSBlockConfig(num_heads=1, input_channels=16, output_channels=16 if v2 else 32, kernel_q=q,
+                          kernel_kv=[3, 3, 3], stride_q=[1, 1, 1] if v2 else [], stride_kv=[1, 4, 4]),
+            MSBlockConfig(num_heads=2, input_channels=16 if v2 else 32, output_channels=32, kernel_q=[3, 3, 3],
+                          kernel_kv=[3, 3, 3], stride_q=[1, 2, 2], stride_kv=[1, 2, 2])]
+    return MViT(spatial_size=(32, 32), temporal_size=4, block_setting=cfgs, residual_pool=v2,
+                residual_with_cls_embed=not v2, rel_pos_embed=v2, proj_after_attn=v2, num_classes=NUM_CLASSES)
+
+
 def small_dilated_resnet():
     return torchvision.models.resnet.ResNet(torchvision.models.resnet.Bottleneck, [1, 1, 1, 1], width_per_group=8,
                                             replace_stride_with_dilation=[False, True, True])
@@ -246,6 +294,7 @@ SPECS = [
         sizes=FIXED, inputs=[("images", ["batch", 3, 32, 32])]),
     cls("maxvit", lambda: M.MaxVit((64, 64), 16, 4, [16, 32], [1, 1], 8, 0.0, num_classes=NUM_CLASSES),
         [(13, "list"), (17, "dict")], sizes=FIXED, inputs=[("images", ["batch", 3, 64, 64])]),
+    cls("quantized_mobilenet_v2", quantized_mobilenet_v2, [(13, "dict")], sizes=SMALL),
     dict(family="segmentation", arch="deeplabv3",
          build=lambda: Tupled(S.deeplabv3._deeplabv3_mobilenetv3(mbv3_large(dilated=True), SEG_CLASSES, True),
                               ["out", "aux"]),
@@ -257,6 +306,9 @@ SPECS = [
          variants=[(13, "dict"), (17, "list")], sizes=IMAGE, inputs=IMG_IN, outputs=SEG_OUT),
     dict(family="detection", arch="faster_rcnn", build=lambda: OneImage(faster_rcnn(), ["boxes", "labels", "scores"]),
          variants=[(13, "dict"), (17, "list")], sizes=DETECT, inputs=DET_IN, outputs=BOXES),
+    dict(family="detection", arch="faster_rcnn_mobilenet_fpn",
+         build=lambda: OneImage(fasterrcnn_mobilenet_fpn(), ["boxes", "labels", "scores"]),
+         variants=[(13, "list")], sizes=DETECT_WIDE, inputs=DET_IN, outputs=BOXES),
     dict(family="detection", arch="mask_rcnn",
          build=lambda: OneImage(mask_rcnn(), ["boxes", "labels", "scores", "masks"]),
          variants=[(17, "dict")], sizes=DETECT, inputs=DET_IN,
@@ -283,6 +335,10 @@ SPECS = [
     dict(family="video", arch="r2plus1d", build=lambda: video_resnet([V.resnet.Conv2Plus1D] * 4, V.resnet.R2Plus1dStem),
          variants=[(17, "dict")], sizes=VIDEO, inputs=[("clips", ["batch", 3, "frames", "height", "width"])],
          outputs=LOGITS),
+    dict(family="video", arch="mvit_v1", build=lambda: mvit(False), variants=[(13, "list")], sizes=FIXED4,
+         inputs=[("clips", ["batch", 3, 4, 32, 32])], outputs=LOGITS),
+    dict(family="video", arch="mvit_v2", build=lambda: mvit(True), variants=[(17, "dict")], sizes=FIXED4,
+         inputs=[("clips", ["batch", 3, 4, 32, 32])], outputs=LOGITS),
     dict(family="optical_flow", arch="raft_small",
          build=lambda: TwoFlowUpdates(M.optical_flow.raft_small(weights=None)),
          variants=[(16, "list"), (17, "dict")], sizes=FLOW,  # grid_sample: opset >= 16
