@@ -128,6 +128,10 @@ int poly_addmul(const OsiExprStore *s, const Poly *a, const Poly *b, int64_t kb,
     }
     if (__builtin_mul_overflow(b->k[j], kb, &t)) return 0;
     if (c == 0 && __builtin_add_overflow(t, a->k[i++], &t)) return 0;
+    /* Coefficients stay within +-INT64_MAX, so that every one can change
+     * sign (a subtraction, a printed minus parsed back): INT64_MIN counts as
+     * an overflow. */
+    if (t == INT64_MIN) return 0;
     if (t) {
       out->k[out->n] = t;
       out->m[out->n++] = b->m[j];
@@ -175,7 +179,8 @@ static int poly_normalize(const OsiExprStore *s, Poly *p) {
   uint32_t o = 0;
   for (uint32_t i = 0; i < p->n; i++) {
     if (o > 0 && p->m[o - 1] == p->m[i]) {
-      if (__builtin_add_overflow(p->k[o - 1], p->k[i], &p->k[o - 1])) return 0;
+      if (__builtin_add_overflow(p->k[o - 1], p->k[i], &p->k[o - 1]) || p->k[o - 1] == INT64_MIN)
+        return 0; /* coefficients stay within +-INT64_MAX (poly_addmul) */
     } else {
       if (o > 0 && p->k[o - 1] == 0) o--;
       p->k[o] = p->k[i];
@@ -420,7 +425,7 @@ OsiExpr osi_expr_mul(OsiExprStore *s, OsiExpr a, OsiExpr b) {
       if (i == pa.n && j == pb.n) continue;
       int64_t ka = i < pa.n ? pa.k[i] : pa.c, kb = j < pb.n ? pb.k[j] : pb.c, kk;
       if (ka == 0 || kb == 0) continue;
-      if (__builtin_mul_overflow(ka, kb, &kk)) goto done;
+      if (__builtin_mul_overflow(ka, kb, &kk) || kk == INT64_MIN) goto done; /* (poly_addmul) */
       OsiExpr m = i == pa.n ? pb.m[j] : j == pb.n ? pa.m[i] : mono_mul(s, pa.m[i], pb.m[j]);
       if (!m) goto done;
       out.k[out.n] = kk;
