@@ -35,6 +35,11 @@ struct OsiKnown {
   OsiExpr *bind_from, *bind_to;
   int *bind_origin;
   size_t nb, cap_b;
+  int joins; /* classes merged: 0 while no two sizes are known equal */
+  /* osi_requirements_reduce's results, valid while joins is memo_joins */
+  OsiExpr *memo_keys, *memo_vals;
+  size_t memo_cap, memo_count;
+  int memo_joins;
 };
 
 static size_t expr_slot(const OsiKnown *k, OsiExpr e) {
@@ -178,6 +183,7 @@ static OsiReqVerdict join(OsiKnown *k, OsiExprStore *s, OsiExpr a, OsiExpr b, in
   x->next = y->next;
   y->next = nx;
   x->parent = rb;
+  k->joins++;
   if (xv && !yv) y->val = x->val, y->val_from = x->val_from;
   y->lo = lo, y->lo_from = lo_from, y->hi = hi, y->hi_from = hi_from;
   return OSI_REQ_RECORDED;
@@ -242,10 +248,22 @@ static OsiReqVerdict apply(OsiKnown *k, OsiExprStore *s, OsiExpr lhs, OsiExpr rh
 static void known_reset(OsiKnown *k) {
   k->n = 0;
   k->nb = 0;
+  k->joins = 0;
+  k->memo_joins = -1;
   if (k->slots) memset(k->slots, 0, k->nslots * sizeof *k->slots);
 }
 
 /* Section - The store */
+
+/* After a rollback, what the requirements left imply. */
+static void sync_known(OsiRequirements *r, OsiExprStore *s) {
+  if (r->known_count == r->count) return;
+  int ignored;
+  known_reset(r->known);
+  for (int i = 0; i < r->count; i++)
+    apply(r->known, s, r->items[i].lhs, r->items[i].rhs, r->items[i].less_equal, i, &ignored);
+  r->known_count = r->count;
+}
 
 OsiReqVerdict osi_requirements_add(OsiRequirements *r, OsiExprStore *s, OsiArena *arena,
                                    const OsiRequirement *q, int *against) {
@@ -256,13 +274,7 @@ OsiReqVerdict osi_requirements_add(OsiRequirements *r, OsiExprStore *s, OsiArena
     r->known = calloc(1, sizeof *r->known);
     if (!r->known) return OSI_REQ_HOLDS;
   }
-  if (r->known_count != r->count) { /* rolled back: rebuild from what is left */
-    int ignored;
-    known_reset(r->known);
-    for (int i = 0; i < r->count; i++)
-      apply(r->known, s, r->items[i].lhs, r->items[i].rhs, r->items[i].less_equal, i, &ignored);
-    r->known_count = r->count;
-  }
+  sync_known(r, s);
   if (r->count == r->cap) {
     int cap = r->cap ? r->cap * 2 : 16;
     OsiRequirement *items = realloc(r->items, (size_t)cap * sizeof *items);
@@ -280,6 +292,69 @@ OsiReqVerdict osi_requirements_add(OsiRequirements *r, OsiExprStore *s, OsiArena
   return v;
 }
 
+/* Section - Broadcasts of sizes required equal */
+
+static int same_class(void *user, OsiExpr a, OsiExpr b) {
+  OsiKnown *k = user;
+  if (!k->nslots) return 0;
+  size_t ia = expr_slot(k, a), ib = expr_slot(k, b);
+  if (!k->slots[ia] || !k->slots[ib]) return 0;
+  return find(k, k->slots[ia] - 1) == find(k, k->slots[ib] - 1);
+}
+
+static size_t memo_slot(const OsiKnown *k, OsiExpr e) {
+  size_t mask = k->memo_cap - 1, i = (size_t)(((uint64_t)e * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+  while (k->memo_keys[i] && k->memo_keys[i] != e) i = (i + 1) & mask;
+  return i;
+}
+
+/* Room for one more memo entry (the memo emptied when the classes
+ * changed); 0 when memory runs out. */
+static int memo_room(OsiKnown *k) {
+  if (k->memo_joins != k->joins) {
+    if (k->memo_keys) memset(k->memo_keys, 0, k->memo_cap * sizeof *k->memo_keys);
+    k->memo_count = 0;
+    k->memo_joins = k->joins;
+  }
+  if ((k->memo_count + 1) * 2 <= k->memo_cap) return 1;
+  size_t cap = k->memo_cap ? 2 * k->memo_cap : 256;
+  OsiExpr *keys = calloc(cap, sizeof *keys), *vals = malloc(cap * sizeof *vals);
+  if (!keys || !vals) {
+    free(keys);
+    free(vals);
+    return 0;
+  }
+  OsiExpr *ok = k->memo_keys, *ov = k->memo_vals;
+  size_t ocap = k->memo_cap;
+  k->memo_keys = keys;
+  k->memo_vals = vals;
+  k->memo_cap = cap;
+  for (size_t i = 0; i < ocap; i++)
+    if (ok[i]) {
+      size_t j = memo_slot(k, ok[i]);
+      k->memo_keys[j] = ok[i];
+      k->memo_vals[j] = ov[i];
+    }
+  free(ok);
+  free(ov);
+  return 1;
+}
+
+OsiExpr osi_requirements_reduce(OsiRequirements *r, OsiExprStore *s, OsiExpr e) {
+  if (!r->known || e == OSI_EXPR_UNKNOWN) return e;
+  sync_known(r, s);
+  OsiKnown *k = r->known;
+  if (!k->joins) return e;
+  if (!memo_room(k)) return osi_expr_merge_broadcasts(s, e, same_class, k);
+  size_t at = memo_slot(k, e);
+  if (k->memo_keys[at] == e) return k->memo_vals[at];
+  OsiExpr v = osi_expr_merge_broadcasts(s, e, same_class, k);
+  k->memo_keys[at] = e;
+  k->memo_vals[at] = v;
+  k->memo_count++;
+  return v;
+}
+
 void osi_requirements_rollback(OsiRequirements *r, int count) {
   if (count < r->count) r->count = count;
 }
@@ -291,6 +366,8 @@ void osi_requirements_free(OsiRequirements *r) {
     free(r->known->bind_from);
     free(r->known->bind_to);
     free(r->known->bind_origin);
+    free(r->known->memo_keys);
+    free(r->known->memo_vals);
     free(r->known);
   }
   free(r->items);

@@ -545,6 +545,31 @@ static void test_hash_consing(void) {
   CHECK_STR(osi_expr_str(S, acc), "4*x+y//2"); /* 99999 % 7 == 4 */
 }
 
+/* Sizes a and b known equal (the caller's knowledge), nothing else. */
+static int a_is_b(void *user, OsiExpr x, OsiExpr y) {
+  (void)user;
+  OsiExpr a = osi_expr_symbol(S, "a"), b = osi_expr_symbol(S, "b");
+  return (x == a && y == b) || (x == b && y == a);
+}
+
+/* Broadcast(a, b) is a where a == b: an operand the callback makes equal
+ * to one kept before it goes, inside other terms too and innermost first
+ * (so an outer Broadcast compares merged operands). */
+static void test_merge_broadcasts(void) {
+  const char *cases[][2] = {
+      {"Broadcast(a,b)", "a"},
+      {"Broadcast(b,a,c)", "Broadcast(a,c)"},
+      {"2*Broadcast(a,b)+Max(Broadcast(b,c),1)", "2*a+Max(Broadcast(b,c),1)"},
+      {"Broadcast(a,b+Broadcast(a,b)-a)", "a"}, /* inner first: b+a-a is b */
+      {"Broadcast(c,d)", "Broadcast(c,d)"},
+      {"a+b", "a+b"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    CHECK_STR(osi_expr_str(S, osi_expr_merge_broadcasts(S, osi_expr_parse(S, cases[i][0]), a_is_b, NULL)),
+              cases[i][1]);
+  CHECK_INT(osi_expr_merge_broadcasts(S, OSI_EXPR_UNKNOWN, a_is_b, NULL), OSI_EXPR_UNKNOWN);
+}
+
 int main(void) {
   S = osi_expr_store_new();
   CHECK(S != NULL);
@@ -565,6 +590,7 @@ int main(void) {
   test_limits();
   test_stores_independent();
   test_hash_consing();
+  test_merge_broadcasts();
   osi_expr_store_delete(S);
   TEST_MAIN_END();
 }
