@@ -858,6 +858,16 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
     }
     if (!changed) break;
   }
+  /* A label names the size as the values show it: its target renamed too
+   * (total_sequence_length -> past+Broadcast(seq, ...) once that Broadcast
+   * is renamed to the input's seq, past+seq). */
+  for (int i = 0; nmap && i < run->labels.count; i++)
+    for (int pass = 0; pass < MAX_RENAME_PASSES; pass++) {
+      OsiExpr t = memo_subst(s, &memo, run->labels.items[i].rhs);
+      if (t == OSI_EXPR_UNKNOWN || t == run->labels.items[i].rhs) break;
+      run->labels.items[i].rhs = t;
+    }
+  index_rebuild(&run->labels);
   free(memo.keys);
   free(memo.vals);
 done:

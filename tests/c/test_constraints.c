@@ -476,6 +476,35 @@ static void test_labels_of_data_dependent_size_bounded(void) {
   osi_result_delete(r);
 }
 
+/* Whisper's decoder: positions are table[past:past+seq], whose length is
+ * Min(P+S,40)-Min(P,40); the declared [S] of the sum makes
+ * Broadcast(S, that) the input's S, and the cache's [T], a label, names
+ * P+S as the values show it (not P+Broadcast(S, ...)). */
+static void test_label_names_renamed_size(void) {
+  Builder *b = builder_new(17);
+  builder_input(b, "x", "float[S]");
+  builder_input(b, "past", "float[P]");
+  int64_t table[40];
+  for (int i = 0; i < 40; i++) table[i] = i;
+  builder_initializer_ints(b, "table", 40, table);
+  builder_node(b, "Shape", "sp", "past", "", "p_s", "");
+  builder_node(b, "Shape", "sx", "x", "", "x_s", "");
+  builder_node(b, "Add", "end", "p_s", "x_s", "", "e_s", "");
+  builder_node(b, "Slice", "pos", "table", "p_s", "e_s", "", "positions", "");
+  builder_node(b, "Cast", "cast", "positions", "", "pos_f", "");
+  builder_attr_int(b, "to", 1);
+  builder_node(b, "Add", "h", "x", "pos_f", "", "hidden", "");
+  builder_node(b, "Concat", "cat", "past", "hidden", "", "present", "");
+  builder_attr_int(b, "axis", 0);
+  builder_output(b, "hidden", "float[S]");
+  builder_output(b, "present", "float[T]");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  CHECK_STR(result_dims(r, "hidden"), "[S]");
+  CHECK_STR(result_dims(r, "present"), "[P+S]");
+  CHECK(json_has(r, "\"labels\":{\"T\":\"P+S\"}"));
+  osi_result_delete(r);
+}
+
 int main(void) {
   test_output_anchor_names_data_dependent_dim();
   test_leaf_derivation();
@@ -492,5 +521,6 @@ int main(void) {
   test_if_sliced_branch_declared_as_input();
   test_data_dependent_declared_beyond_bound();
   test_labels_of_data_dependent_size_bounded();
+  test_label_names_renamed_size();
   TEST_MAIN_END();
 }
