@@ -842,6 +842,17 @@ static int clipped_copy(const OsiExprStore *s, OsiExpr y, OsiExpr x) {
   return has_x;
 }
 
+/* 1 when y is 1 wherever the symbol x is 1 (y with x = 1 simplifies to 1).
+ * Then Broadcast(x, y) is x wherever it is defined: x = 0 gives 0 or an
+ * error, x >= 2 gives x or an error, and x = 1 gives y, which is 1
+ * (T5's position_bias[:, :, -seq:] has seq+past-past*Min(seq,1) rows:
+ * Broadcast(seq, that) is seq). */
+static int one_where_one(OsiExprStore *s, OsiExpr y, OsiExpr x) {
+  if (expr_kind(s, x) != EK_SYM || expr_kind(s, y) == EK_SYM || expr_kind(s, y) == EK_CONST) return 0;
+  OsiExpr one = osi_expr_const(s, 1);
+  return osi_expr_substitute(s, y, &x, &one, 1) == one;
+}
+
 OsiExpr osi_expr_broadcast(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   OsiExpr v[2 * NARY_MAX];
   uint32_t n = 0, o = 0;
@@ -863,7 +874,7 @@ OsiExpr osi_expr_broadcast(OsiExprStore *s, OsiExpr a, OsiExpr b) {
     unsigned char dead[2 * NARY_MAX] = {0};
     for (uint32_t i = 0; i < n; i++)
       for (uint32_t j = 0; j < n && !dead[i]; j++)
-        if (j != i && !dead[j] && clipped_copy(s, v[i], v[j])) dead[i] = 1;
+        if (j != i && !dead[j] && (clipped_copy(s, v[i], v[j]) || one_where_one(s, v[i], v[j]))) dead[i] = 1;
     o = 0;
     for (uint32_t i = 0; i < n; i++)
       if (!dead[i]) v[o++] = v[i];

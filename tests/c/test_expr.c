@@ -125,6 +125,14 @@ static void test_nonneg(void) {
   EXPECT("Broadcast(x, Min(x, 64, y))", "Broadcast(x,Min(x,y,64))");
   EXPECT("Broadcast(x, Min(x, 0))", "0");
   EXPECT("Broadcast(a, Min(a, 2), b)", "Broadcast(a,b)");
+  /* y is 1 wherever the symbol x is 1: Broadcast(x, y) is x wherever it is
+   * defined (x = 0: 0 or an error; x >= 2: x or an error). T5's rows of
+   * position_bias[-s:] over p+s; not when y may be 0 at x = 1 (t = 0). */
+  EXPECT("Broadcast(s, p+s-p*Min(s,1))", "s");
+  EXPECT("Broadcast(s, Max(p+s-p*Min(s,1), 0), b)", "Broadcast(b,s)");
+  EXPECT("Broadcast(s, s*s)", "s");
+  EXPECT("Broadcast(s, t-Max(t-s,0)*Min(s,1))", "Broadcast(s,t-Max(t-s,0)*Min(s,1))");
+  EXPECT("Broadcast(s, 2*s)", "Broadcast(s,2*s)");
   EXPECT("Max(a+b, a)", "a+b");
   EXPECT("Max(a, a+b)", "a+b");
   EXPECT("Min(a+b, a)", "a");

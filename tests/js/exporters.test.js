@@ -79,7 +79,7 @@ describe('exporter patterns against onnxruntime', () => {
     expect(m.exact + m.bounded).toBe(m.values);
   });
 
-  test.each(NAMED.filter((n) => !n.startsWith('t5_legacy')))(
+  test.each(NAMED)(
     '%s: declared outputs reproduced, no unknown dim, no fresh symbol, no diagnostic', (name) => {
       const m = byName(name);
       expect(m.expectations).toEqual([]);
