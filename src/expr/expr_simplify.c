@@ -853,6 +853,17 @@ static int one_where_one(OsiExprStore *s, OsiExpr y, OsiExpr x) {
   return osi_expr_substitute(s, y, &x, &one, 1) == one;
 }
 
+/* 1 when m is Max(x, c) with a constant c <= 0: equal to x wherever x >= 0,
+ * and Broadcast(m, x) of a negative x is an error whatever m is (a conv
+ * output (n-k)//s+1 beside its Max(...,0) after a Slice [:-1]). */
+static int nonneg_part(const OsiExprStore *s, OsiExpr m, OsiExpr x) {
+  if (expr_kind(s, m) != EK_MAX || expr_node(s, m)->n != 2) return 0;
+  const OsiExpr *args = expr_args(s, m);
+  int64_t c;
+  return (args[0] == x && osi_expr_is_const(s, args[1], &c) && c <= 0) ||
+         (args[1] == x && osi_expr_is_const(s, args[0], &c) && c <= 0);
+}
+
 OsiExpr osi_expr_broadcast(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   OsiExpr v[2 * NARY_MAX];
   uint32_t n = 0, o = 0;
@@ -874,7 +885,9 @@ OsiExpr osi_expr_broadcast(OsiExprStore *s, OsiExpr a, OsiExpr b) {
     unsigned char dead[2 * NARY_MAX] = {0};
     for (uint32_t i = 0; i < n; i++)
       for (uint32_t j = 0; j < n && !dead[i]; j++)
-        if (j != i && !dead[j] && (clipped_copy(s, v[i], v[j]) || one_where_one(s, v[i], v[j]))) dead[i] = 1;
+        if (j != i && !dead[j] &&
+            (clipped_copy(s, v[i], v[j]) || one_where_one(s, v[i], v[j]) || nonneg_part(s, v[j], v[i])))
+          dead[i] = 1;
     o = 0;
     for (uint32_t i = 0; i < n; i++)
       if (!dead[i]) v[o++] = v[i];

@@ -133,6 +133,11 @@ static void test_nonneg(void) {
   EXPECT("Broadcast(s, s*s)", "s");
   EXPECT("Broadcast(s, t-Max(t-s,0)*Min(s,1))", "Broadcast(s,t-Max(t-s,0)*Min(s,1))");
   EXPECT("Broadcast(s, 2*s)", "Broadcast(s,2*s)");
+  /* A size beside its part >= 0 (a conv output, then sliced [:-1]): equal
+   * where it is >= 0, an error where it is negative. */
+  EXPECT("Broadcast(Max((n+240)//320-1, 0), (n+240)//320-1)", "Max((n+240)//320-1,0)");
+  EXPECT("Broadcast(Max(n-3, -2), n-3, b)", "Broadcast(b,Max(n-3,-2))");
+  EXPECT("Broadcast(Max(n-3, 1), n-3)", "Broadcast(Max(n-3,1),n-3)"); /* n = 3: 0, not 1 */
   EXPECT("Max(a+b, a)", "a+b");
   EXPECT("Max(a, a+b)", "a+b");
   EXPECT("Min(a+b, a)", "a");
