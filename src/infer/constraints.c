@@ -197,6 +197,7 @@ static int find_root(Classes *c, int i) {
 typedef struct Ranking {
   OsiExprStore *s;
   const Names *inputs, *preferred;
+  const OsiRequirements *req; /* what the model needs to run */
 } Ranking;
 
 static int from_inputs(const Ranking *r, OsiExpr e);
@@ -345,12 +346,27 @@ static int mentions(OsiExprStore *s, OsiExpr e, const char *name) {
   return sm.found;
 }
 
+/* Whether a requirement the sample gives values breaks: the model cannot
+ * run at those sizes. */
+static int breaks_requirement(OsiExprStore *s, const OsiRequirements *req, Sample *sm) {
+  for (int i = 0; req && i < req->count; i++) {
+    int64_t x, y;
+    if (osi_expr_eval(s, req->items[i].lhs, sample_lookup, sm, &x) != 0 ||
+        osi_expr_eval(s, req->items[i].rhs, sample_lookup, sm, &y) != 0)
+      continue;
+    if (req->items[i].less_equal ? x > y : x != y) return 1;
+  }
+  return 0;
+}
+
 /* Whether a == b (le: a <= b) at a few small sizes of their symbols (all
  * 0, and six spreads of 1..10), counting only sizes where both are
- * defined; at least one must be. Not a proof: it tells a declaration that
- * can name one size (whatever the sizes a model really takes) from one
- * that contradicts inference at ordinary sizes. */
-static int holds_on_samples(OsiExprStore *s, OsiExpr a, OsiExpr b, int le) {
+ * defined; at least one must be. Sizes at which a requirement of the model
+ * breaks do not count against it (Reshape(x, [b//3, 3*vocab]) requires b
+ * to be a multiple of 3, so 3*(b//3) names b). Not a proof: it tells a
+ * declaration that can name one size (whatever the sizes a model really
+ * takes) from one that contradicts inference at ordinary sizes. */
+static int holds_on_samples(OsiExprStore *s, const OsiRequirements *req, OsiExpr a, OsiExpr b, int le) {
   Sample sm = {0};
   osi_expr_for_each_symbol(s, a, sample_symbol, &sm);
   osi_expr_for_each_symbol(s, b, sample_symbol, &sm);
@@ -361,7 +377,10 @@ static int holds_on_samples(OsiExprStore *s, OsiExpr a, OsiExpr b, int le) {
     int64_t va, vb;
     if (osi_expr_eval(s, a, sample_lookup, &sm, &va) != 0 || osi_expr_eval(s, b, sample_lookup, &sm, &vb) != 0)
       continue;
-    if (le ? va > vb : va != vb) return 0;
+    if (le ? va > vb : va != vb) {
+      if (!breaks_requirement(s, req, &sm)) return 0;
+      continue;
+    }
     defined++;
   }
   return defined > 0;
@@ -410,7 +429,7 @@ static int join_consistent(const Ranking *r, Defs *defs, OsiExpr ra, OsiExpr rb,
   int named = ra == lhs || ra == rhs, named_b = rb == lhs || rb == rhs;
   if (sa && named && !sb && !mentions(s, b, name)) return defs_add(s, defs, a, b);
   if (sb && named_b && !sa && !mentions(s, a, other)) return defs_add(s, defs, b, a);
-  return holds_on_samples(s, a, b, 0);
+  return holds_on_samples(s, r->req, a, b, 0);
 }
 
 /* Section - Declared names for data-dependent dims */
@@ -470,7 +489,7 @@ static int data_dim_fits(const Ranking *r, Defs *defs, const DataDims *dd, OsiEx
     OsiExpr alt = dd->either->items[i].rhs;
     if (from_inputs(r, alt)) {
       OsiExpr a = defs_apply(s, defs, alt), b = defs_apply(s, defs, size);
-      if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || (a != b && !holds_on_samples(s, a, b, 0))) return 0;
+      if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || (a != b && !holds_on_samples(s, r->req, a, b, 0))) return 0;
     } else if (depth < EITHER_DEPTH && !data_dim_fits(r, defs, dd, alt, size, depth + 1)) {
       return 0;
     }
@@ -479,7 +498,7 @@ static int data_dim_fits(const Ranking *r, Defs *defs, const DataDims *dd, OsiEx
     OsiExpr bound = dd->bounds->items[i].rhs;
     if (!from_inputs(r, bound)) continue;
     OsiExpr a = defs_apply(s, defs, size), b = defs_apply(s, defs, bound);
-    if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || !holds_on_samples(s, a, b, 1)) return 0;
+    if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || !holds_on_samples(s, r->req, a, b, 1)) return 0;
   }
   return 1;
 }
@@ -769,7 +788,7 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
   collect_names(s, g->inputs, g->n_inputs, &preferred);
   collect_names(s, g->outputs, g->n_outputs, &preferred);
   collect_names(s, g->value_info, g->n_value_info, &preferred);
-  Ranking r = {s, &inputs, &preferred};
+  Ranking r = {s, &inputs, &preferred, &run->requirements};
 
   size_t nslots = 16;
   while (nslots < (size_t)n * 4) nslots *= 2; /* 2n members at most, load <= 1/2 */

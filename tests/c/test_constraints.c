@@ -505,6 +505,39 @@ static void test_label_names_renamed_size(void) {
   osi_result_delete(r);
 }
 
+/* Beam search's batch = batch_beams // 3: Reshape(x[B,5], [B//3, 15])
+ * runs only when B is a multiple of 3, so the rows gathered back,
+ * 3*(B//3), are the declared B (sizes where the Reshape fails are no
+ * evidence against it). Without that Reshape, 3*(B//3) differs from B at
+ * ordinary sizes and the declaration is refused. */
+static void test_declared_name_under_requirement(void) {
+  for (int with_reshape = 1; with_reshape >= 0; with_reshape--) {
+    Builder *b = builder_new(17);
+    builder_input(b, "x", "float[B,5]");
+    builder_initializer_ints(b, "zero", 1, (const int64_t[]){0});
+    builder_initializer_ints(b, "three", 1, (const int64_t[]){3});
+    builder_initializer_ints(b, "fifteen", 1, (const int64_t[]){15});
+    builder_initializer_ints(b, "back", 2, (const int64_t[]){-1, 5});
+    builder_node(b, "Shape", "shape", "x", "", "xs", "");
+    builder_node(b, "Gather", "g", "xs", "zero", "", "bb", "");
+    builder_node(b, "Div", "div", "bb", "three", "", "batch", "");
+    builder_node(b, "Mul", "mul", "batch", "three", "", "rows", "");
+    builder_node(b, "Concat", "cat", "batch", "fifteen", "", "grouped_shape", "");
+    builder_attr_int(b, "axis", 0);
+    if (with_reshape) {
+      builder_node(b, "Reshape", "group", "x", "grouped_shape", "", "grouped", "");
+      builder_node(b, "Reshape", "ungroup", "grouped", "back", "", "y", "");
+    } else {
+      builder_node(b, "Slice", "crop", "x", "zero", "rows", "", "y", "");
+    }
+    builder_output(b, "y", "float[B,5]");
+    OsiResult *r = builder_infer(b, 0, NULL);
+    CHECK_STR(result_dims(r, "y"), with_reshape ? "[B,5]" : "[3*(B//3),5]");
+    CHECK(json_has(r, "ANCHOR_CONFLICT") == !with_reshape);
+    osi_result_delete(r);
+  }
+}
+
 int main(void) {
   test_output_anchor_names_data_dependent_dim();
   test_leaf_derivation();
@@ -522,5 +555,6 @@ int main(void) {
   test_data_dependent_declared_beyond_bound();
   test_labels_of_data_dependent_size_bounded();
   test_label_names_renamed_size();
+  test_declared_name_under_requirement();
   TEST_MAIN_END();
 }
