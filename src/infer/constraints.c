@@ -816,28 +816,52 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
     goto done;
   }
   /* In declaration order; an equality that cannot name one size given the
-   * ones already joined is rejected (it renames nothing). */
-  for (int i = 0; i < n; i++) {
-    OsiExpr lhs = run->equal.items[i].lhs, rhs = run->equal.items[i].rhs;
-    int a = class_of(&r, &c, &sizes, lhs), b = class_of(&r, &c, &sizes, rhs);
-    if (a == b) continue;
-    if (!class_fits(&r, &defs, &dd, &c, a, rep[b]) || !class_fits(&r, &defs, &dd, &c, b, rep[a])) {
-      list_add(&rejected, lhs, rhs);
-      list_add(&data_rejected, lhs, rhs);
-      continue;
-    }
-    if ((unknown[a] && rep[b] != OSI_EXPR_UNKNOWN) || (unknown[b] && rep[a] != OSI_EXPR_UNKNOWN) ||
-        !join_consistent(&r, &defs, rep[a], rep[b], lhs, rhs)) {
-      list_add(&rejected, lhs, rhs);
-      continue;
-    }
-    c.parent[a] = b;
-    int ring = c.next[a];
-    c.next[a] = c.next[b];
-    c.next[b] = ring;
-    if (rep[b] == OSI_EXPR_UNKNOWN) rep[b] = rep[a];
-    unknown[b] |= unknown[a];
+   * ones already joined waits, and is tried again once others have joined
+   * (what they define may make it fit: two caches declared total_seq, one
+   * past+seq and one computed through a Broadcast with seq that is past+seq
+   * once total_seq is). Whatever still does not fit is rejected (it renames
+   * nothing). */
+  char *pending = calloc((size_t)n + 1, 1); /* 1: waits; 2: waits, on a data-dependent size */
+  if (!pending) {
+    st = osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
+    goto done;
   }
+  for (int i = 0; i < n; i++) pending[i] = 1;
+  for (int progress = 1; progress;) {
+    progress = 0;
+    for (int i = 0; i < n; i++) {
+      if (!pending[i]) continue;
+      OsiExpr lhs = run->equal.items[i].lhs, rhs = run->equal.items[i].rhs;
+      int a = class_of(&r, &c, &sizes, lhs), b = class_of(&r, &c, &sizes, rhs);
+      if (a == b) {
+        pending[i] = 0;
+        continue;
+      }
+      if (!class_fits(&r, &defs, &dd, &c, a, rep[b]) || !class_fits(&r, &defs, &dd, &c, b, rep[a])) {
+        pending[i] = 2;
+        continue;
+      }
+      if ((unknown[a] && rep[b] != OSI_EXPR_UNKNOWN) || (unknown[b] && rep[a] != OSI_EXPR_UNKNOWN) ||
+          !join_consistent(&r, &defs, rep[a], rep[b], lhs, rhs)) {
+        pending[i] = 1;
+        continue;
+      }
+      pending[i] = 0;
+      progress = 1;
+      c.parent[a] = b;
+      int ring = c.next[a];
+      c.next[a] = c.next[b];
+      c.next[b] = ring;
+      if (rep[b] == OSI_EXPR_UNKNOWN) rep[b] = rep[a];
+      unknown[b] |= unknown[a];
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    if (!pending[i]) continue;
+    list_add(&rejected, run->equal.items[i].lhs, run->equal.items[i].rhs);
+    if (pending[i] == 2) list_add(&data_rejected, run->equal.items[i].lhs, run->equal.items[i].rhs);
+  }
+  free(pending);
   if (rejected.count) settle_rejected(scope, &rejected, &data_rejected, log);
   for (int i = 0; i < c.count; i++) best[i] = OSI_EXPR_UNKNOWN;
   for (int i = 0; i < c.count; i++) {

@@ -538,6 +538,34 @@ static void test_declared_name_under_requirement(void) {
   }
 }
 
+/* Qwen2's position_ids[:, -seq:] over the mask's T columns has
+ * Max(T-Max(T-S,0)*Min(S,1),0) rows; the keys roped with it are
+ * P+Broadcast(S, that), the values P+S. Both caches are declared T: the
+ * values' declaration defines T as P+S, under which the keys' size is P+S
+ * too, whichever output comes first. */
+static void test_declarations_in_any_order(void) {
+  Builder *b = builder_new(17);
+  builder_input(b, "x", "float[S]");
+  builder_input(b, "past", "float[P]");
+  builder_input(b, "mask", "float[T]");
+  builder_initializer_ints(b, "big", 1, (const int64_t[]){INT64_MAX});
+  builder_node(b, "Shape", "sx", "x", "", "x_s", "");
+  builder_node(b, "Neg", "neg", "x_s", "", "minus_s", "");
+  builder_node(b, "Slice", "tail", "mask", "minus_s", "big", "", "positions", "");
+  builder_node(b, "Add", "rope", "x", "positions", "", "roped", "");
+  builder_node(b, "Concat", "ck", "past", "roped", "", "present_key", "");
+  builder_attr_int(b, "axis", 0);
+  builder_node(b, "Concat", "cv", "past", "x", "", "present_value", "");
+  builder_attr_int(b, "axis", 0);
+  builder_output(b, "present_key", "float[T]");
+  builder_output(b, "present_value", "float[T]");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  CHECK_STR(result_dims(r, "present_key"), "[T]");
+  CHECK_STR(result_dims(r, "present_value"), "[T]");
+  CHECK(!json_has(r, "ANCHOR_CONFLICT"));
+  osi_result_delete(r);
+}
+
 int main(void) {
   test_output_anchor_names_data_dependent_dim();
   test_leaf_derivation();
@@ -556,5 +584,6 @@ int main(void) {
   test_labels_of_data_dependent_size_bounded();
   test_label_names_renamed_size();
   test_declared_name_under_requirement();
+  test_declarations_in_any_order();
   TEST_MAIN_END();
 }
