@@ -33,6 +33,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_float_models import float_models  # noqa: E402  (sizes computed in float)
+from make_llm_models import llm_models  # noqa: E402  (more LLM-style decoders and encoders)
 
 warnings.filterwarnings("ignore")
 torch.manual_seed(0)
@@ -1195,6 +1196,7 @@ def main():
         float_models(outdir, opset, export, record)
         capped(outdir, opset)
         appended(outdir, opset)
+    llm_models(outdir, export)
     helper_decoder(outdir)
     paddle_labels(outdir)
     silero_like(outdir)
