@@ -103,6 +103,11 @@ struct OsiExprStore {
   uint32_t canon_stack[32];
   uint32_t canon_depth;
   uint32_t cycle_breaks;
+  /* expr_simplify.c: osi_expr_broadcast results, direct-mapped triples
+   * (a, b, result), a = 0 empty (every elementwise op broadcasts the same
+   * pairs again, and each try of its rules evaluates and substitutes) */
+  uint32_t *bcast_memo;
+  uint32_t bcast_memo_cap;
   /* expr_naming.c: named derived sizes, printed as names while naming_on */
   ExprNaming *naming;
   int naming_on;

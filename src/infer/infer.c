@@ -278,38 +278,23 @@ static int64_t node_budget(const OsiModel *m) {
   return OSI_NODE_VISITS_BASE + OSI_NODE_VISITS_PER_NODE * n;
 }
 
-/* t with its dims (and integer contents) reduced by the requirements
- * (osi_requirements_reduce); t itself when nothing changes. */
+/* t with its dims reduced by the requirements (osi_requirements_reduce);
+ * t itself when nothing changes. Contents are left: a Shape reads dims
+ * already reduced, and no fold of sizes makes a Broadcast. */
 static const OsiType *reduce_type(OsiRun *run, const OsiType *t, int depth) {
-  if (!t || depth > 16 || !run->requirements.count) return t;
-  OsiExprStore *s = run->exprs;
+  if (!t || depth > 16) return t;
   const OsiType *elem = reduce_type(run, t->elem, depth + 1);
   int changed = elem != t->elem;
   OsiExpr dims[OSI_MAX_RANK];
   for (int i = 0; i < t->rank; i++) {
-    dims[i] = osi_requirements_reduce(&run->requirements, s, t->dims[i]);
+    dims[i] = osi_requirements_reduce(&run->requirements, run->exprs, t->dims[i]);
     changed |= dims[i] != t->dims[i];
   }
-  const OsiValue *value = t->value;
-  OsiExpr *vals = NULL;
-  for (int64_t i = 0; value && value->ints && i < value->count; i++) {
-    OsiExpr e = osi_requirements_reduce(&run->requirements, s, value->ints[i]);
-    if (e == value->ints[i]) continue;
-    if (!vals) {
-      OsiValue *nv = osi_value_ints(run->arena, value->count, &vals);
-      if (!nv) break;
-      memcpy(vals, value->ints, (size_t)value->count * sizeof(OsiExpr));
-      value = nv;
-    }
-    vals[i] = e;
-  }
-  changed |= value != t->value;
   if (!changed) return t;
   OsiType *nt = osi_type_copy(run->arena, t);
   if (!nt) return t;
   for (int i = 0; i < t->rank; i++) osi_type_dims_mut(nt)[i] = dims[i];
   nt->elem = elem;
-  nt->value = value;
   return nt;
 }
 
@@ -357,7 +342,16 @@ static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index) {
              attr_type_name((OsiAttrType)op.bad_attr_want));
   }
   if (st == OSI_OK) st = reject_negative_dims(run, &op);
-  for (int o = 0; st == OSI_OK && o < n->n_outputs; o++) op.out[o] = reduce_type(run, op.out[o], 0);
+  if (st == OSI_OK && osi_requirements_join_any(&run->requirements, run->exprs)) {
+    for (int o = 0; o < n->n_outputs; o++) op.out[o] = reduce_type(run, op.out[o], 0);
+    int joins = osi_requirements_joins(&run->requirements);
+    if (joins != run->joins_seen) {
+      const OsiContext *top = scope;
+      while (top->parent) top = top->parent;
+      run->joins_seen = joins;
+      run->values_before_join = top->n_order;
+    }
+  }
   /* A subgraph walk moved the current node; restore it for this node's events. */
   run->cur_node = index;
   run->cur_node_name = n->name;
@@ -414,8 +408,9 @@ OsiStatus osi_infer_graph(OsiContext *scope, const OsiGraph *g, int n_in,
     st = infer_node(scope, &g->nodes[order[k]], order[k]);
   free(order);
   /* A requirement found late reduces the Broadcasts formed before it. */
-  for (int i = 0; st == OSI_OK && !scope->parent && i < scope->n_order; i++)
-    scope->order[i]->type = reduce_type(scope->run, scope->order[i]->type, 0);
+  if (st == OSI_OK && !scope->parent && osi_requirements_join_any(&scope->run->requirements, scope->run->exprs))
+    for (int i = 0; i < scope->run->values_before_join && i < scope->n_order; i++)
+      scope->order[i]->type = reduce_type(scope->run, scope->order[i]->type, 0);
   return st;
 }
 

@@ -340,8 +340,18 @@ static int memo_room(OsiKnown *k) {
   return 1;
 }
 
+int osi_requirements_joins(const OsiRequirements *r) { return r->known ? r->known->joins : 0; }
+
+int osi_requirements_join_any(OsiRequirements *r, OsiExprStore *s) {
+  if (!r->known || !r->count) return 0;
+  sync_known(r, s);
+  return r->known->joins > 0;
+}
+
 OsiExpr osi_requirements_reduce(OsiRequirements *r, OsiExprStore *s, OsiExpr e) {
-  if (!r->known || e == OSI_EXPR_UNKNOWN) return e;
+  const char *name;
+  if (!r->known || e == OSI_EXPR_UNKNOWN || osi_expr_is_const(s, e, NULL) || osi_expr_is_symbol(s, e, &name))
+    return e; /* no Broadcast in a leaf */
   sync_known(r, s);
   OsiKnown *k = r->known;
   if (!k->joins) return e;

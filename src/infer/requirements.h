@@ -56,6 +56,10 @@ OsiReqVerdict osi_requirements_add(OsiRequirements *r, OsiExprStore *s, OsiArena
  * with a == b required is a. Renames nothing: a dim that is a symbol stays
  * that symbol. */
 OsiExpr osi_requirements_reduce(OsiRequirements *r, OsiExprStore *s, OsiExpr e);
+/* Whether the requirements make any two sizes equal (else reduce changes nothing). */
+int osi_requirements_join_any(OsiRequirements *r, OsiExprStore *s);
+/* How many joins the classes have had (after osi_requirements_join_any). */
+int osi_requirements_joins(const OsiRequirements *r);
 /* Drops the requirements after the first `count` (a superseded
  * fixed-point round). */
 void osi_requirements_rollback(OsiRequirements *r, int count);
