@@ -666,63 +666,6 @@ OsiExpr osi_expr_substitute(OsiExprStore *s, OsiExpr e, const OsiExpr *from, con
   return subst_rec(s, e, from, to, n);
 }
 
-/* Section - Broadcasts of sizes known equal */
-
-/* The Broadcast subterms of e (integer nodes only: floats hold none that
- * matter), each once; at most cap. */
-static void find_broadcasts(const OsiExprStore *s, OsiExpr e, OsiExpr *out, uint32_t *n, uint32_t cap) {
-  int kind = s->nodes[e].kind;
-  if (kind == EK_CONST || kind == EK_SYM || expr_is_float_kind(kind) || kind == EK_FTOINT) return;
-  for (uint32_t i = 0; i < s->nodes[e].n; i++) find_broadcasts(s, s->args[s->nodes[e].off + i], out, n, cap);
-  if (kind != EK_BROADCAST) return;
-  for (uint32_t i = 0; i < *n; i++)
-    if (out[i] == e) return;
-  if (*n < cap) out[(*n)++] = e;
-}
-
-static int by_id(const void *a, const void *b) {
-  OsiExpr x = *(const OsiExpr *)a, y = *(const OsiExpr *)b;
-  return x < y ? -1 : x > y;
-}
-
-OsiExpr osi_expr_merge_broadcasts(OsiExprStore *s, OsiExpr e, OsiExprSameFn same, void *user) {
-  if (!s || e == OSI_EXPR_UNKNOWN || e >= s->nnodes || !same) return e;
-  OsiExpr list[64], from[64], to[64];
-  uint32_t nb = 0, nmap = 0;
-  find_broadcasts(s, e, list, &nb, 64);
-  if (!nb) return e;
-  /* inner ones first (a subterm has a smaller id), so an outer Broadcast
-   * sees its operands already merged */
-  qsort(list, nb, sizeof *list, by_id);
-  for (uint32_t b = 0; b < nb; b++) {
-    const ExprNode *nd = &s->nodes[list[b]];
-    OsiExpr kept[2 * 64], acc = OSI_EXPR_UNKNOWN;
-    uint32_t nk = 0, n = nd->n < 2 * 64 ? nd->n : 0;
-    int changed = 0;
-    for (uint32_t i = 0; i < n; i++) {
-      OsiExpr a = s->args[s->nodes[list[b]].off + i];
-      OsiExpr m = nmap ? osi_expr_substitute(s, a, from, to, nmap) : a;
-      if (m == OSI_EXPR_UNKNOWN) m = a;
-      changed |= m != a;
-      uint32_t k = 0;
-      while (k < nk && kept[k] != m && !same(user, kept[k], m)) k++;
-      if (k < nk) {
-        changed = 1;
-        continue;
-      }
-      kept[nk++] = m;
-    }
-    if (!changed) continue;
-    for (uint32_t k = 0; k < nk; k++) acc = k ? osi_expr_broadcast(s, acc, kept[k]) : kept[k];
-    if (acc == OSI_EXPR_UNKNOWN || acc == list[b]) continue;
-    from[nmap] = list[b];
-    to[nmap++] = acc;
-  }
-  if (!nmap) return e;
-  OsiExpr r = osi_expr_substitute(s, e, from, to, nmap);
-  return r == OSI_EXPR_UNKNOWN ? e : r;
-}
-
 /* Section - Leaf equality */
 
 int osi_expr_leaf_equality(OsiExprStore *s, OsiExpr a, OsiExpr b, OsiExpr *x, OsiExpr *y) {

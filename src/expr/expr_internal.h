@@ -137,6 +137,14 @@ static inline int expr_is_float(const OsiExprStore *s, OsiExpr e) {
   return expr_is_float_kind(s->nodes[e].kind);
 }
 
+/* Section - Broadcast (expr_broadcast.c) */
+
+/* 1 when Broadcast(x, y) is x wherever it is defined, by a rule beyond
+ * the constants (y is 1 wherever the symbol x is 1; x is Max(y, c <= 0)). */
+int expr_broadcast_drops(OsiExprStore *s, OsiExpr y, OsiExpr x);
+/* The memo triple (a, b, result) of Broadcast(a, b), NULL without memory. */
+uint32_t *expr_broadcast_slot(OsiExprStore *s, OsiExpr a, OsiExpr b);
+
 /* Structural total order on canonical expressions (0 iff same id). */
 int expr_cmp(const OsiExprStore *s, OsiExpr a, OsiExpr b);
 /* Order of the terms of a polynomial: higher degree first, then expr_cmp

@@ -842,73 +842,14 @@ static int clipped_copy(const OsiExprStore *s, OsiExpr y, OsiExpr x) {
   return has_x;
 }
 
-/* 1 when y is 1 wherever the symbol x is 1 (y with x = 1 simplifies to 1).
- * Then Broadcast(x, y) is x wherever it is defined: x = 0 gives 0 or an
- * error, x >= 2 gives x or an error, and x = 1 gives y, which is 1
- * (T5's position_bias[:, :, -seq:] has seq+past-past*Min(seq,1) rows:
- * Broadcast(seq, that) is seq). */
-typedef struct OneAt {
-  const char *x;
-  int64_t others;
-} OneAt;
-
-static int one_at_lookup(void *user, const char *name, int64_t *value) {
-  const OneAt *o = user;
-  *value = strcmp(name, o->x) == 0 ? 1 : o->others;
-  return 1;
-}
-
-static int one_where_one(OsiExprStore *s, OsiExpr y, OsiExpr x) {
-  if (expr_kind(s, x) != EK_SYM || expr_kind(s, y) == EK_SYM || expr_kind(s, y) == EK_CONST) return 0;
-  /* Most candidates are not 1 at x = 1 with the other sizes small or past
-   * any buffer a model clips to (Min(p+x,64)-Min(p,64)): evaluating there is
-   * far cheaper than the substitution that proves it. */
-  for (int k = 0; k < 2; k++) {
-    OneAt at = {expr_node(s, x)->name, k ? 1000003 : 3};
-    int64_t v;
-    if (osi_expr_eval(s, y, one_at_lookup, &at, &v) == 0 && v != 1) return 0;
-  }
-  OsiExpr one = osi_expr_const(s, 1);
-  return osi_expr_substitute(s, y, &x, &one, 1) == one;
-}
-
-/* 1 when m is Max(x, c) with a constant c <= 0: equal to x wherever x >= 0,
- * and Broadcast(m, x) of a negative x is an error whatever m is (a conv
- * output (n-k)//s+1 beside its Max(...,0) after a Slice [:-1]). */
-static int nonneg_part(const OsiExprStore *s, OsiExpr m, OsiExpr x) {
-  if (expr_kind(s, m) != EK_MAX || expr_node(s, m)->n != 2) return 0;
-  const OsiExpr *args = expr_args(s, m);
-  int64_t c;
-  return (args[0] == x && osi_expr_is_const(s, args[1], &c) && c <= 0) ||
-         (args[1] == x && osi_expr_is_const(s, args[0], &c) && c <= 0);
-}
-
-#define BCAST_MEMO_MAX_CAP (1u << 14)
-
-static uint32_t *bcast_slot(OsiExprStore *s, OsiExpr a, OsiExpr b) {
-  if (s->bcast_memo_cap < BCAST_MEMO_MAX_CAP && s->bcast_memo_cap < s->nnodes) {
-    uint32_t cap = s->bcast_memo_cap ? s->bcast_memo_cap : 256;
-    while (cap < s->nnodes && cap < BCAST_MEMO_MAX_CAP) cap *= 2;
-    uint32_t *m = calloc(3 * (size_t)cap, sizeof *m); /* a new table starts empty */
-    if (m) {
-      free(s->bcast_memo);
-      s->bcast_memo = m;
-      s->bcast_memo_cap = cap;
-    }
-  }
-  if (!s->bcast_memo) return NULL;
-  uint32_t h = ((a * 2654435761u) ^ (b * 40503u)) & (s->bcast_memo_cap - 1);
-  return s->bcast_memo + 3 * h;
-}
-
 static OsiExpr broadcast_uncached(OsiExprStore *s, OsiExpr a, OsiExpr b);
 
 OsiExpr osi_expr_broadcast(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
-  uint32_t *m = bcast_slot(s, a, b);
+  uint32_t *m = expr_broadcast_slot(s, a, b);
   if (m && m[0] == a && m[1] == b) return m[2];
   OsiExpr r = broadcast_uncached(s, a, b);
-  m = bcast_slot(s, a, b); /* the table may have grown meanwhile */
+  m = expr_broadcast_slot(s, a, b); /* the table may have grown meanwhile */
   if (m) m[0] = a, m[1] = b, m[2] = r;
   return r;
 }
@@ -935,7 +876,7 @@ static OsiExpr broadcast_uncached(OsiExprStore *s, OsiExpr a, OsiExpr b) {
     for (uint32_t i = 0; i < n; i++)
       for (uint32_t j = 0; j < n && !dead[i]; j++)
         if (j != i && !dead[j] &&
-            (clipped_copy(s, v[i], v[j]) || one_where_one(s, v[i], v[j]) || nonneg_part(s, v[j], v[i])))
+            (clipped_copy(s, v[i], v[j]) || expr_broadcast_drops(s, v[i], v[j])))
           dead[i] = 1;
     o = 0;
     for (uint32_t i = 0; i < n; i++)

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "infer/samples.h"
+
 static size_t pair_hash(OsiExpr a, OsiExpr b) {
   uint64_t h = ((uint64_t)a << 32 | (uint64_t)b) * 0x9e3779b97f4a7c15ull;
   return (size_t)(h >> 32);
@@ -310,82 +312,6 @@ static int defs_add(OsiExprStore *s, Defs *d, OsiExpr symbol, OsiExpr value) {
   return 1;
 }
 
-#define SAMPLE_SYMBOLS 16
-#define SAMPLES 7
-
-typedef struct Sample {
-  const char *names[SAMPLE_SYMBOLS];
-  int64_t values[SAMPLE_SYMBOLS];
-  int n, too_many;
-  const char *find;
-  int found;
-} Sample;
-
-static void sample_symbol(const char *name, void *user) {
-  Sample *sm = user;
-  if (sm->find && strcmp(sm->find, name) == 0) sm->found = 1;
-  for (int i = 0; i < sm->n; i++)
-    if (strcmp(sm->names[i], name) == 0) return;
-  if (sm->n == SAMPLE_SYMBOLS) sm->too_many = 1;
-  else sm->names[sm->n++] = name;
-}
-
-static int sample_lookup(void *user, const char *name, int64_t *value) {
-  const Sample *sm = user;
-  for (int i = 0; i < sm->n; i++)
-    if (strcmp(sm->names[i], name) == 0) {
-      *value = sm->values[i];
-      return 1;
-    }
-  return 0;
-}
-
-static int mentions(OsiExprStore *s, OsiExpr e, const char *name) {
-  Sample sm = {.find = name};
-  osi_expr_for_each_symbol(s, e, sample_symbol, &sm);
-  return sm.found;
-}
-
-/* Whether a requirement the sample gives values breaks: the model cannot
- * run at those sizes. */
-static int breaks_requirement(OsiExprStore *s, const OsiRequirements *req, Sample *sm) {
-  for (int i = 0; req && i < req->count; i++) {
-    int64_t x, y;
-    if (osi_expr_eval(s, req->items[i].lhs, sample_lookup, sm, &x) != 0 ||
-        osi_expr_eval(s, req->items[i].rhs, sample_lookup, sm, &y) != 0)
-      continue;
-    if (req->items[i].less_equal ? x > y : x != y) return 1;
-  }
-  return 0;
-}
-
-/* Whether a == b (le: a <= b) at a few small sizes of their symbols (all
- * 0, and six spreads of 1..10), counting only sizes where both are
- * defined; at least one must be. Sizes at which a requirement of the model
- * breaks do not count against it (Reshape(x, [b//3, 3*vocab]) requires b
- * to be a multiple of 3, so 3*(b//3) names b). Not a proof: it tells a
- * declaration that can name one size (whatever the sizes a model really
- * takes) from one that contradicts inference at ordinary sizes. */
-static int holds_on_samples(OsiExprStore *s, const OsiRequirements *req, OsiExpr a, OsiExpr b, int le) {
-  Sample sm = {0};
-  osi_expr_for_each_symbol(s, a, sample_symbol, &sm);
-  osi_expr_for_each_symbol(s, b, sample_symbol, &sm);
-  if (sm.too_many) return 0;
-  int defined = 0;
-  for (int k = 0; k < SAMPLES; k++) {
-    for (int j = 0; j < sm.n; j++) sm.values[j] = k == 0 ? 0 : 1 + (7 * j + 3 * k + j * k) % 10;
-    int64_t va, vb;
-    if (osi_expr_eval(s, a, sample_lookup, &sm, &va) != 0 || osi_expr_eval(s, b, sample_lookup, &sm, &vb) != 0)
-      continue;
-    if (le ? va > vb : va != vb) {
-      if (!breaks_requirement(s, req, &sm)) return 0;
-      continue;
-    }
-    defined++;
-  }
-  return defined > 0;
-}
-
 /* What a class knows of its size, per root: its member made of graph-input
  * symbols only (a bare one or a computed size) or OSI_EXPR_UNKNOWN, and
  * whether it holds a declared name standing for a size inference does not
@@ -427,9 +353,9 @@ static int join_consistent(const Ranking *r, Defs *defs, OsiExpr ra, OsiExpr rb,
    * graph-input symbols are two sizes the caller picks: equating them is
    * left to the samples too (torch labels batch and seq dims alike). */
   int named = ra == lhs || ra == rhs, named_b = rb == lhs || rb == rhs;
-  if (sa && named && !sb && !mentions(s, b, name)) return defs_add(s, defs, a, b);
-  if (sb && named_b && !sa && !mentions(s, a, other)) return defs_add(s, defs, b, a);
-  return holds_on_samples(s, r->req, a, b, 0);
+  if (sa && named && !sb && !osi_expr_mentions(s, b, name)) return defs_add(s, defs, a, b);
+  if (sb && named_b && !sa && !osi_expr_mentions(s, a, other)) return defs_add(s, defs, b, a);
+  return osi_holds_on_samples(s, r->req, a, b, 0);
 }
 
 /* Section - Declared names for data-dependent dims */
@@ -489,7 +415,7 @@ static int data_dim_fits(const Ranking *r, Defs *defs, const DataDims *dd, OsiEx
     OsiExpr alt = dd->either->items[i].rhs;
     if (from_inputs(r, alt)) {
       OsiExpr a = defs_apply(s, defs, alt), b = defs_apply(s, defs, size);
-      if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || (a != b && !holds_on_samples(s, r->req, a, b, 0))) return 0;
+      if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || (a != b && !osi_holds_on_samples(s, r->req, a, b, 0))) return 0;
     } else if (depth < EITHER_DEPTH && !data_dim_fits(r, defs, dd, alt, size, depth + 1)) {
       return 0;
     }
@@ -498,7 +424,7 @@ static int data_dim_fits(const Ranking *r, Defs *defs, const DataDims *dd, OsiEx
     OsiExpr bound = dd->bounds->items[i].rhs;
     if (!from_inputs(r, bound)) continue;
     OsiExpr a = defs_apply(s, defs, size), b = defs_apply(s, defs, bound);
-    if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || !holds_on_samples(s, r->req, a, b, 1)) return 0;
+    if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || !osi_holds_on_samples(s, r->req, a, b, 1)) return 0;
   }
   return 1;
 }
