@@ -21,6 +21,7 @@
 typedef struct Member {
   OsiExpr e;
   int parent, next; /* union-find; circular list of the class */
+  int top;          /* union-find of the top-level graph's equalities alone */
   /* Roots only: the value and bounds, each with the requirement that set it
    * (-1 none; -2 a constant member, true by itself). */
   int val_from, lo_from, hi_from;
@@ -35,7 +36,7 @@ struct OsiKnown {
   OsiExpr *bind_from, *bind_to;
   int *bind_origin;
   size_t nb, cap_b;
-  int joins; /* classes merged: 0 while no two sizes are known equal */
+  int joins; /* top-level joins: 0 while no two sizes are known equal where the model runs */
   /* osi_requirements_reduce's results, valid while joins is memo_joins */
   OsiExpr *memo_keys, *memo_vals;
   size_t memo_cap, memo_count;
@@ -50,6 +51,11 @@ static size_t expr_slot(const OsiKnown *k, OsiExpr e) {
 
 static int find(OsiKnown *k, int i) {
   while (k->m[i].parent != i) i = k->m[i].parent = k->m[k->m[i].parent].parent;
+  return i;
+}
+
+static int find_top(OsiKnown *k, int i) {
+  while (k->m[i].top != i) i = k->m[i].top = k->m[k->m[i].top].top;
   return i;
 }
 
@@ -78,7 +84,7 @@ static int member(OsiKnown *k, OsiExprStore *s, OsiExpr e) {
   Member *x = &k->m[i];
   memset(x, 0, sizeof *x);
   x->e = e;
-  x->parent = x->next = i;
+  x->parent = x->next = x->top = i;
   x->val_from = x->lo_from = x->hi_from = -1;
   if (osi_expr_is_const(s, e, &x->val)) x->val_from = -2;
   k->slots[at] = i + 1;
@@ -155,9 +161,16 @@ static int fits(const Member *r, int64_t v, int *against) {
   return 1;
 }
 
-static OsiReqVerdict join(OsiKnown *k, OsiExprStore *s, OsiExpr a, OsiExpr b, int idx, int *against) {
+/* Joins the classes of a and b; `top`: the requirement is the top-level
+ * graph's (a branch or a loop body may not run, so its equalities check
+ * later requirements but reduce no Broadcast). */
+static OsiReqVerdict join(OsiKnown *k, OsiExprStore *s, OsiExpr a, OsiExpr b, int top, int idx, int *against) {
   int ia = member(k, s, a), ib = member(k, s, b);
   if (ia < 0 || ib < 0) return OSI_REQ_HOLDS;
+  if (top && find_top(k, ia) != find_top(k, ib)) {
+    k->m[find_top(k, ia)].top = find_top(k, ib);
+    k->joins++;
+  }
   int ra = find(k, ia), rb = find(k, ib);
   if (ra == rb) return OSI_REQ_HOLDS;
   Member *x = &k->m[ra], *y = &k->m[rb];
@@ -183,7 +196,6 @@ static OsiReqVerdict join(OsiKnown *k, OsiExprStore *s, OsiExpr a, OsiExpr b, in
   x->next = y->next;
   y->next = nx;
   x->parent = rb;
-  k->joins++;
   if (xv && !yv) y->val = x->val, y->val_from = x->val_from;
   y->lo = lo, y->lo_from = lo_from, y->hi = hi, y->hi_from = hi_from;
   return OSI_REQ_RECORDED;
@@ -215,7 +227,7 @@ static OsiReqVerdict bound(OsiKnown *k, OsiExprStore *s, OsiExpr e, int64_t c, i
 }
 
 /* Decides lhs == rhs (or <=) against k; RECORDED means k now knows it. */
-static OsiReqVerdict apply(OsiKnown *k, OsiExprStore *s, OsiExpr lhs, OsiExpr rhs, int le, int idx,
+static OsiReqVerdict apply(OsiKnown *k, OsiExprStore *s, OsiExpr lhs, OsiExpr rhs, int le, int top, int idx,
                            int *against) {
   *against = -1;
   OsiExpr a = substitute(k, s, lhs), b = substitute(k, s, rhs);
@@ -227,7 +239,7 @@ static OsiReqVerdict apply(OsiKnown *k, OsiExprStore *s, OsiExpr lhs, OsiExpr rh
       *against = origin_of(k, s, lhs, rhs);
       return OSI_REQ_CONTRADICTS;
     }
-    return join(k, s, a, b, idx, against);
+    return join(k, s, a, b, top, idx, against);
   }
   if (ka && kb) {
     if (ca <= cb) return OSI_REQ_HOLDS;
@@ -261,7 +273,9 @@ static void sync_known(OsiRequirements *r, OsiExprStore *s) {
   int ignored;
   known_reset(r->known);
   for (int i = 0; i < r->count; i++)
-    apply(r->known, s, r->items[i].lhs, r->items[i].rhs, r->items[i].less_equal, i, &ignored);
+    apply(r->known, s, r->items[i].lhs, r->items[i].rhs, r->items[i].less_equal,
+          !(r->items[i].path && r->items[i].path[0]), i,
+          &ignored);
   r->known_count = r->count;
 }
 
@@ -282,7 +296,7 @@ OsiReqVerdict osi_requirements_add(OsiRequirements *r, OsiExprStore *s, OsiArena
     r->items = items;
     r->cap = cap;
   }
-  OsiReqVerdict v = apply(r->known, s, q->lhs, q->rhs, q->less_equal, r->count, against);
+  OsiReqVerdict v = apply(r->known, s, q->lhs, q->rhs, q->less_equal, !(q->path && q->path[0]), r->count, against);
   if (v != OSI_REQ_RECORDED) return v;
   OsiRequirement *item = &r->items[r->count++];
   *item = *q;
@@ -299,7 +313,7 @@ static int same_class(void *user, OsiExpr a, OsiExpr b) {
   if (!k->nslots) return 0;
   size_t ia = expr_slot(k, a), ib = expr_slot(k, b);
   if (!k->slots[ia] || !k->slots[ib]) return 0;
-  return find(k, k->slots[ia] - 1) == find(k, k->slots[ib] - 1);
+  return find_top(k, k->slots[ia] - 1) == find_top(k, k->slots[ib] - 1);
 }
 
 static size_t memo_slot(const OsiKnown *k, OsiExpr e) {

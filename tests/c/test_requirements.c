@@ -165,6 +165,39 @@ static void test_broadcast_of_required_equal(void) {
   osi_result_delete(r);
 }
 
+/* A branch may not run: what it requires (a Concat of p[B,2] and x[A,4]
+ * in the then-branch of an If on a runtime flag) still checks later
+ * requirements, but a Broadcast of A and B outside it stays one: when the
+ * else-branch runs, A = 1 and B = 5 is a valid binding and the sum has 5
+ * rows. */
+static void test_branch_requirement_reduces_nothing(void) {
+  Builder *b = builder_new(13);
+  builder_input(b, "x", "float[A,4]");
+  builder_input(b, "p", "float[B,2]");
+  builder_input(b, "y", "float[B,4]");
+  builder_input(b, "cond", "bool[1]");
+  builder_node(b, "If", "if", "cond", "", "r", "");
+  for (int k = 0; k < 2; k++) {
+    builder_subgraph(b, k == 0 ? "then_branch" : "else_branch");
+    if (k == 0) {
+      builder_node(b, "Concat", "cat", "p", "x", "", "t", ""); /* needs B == A */
+      builder_attr_int(b, "axis", 1);
+    } else {
+      builder_node(b, "Identity", "id", "p", "", "t", "");
+    }
+    builder_output(b, "t", "");
+    builder_subgraph_end(b);
+  }
+  builder_node(b, "Add", "add", "x", "y", "", "s", "");
+  builder_output(b, "s", "float[*]");
+  builder_output(b, "r", "float[*]");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  CHECK_INT(osi_result_status(r), OSI_OK);
+  CHECK_STR(result_dims(r, "s"), "[Broadcast(A,B),4]");
+  CHECK_INT(osi_result_requirement_count(r), 1);
+  osi_result_delete(r);
+}
+
 int main(void) {
   OpTest *t = op_test_new();
   test_matmul_requirement(t);
@@ -173,5 +206,6 @@ int main(void) {
   test_implied_and_bounds();
   test_requirement_text();
   test_broadcast_of_required_equal();
+  test_branch_requirement_reduces_nothing();
   TEST_MAIN_END();
 }
