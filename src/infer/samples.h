@@ -13,8 +13,8 @@
 int osi_expr_mentions(OsiExprStore *s, OsiExpr e, const char *name);
 /* Whether a == b (le: a <= b) at a few small sizes of their symbols (all
  * 0, and six spreads of 1..10), counting only sizes where both are
- * defined; at least one must be. Sizes at which one of the requirements
- * (req may be NULL) breaks do not count against it. */
+ * defined; at least one must be. Sizes at which one of the top-level
+ * graph's requirements (req may be NULL) breaks do not count against it. */
 int osi_holds_on_samples(OsiExprStore *s, const OsiRequirements *req, OsiExpr a, OsiExpr b, int le);
 
 #endif
