@@ -91,6 +91,7 @@ void osi_expr_store_delete(OsiExprStore *s) {
   free(s->coefs);
   free(s->table);
   free(s->sum_memo);
+  free(s->bcast_memo);
   free(s);
 }
 
@@ -99,6 +100,7 @@ uint32_t osi_expr_node_count(const OsiExprStore *s) { return s ? s->nnodes : 0; 
 void osi_expr_store_set_assume_nonneg(OsiExprStore *s, int on) {
   s->assume_nonneg = on != 0;
   if (s->sum_memo) memset(s->sum_memo, 0, 2 * (size_t)s->sum_memo_cap * sizeof *s->sum_memo);
+  if (s->bcast_memo) memset(s->bcast_memo, 0, 3 * (size_t)s->bcast_memo_cap * sizeof *s->bcast_memo);
 }
 
 static const char *store_name(OsiExprStore *s, const char *name, size_t len) {

@@ -188,6 +188,15 @@ int osi_expr_eval_float(const OsiExprStore *s, OsiExpr e, OsiExprLookup lookup, 
 OsiExpr osi_expr_substitute(OsiExprStore *s, OsiExpr e, const OsiExpr *from,
                             const OsiExpr *to, size_t n);
 
+/* Whether two sizes are known equal (the caller's knowledge: sizes a model
+ * requires equal to run). */
+typedef int (*OsiExprSameFn)(void *user, OsiExpr a, OsiExpr b);
+/* e with every Broadcast operand that same() says equals an operand kept
+ * before it (in the Broadcast's canonical order) dropped: Broadcast(a, b)
+ * is a wherever a == b. Nested Broadcasts first; e itself when nothing
+ * changes. */
+OsiExpr osi_expr_merge_broadcasts(OsiExprStore *s, OsiExpr e, OsiExprSameFn same, void *user);
+
 /* Section - Size predicates (expr_cases.c) */
 
 /* 1 when d >= 1, else 0, as an integer expression (Min(Max(d, 0), 1)):

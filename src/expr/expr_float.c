@@ -110,7 +110,9 @@ static float max2(float x, float y) {
 /* Section - Store flag */
 
 void osi_expr_store_set_float_domain(OsiExprStore *s, int on) {
-  if (s) s->float_domain = on != 0;
+  if (!s) return;
+  s->float_domain = on != 0;
+  if (s->bcast_memo) memset(s->bcast_memo, 0, 3 * (size_t)s->bcast_memo_cap * sizeof *s->bcast_memo);
 }
 
 /* Section - Bounds

@@ -103,6 +103,11 @@ struct OsiExprStore {
   uint32_t canon_stack[32];
   uint32_t canon_depth;
   uint32_t cycle_breaks;
+  /* expr_simplify.c: osi_expr_broadcast results, direct-mapped triples
+   * (a, b, result), a = 0 empty (every elementwise op broadcasts the same
+   * pairs again, and each try of its rules evaluates and substitutes) */
+  uint32_t *bcast_memo;
+  uint32_t bcast_memo_cap;
   /* expr_naming.c: named derived sizes, printed as names while naming_on */
   ExprNaming *naming;
   int naming_on;
@@ -131,6 +136,14 @@ static inline int expr_is_float_kind(int kind) { return kind >= EK_FCONST; }
 static inline int expr_is_float(const OsiExprStore *s, OsiExpr e) {
   return expr_is_float_kind(s->nodes[e].kind);
 }
+
+/* Section - Broadcast (expr_broadcast.c) */
+
+/* 1 when Broadcast(x, y) is x wherever it is defined, by a rule beyond
+ * the constants (y is 1 wherever the symbol x is 1; x is Max(y, c <= 0)). */
+int expr_broadcast_drops(OsiExprStore *s, OsiExpr y, OsiExpr x);
+/* The memo triple (a, b, result) of Broadcast(a, b), NULL without memory. */
+uint32_t *expr_broadcast_slot(OsiExprStore *s, OsiExpr a, OsiExpr b);
 
 /* Structural total order on canonical expressions (0 iff same id). */
 int expr_cmp(const OsiExprStore *s, OsiExpr a, OsiExpr b);

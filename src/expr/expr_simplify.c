@@ -847,7 +847,19 @@ static int clipped_copy(const OsiExprStore *s, OsiExpr y, OsiExpr x) {
   return has_x;
 }
 
+static OsiExpr broadcast_uncached(OsiExprStore *s, OsiExpr a, OsiExpr b);
+
 OsiExpr osi_expr_broadcast(OsiExprStore *s, OsiExpr a, OsiExpr b) {
+  if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
+  uint32_t *m = expr_broadcast_slot(s, a, b);
+  if (m && m[0] == a && m[1] == b) return m[2];
+  OsiExpr r = broadcast_uncached(s, a, b);
+  m = expr_broadcast_slot(s, a, b); /* the table may have grown meanwhile */
+  if (m) m[0] = a, m[1] = b, m[2] = r;
+  return r;
+}
+
+static OsiExpr broadcast_uncached(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   OsiExpr v[2 * NARY_MAX];
   uint32_t n = 0, o = 0;
   if (!gather(s, EK_BROADCAST, a, v, &n) || !gather(s, EK_BROADCAST, b, v, &n))
@@ -868,7 +880,9 @@ OsiExpr osi_expr_broadcast(OsiExprStore *s, OsiExpr a, OsiExpr b) {
     unsigned char dead[2 * NARY_MAX] = {0};
     for (uint32_t i = 0; i < n; i++)
       for (uint32_t j = 0; j < n && !dead[i]; j++)
-        if (j != i && !dead[j] && clipped_copy(s, v[i], v[j])) dead[i] = 1;
+        if (j != i && !dead[j] &&
+            (clipped_copy(s, v[i], v[j]) || expr_broadcast_drops(s, v[i], v[j])))
+          dead[i] = 1;
     o = 0;
     for (uint32_t i = 0; i < n; i++)
       if (!dead[i]) v[o++] = v[i];

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "infer/samples.h"
+
 static size_t pair_hash(OsiExpr a, OsiExpr b) {
   uint64_t h = ((uint64_t)a << 32 | (uint64_t)b) * 0x9e3779b97f4a7c15ull;
   return (size_t)(h >> 32);
@@ -197,6 +199,7 @@ static int find_root(Classes *c, int i) {
 typedef struct Ranking {
   OsiExprStore *s;
   const Names *inputs, *preferred;
+  const OsiRequirements *req; /* what the model needs to run */
 } Ranking;
 
 static int from_inputs(const Ranking *r, OsiExpr e);
@@ -309,64 +312,6 @@ static int defs_add(OsiExprStore *s, Defs *d, OsiExpr symbol, OsiExpr value) {
   return 1;
 }
 
-#define SAMPLE_SYMBOLS 16
-#define SAMPLES 7
-
-typedef struct Sample {
-  const char *names[SAMPLE_SYMBOLS];
-  int64_t values[SAMPLE_SYMBOLS];
-  int n, too_many;
-  const char *find;
-  int found;
-} Sample;
-
-static void sample_symbol(const char *name, void *user) {
-  Sample *sm = user;
-  if (sm->find && strcmp(sm->find, name) == 0) sm->found = 1;
-  for (int i = 0; i < sm->n; i++)
-    if (strcmp(sm->names[i], name) == 0) return;
-  if (sm->n == SAMPLE_SYMBOLS) sm->too_many = 1;
-  else sm->names[sm->n++] = name;
-}
-
-static int sample_lookup(void *user, const char *name, int64_t *value) {
-  const Sample *sm = user;
-  for (int i = 0; i < sm->n; i++)
-    if (strcmp(sm->names[i], name) == 0) {
-      *value = sm->values[i];
-      return 1;
-    }
-  return 0;
-}
-
-static int mentions(OsiExprStore *s, OsiExpr e, const char *name) {
-  Sample sm = {.find = name};
-  osi_expr_for_each_symbol(s, e, sample_symbol, &sm);
-  return sm.found;
-}
-
-/* Whether a == b (le: a <= b) at a few small sizes of their symbols (all
- * 0, and six spreads of 1..10), counting only sizes where both are
- * defined; at least one must be. Not a proof: it tells a declaration that
- * can name one size (whatever the sizes a model really takes) from one
- * that contradicts inference at ordinary sizes. */
-static int holds_on_samples(OsiExprStore *s, OsiExpr a, OsiExpr b, int le) {
-  Sample sm = {0};
-  osi_expr_for_each_symbol(s, a, sample_symbol, &sm);
-  osi_expr_for_each_symbol(s, b, sample_symbol, &sm);
-  if (sm.too_many) return 0;
-  int defined = 0;
-  for (int k = 0; k < SAMPLES; k++) {
-    for (int j = 0; j < sm.n; j++) sm.values[j] = k == 0 ? 0 : 1 + (7 * j + 3 * k + j * k) % 10;
-    int64_t va, vb;
-    if (osi_expr_eval(s, a, sample_lookup, &sm, &va) != 0 || osi_expr_eval(s, b, sample_lookup, &sm, &vb) != 0)
-      continue;
-    if (le ? va > vb : va != vb) return 0;
-    defined++;
-  }
-  return defined > 0;
-}
-
 /* What a class knows of its size, per root: its member made of graph-input
  * symbols only (a bare one or a computed size) or OSI_EXPR_UNKNOWN, and
  * whether it holds a declared name standing for a size inference does not
@@ -408,9 +353,9 @@ static int join_consistent(const Ranking *r, Defs *defs, OsiExpr ra, OsiExpr rb,
    * graph-input symbols are two sizes the caller picks: equating them is
    * left to the samples too (torch labels batch and seq dims alike). */
   int named = ra == lhs || ra == rhs, named_b = rb == lhs || rb == rhs;
-  if (sa && named && !sb && !mentions(s, b, name)) return defs_add(s, defs, a, b);
-  if (sb && named_b && !sa && !mentions(s, a, other)) return defs_add(s, defs, b, a);
-  return holds_on_samples(s, a, b, 0);
+  if (sa && named && !sb && !osi_expr_mentions(s, b, name)) return defs_add(s, defs, a, b);
+  if (sb && named_b && !sa && !osi_expr_mentions(s, a, other)) return defs_add(s, defs, b, a);
+  return osi_holds_on_samples(s, r->req, a, b, 0);
 }
 
 /* Section - Declared names for data-dependent dims */
@@ -470,7 +415,7 @@ static int data_dim_fits(const Ranking *r, Defs *defs, const DataDims *dd, OsiEx
     OsiExpr alt = dd->either->items[i].rhs;
     if (from_inputs(r, alt)) {
       OsiExpr a = defs_apply(s, defs, alt), b = defs_apply(s, defs, size);
-      if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || (a != b && !holds_on_samples(s, a, b, 0))) return 0;
+      if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || (a != b && !osi_holds_on_samples(s, r->req, a, b, 0))) return 0;
     } else if (depth < EITHER_DEPTH && !data_dim_fits(r, defs, dd, alt, size, depth + 1)) {
       return 0;
     }
@@ -479,7 +424,7 @@ static int data_dim_fits(const Ranking *r, Defs *defs, const DataDims *dd, OsiEx
     OsiExpr bound = dd->bounds->items[i].rhs;
     if (!from_inputs(r, bound)) continue;
     OsiExpr a = defs_apply(s, defs, size), b = defs_apply(s, defs, bound);
-    if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || !holds_on_samples(s, a, b, 1)) return 0;
+    if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || !osi_holds_on_samples(s, r->req, a, b, 1)) return 0;
   }
   return 1;
 }
@@ -771,7 +716,7 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
   collect_names(s, g->inputs, g->n_inputs, &preferred);
   collect_names(s, g->outputs, g->n_outputs, &preferred);
   collect_names(s, g->value_info, g->n_value_info, &preferred);
-  Ranking r = {s, &inputs, &preferred};
+  Ranking r = {s, &inputs, &preferred, &run->requirements};
 
   size_t nslots = 16;
   while (nslots < (size_t)n * 4) nslots *= 2; /* 2n members at most, load <= 1/2 */
@@ -799,28 +744,52 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
     goto done;
   }
   /* In declaration order; an equality that cannot name one size given the
-   * ones already joined is rejected (it renames nothing). */
-  for (int i = 0; i < n; i++) {
-    OsiExpr lhs = run->equal.items[i].lhs, rhs = run->equal.items[i].rhs;
-    int a = class_of(&r, &c, &sizes, lhs), b = class_of(&r, &c, &sizes, rhs);
-    if (a == b) continue;
-    if (!class_fits(&r, &defs, &dd, &c, a, rep[b]) || !class_fits(&r, &defs, &dd, &c, b, rep[a])) {
-      list_add(&rejected, lhs, rhs);
-      list_add(&data_rejected, lhs, rhs);
-      continue;
-    }
-    if ((unknown[a] && rep[b] != OSI_EXPR_UNKNOWN) || (unknown[b] && rep[a] != OSI_EXPR_UNKNOWN) ||
-        !join_consistent(&r, &defs, rep[a], rep[b], lhs, rhs)) {
-      list_add(&rejected, lhs, rhs);
-      continue;
-    }
-    c.parent[a] = b;
-    int ring = c.next[a];
-    c.next[a] = c.next[b];
-    c.next[b] = ring;
-    if (rep[b] == OSI_EXPR_UNKNOWN) rep[b] = rep[a];
-    unknown[b] |= unknown[a];
+   * ones already joined waits, and is tried again once others have joined
+   * (what they define may make it fit: two caches declared total_seq, one
+   * past+seq and one computed through a Broadcast with seq that is past+seq
+   * once total_seq is). Whatever still does not fit is rejected (it renames
+   * nothing). */
+  char *pending = calloc((size_t)n + 1, 1); /* 1: waits; 2: waits, on a data-dependent size */
+  if (!pending) {
+    st = osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
+    goto done;
   }
+  for (int i = 0; i < n; i++) pending[i] = 1;
+  for (int progress = 1; progress;) {
+    progress = 0;
+    for (int i = 0; i < n; i++) {
+      if (!pending[i]) continue;
+      OsiExpr lhs = run->equal.items[i].lhs, rhs = run->equal.items[i].rhs;
+      int a = class_of(&r, &c, &sizes, lhs), b = class_of(&r, &c, &sizes, rhs);
+      if (a == b) {
+        pending[i] = 0;
+        continue;
+      }
+      if (!class_fits(&r, &defs, &dd, &c, a, rep[b]) || !class_fits(&r, &defs, &dd, &c, b, rep[a])) {
+        pending[i] = 2;
+        continue;
+      }
+      if ((unknown[a] && rep[b] != OSI_EXPR_UNKNOWN) || (unknown[b] && rep[a] != OSI_EXPR_UNKNOWN) ||
+          !join_consistent(&r, &defs, rep[a], rep[b], lhs, rhs)) {
+        pending[i] = 1;
+        continue;
+      }
+      pending[i] = 0;
+      progress = 1;
+      c.parent[a] = b;
+      int ring = c.next[a];
+      c.next[a] = c.next[b];
+      c.next[b] = ring;
+      if (rep[b] == OSI_EXPR_UNKNOWN) rep[b] = rep[a];
+      unknown[b] |= unknown[a];
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    if (!pending[i]) continue;
+    list_add(&rejected, run->equal.items[i].lhs, run->equal.items[i].rhs);
+    if (pending[i] == 2) list_add(&data_rejected, run->equal.items[i].lhs, run->equal.items[i].rhs);
+  }
+  free(pending);
   if (rejected.count) settle_rejected(scope, &rejected, &data_rejected, log);
   for (int i = 0; i < c.count; i++) best[i] = OSI_EXPR_UNKNOWN;
   for (int i = 0; i < c.count; i++) {
@@ -860,6 +829,16 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
     }
     if (!changed) break;
   }
+  /* A label names the size as the values show it: its target renamed too
+   * (total_sequence_length -> past+Broadcast(seq, ...) once that Broadcast
+   * is renamed to the input's seq, past+seq). */
+  for (int i = 0; nmap && i < run->labels.count; i++)
+    for (int pass = 0; pass < MAX_RENAME_PASSES; pass++) {
+      OsiExpr t = memo_subst(s, &memo, run->labels.items[i].rhs);
+      if (t == OSI_EXPR_UNKNOWN || t == run->labels.items[i].rhs) break;
+      run->labels.items[i].rhs = t;
+    }
+  index_rebuild(&run->labels);
   free(memo.keys);
   free(memo.vals);
 done:

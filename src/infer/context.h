@@ -114,6 +114,9 @@ typedef struct OsiRun {
   /* Nodes inferred so far, function bodies and fixed-point rounds included,
    * and how many the run may infer (set when the top-level graph starts). */
   int64_t node_visits, max_node_visits;
+  /* Top-level values defined before the requirements last made two sizes
+   * equal: the ones whose Broadcasts may reduce once inference ends. */
+  int values_before_join, joins_seen;
   /* Function call nesting (cycle and depth checks). */
   int call_depth;
   const char *call_stack[32];

@@ -278,6 +278,26 @@ static int64_t node_budget(const OsiModel *m) {
   return OSI_NODE_VISITS_BASE + OSI_NODE_VISITS_PER_NODE * n;
 }
 
+/* t with its dims reduced by the requirements (osi_requirements_reduce);
+ * t itself when nothing changes. Contents are left: a Shape reads dims
+ * already reduced, and no fold of sizes makes a Broadcast. */
+static const OsiType *reduce_type(OsiRun *run, const OsiType *t, int depth) {
+  if (!t || depth > 16) return t;
+  const OsiType *elem = reduce_type(run, t->elem, depth + 1);
+  int changed = elem != t->elem;
+  OsiExpr dims[OSI_MAX_RANK];
+  for (int i = 0; i < t->rank; i++) {
+    dims[i] = osi_requirements_reduce(&run->requirements, run->exprs, t->dims[i]);
+    changed |= dims[i] != t->dims[i];
+  }
+  if (!changed) return t;
+  OsiType *nt = osi_type_copy(run->arena, t);
+  if (!nt) return t;
+  for (int i = 0; i < t->rank; i++) osi_type_dims_mut(nt)[i] = dims[i];
+  nt->elem = elem;
+  return nt;
+}
+
 static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index) {
   OsiRun *run = scope->run;
   if (run->max_node_visits == 0) run->max_node_visits = node_budget(run->model);
@@ -322,6 +342,16 @@ static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index) {
              attr_type_name((OsiAttrType)op.bad_attr_want));
   }
   if (st == OSI_OK) st = reject_negative_dims(run, &op);
+  if (st == OSI_OK && osi_requirements_join_any(&run->requirements, run->exprs)) {
+    for (int o = 0; o < n->n_outputs; o++) op.out[o] = reduce_type(run, op.out[o], 0);
+    int joins = osi_requirements_joins(&run->requirements);
+    if (joins != run->joins_seen) {
+      const OsiContext *top = scope;
+      while (top->parent) top = top->parent;
+      run->joins_seen = joins;
+      run->values_before_join = top->n_order;
+    }
+  }
   /* A subgraph walk moved the current node; restore it for this node's events. */
   run->cur_node = index;
   run->cur_node_name = n->name;
@@ -377,6 +407,10 @@ OsiStatus osi_infer_graph(OsiContext *scope, const OsiGraph *g, int n_in,
   for (int k = 0; st == OSI_OK && k < g->n_nodes; k++)
     st = infer_node(scope, &g->nodes[order[k]], order[k]);
   free(order);
+  /* A requirement found late reduces the Broadcasts formed before it. */
+  if (st == OSI_OK && !scope->parent && osi_requirements_join_any(&scope->run->requirements, scope->run->exprs))
+    for (int i = 0; i < scope->run->values_before_join && i < scope->n_order; i++)
+      scope->order[i]->type = reduce_type(scope->run, scope->order[i]->type, 0);
   return st;
 }
 

@@ -21,6 +21,7 @@
 typedef struct Member {
   OsiExpr e;
   int parent, next; /* union-find; circular list of the class */
+  int top;          /* union-find of the top-level graph's equalities alone */
   /* Roots only: the value and bounds, each with the requirement that set it
    * (-1 none; -2 a constant member, true by itself). */
   int val_from, lo_from, hi_from;
@@ -35,6 +36,11 @@ struct OsiKnown {
   OsiExpr *bind_from, *bind_to;
   int *bind_origin;
   size_t nb, cap_b;
+  int joins; /* top-level joins: 0 while no two sizes are known equal where the model runs */
+  /* osi_requirements_reduce's results, valid while joins is memo_joins */
+  OsiExpr *memo_keys, *memo_vals;
+  size_t memo_cap, memo_count;
+  int memo_joins;
 };
 
 static size_t expr_slot(const OsiKnown *k, OsiExpr e) {
@@ -45,6 +51,11 @@ static size_t expr_slot(const OsiKnown *k, OsiExpr e) {
 
 static int find(OsiKnown *k, int i) {
   while (k->m[i].parent != i) i = k->m[i].parent = k->m[k->m[i].parent].parent;
+  return i;
+}
+
+static int find_top(OsiKnown *k, int i) {
+  while (k->m[i].top != i) i = k->m[i].top = k->m[k->m[i].top].top;
   return i;
 }
 
@@ -73,7 +84,7 @@ static int member(OsiKnown *k, OsiExprStore *s, OsiExpr e) {
   Member *x = &k->m[i];
   memset(x, 0, sizeof *x);
   x->e = e;
-  x->parent = x->next = i;
+  x->parent = x->next = x->top = i;
   x->val_from = x->lo_from = x->hi_from = -1;
   if (osi_expr_is_const(s, e, &x->val)) x->val_from = -2;
   k->slots[at] = i + 1;
@@ -150,9 +161,16 @@ static int fits(const Member *r, int64_t v, int *against) {
   return 1;
 }
 
-static OsiReqVerdict join(OsiKnown *k, OsiExprStore *s, OsiExpr a, OsiExpr b, int idx, int *against) {
+/* Joins the classes of a and b; `top`: the requirement is the top-level
+ * graph's (a branch or a loop body may not run, so its equalities check
+ * later requirements but reduce no Broadcast). */
+static OsiReqVerdict join(OsiKnown *k, OsiExprStore *s, OsiExpr a, OsiExpr b, int top, int idx, int *against) {
   int ia = member(k, s, a), ib = member(k, s, b);
   if (ia < 0 || ib < 0) return OSI_REQ_HOLDS;
+  if (top && find_top(k, ia) != find_top(k, ib)) {
+    k->m[find_top(k, ia)].top = find_top(k, ib);
+    k->joins++;
+  }
   int ra = find(k, ia), rb = find(k, ib);
   if (ra == rb) return OSI_REQ_HOLDS;
   Member *x = &k->m[ra], *y = &k->m[rb];
@@ -209,7 +227,7 @@ static OsiReqVerdict bound(OsiKnown *k, OsiExprStore *s, OsiExpr e, int64_t c, i
 }
 
 /* Decides lhs == rhs (or <=) against k; RECORDED means k now knows it. */
-static OsiReqVerdict apply(OsiKnown *k, OsiExprStore *s, OsiExpr lhs, OsiExpr rhs, int le, int idx,
+static OsiReqVerdict apply(OsiKnown *k, OsiExprStore *s, OsiExpr lhs, OsiExpr rhs, int le, int top, int idx,
                            int *against) {
   *against = -1;
   OsiExpr a = substitute(k, s, lhs), b = substitute(k, s, rhs);
@@ -221,7 +239,7 @@ static OsiReqVerdict apply(OsiKnown *k, OsiExprStore *s, OsiExpr lhs, OsiExpr rh
       *against = origin_of(k, s, lhs, rhs);
       return OSI_REQ_CONTRADICTS;
     }
-    return join(k, s, a, b, idx, against);
+    return join(k, s, a, b, top, idx, against);
   }
   if (ka && kb) {
     if (ca <= cb) return OSI_REQ_HOLDS;
@@ -242,10 +260,24 @@ static OsiReqVerdict apply(OsiKnown *k, OsiExprStore *s, OsiExpr lhs, OsiExpr rh
 static void known_reset(OsiKnown *k) {
   k->n = 0;
   k->nb = 0;
+  k->joins = 0;
+  k->memo_joins = -1;
   if (k->slots) memset(k->slots, 0, k->nslots * sizeof *k->slots);
 }
 
 /* Section - The store */
+
+/* After a rollback, what the requirements left imply. */
+static void sync_known(OsiRequirements *r, OsiExprStore *s) {
+  if (r->known_count == r->count) return;
+  int ignored;
+  known_reset(r->known);
+  for (int i = 0; i < r->count; i++)
+    apply(r->known, s, r->items[i].lhs, r->items[i].rhs, r->items[i].less_equal,
+          !(r->items[i].path && r->items[i].path[0]), i,
+          &ignored);
+  r->known_count = r->count;
+}
 
 OsiReqVerdict osi_requirements_add(OsiRequirements *r, OsiExprStore *s, OsiArena *arena,
                                    const OsiRequirement *q, int *against) {
@@ -256,13 +288,7 @@ OsiReqVerdict osi_requirements_add(OsiRequirements *r, OsiExprStore *s, OsiArena
     r->known = calloc(1, sizeof *r->known);
     if (!r->known) return OSI_REQ_HOLDS;
   }
-  if (r->known_count != r->count) { /* rolled back: rebuild from what is left */
-    int ignored;
-    known_reset(r->known);
-    for (int i = 0; i < r->count; i++)
-      apply(r->known, s, r->items[i].lhs, r->items[i].rhs, r->items[i].less_equal, i, &ignored);
-    r->known_count = r->count;
-  }
+  sync_known(r, s);
   if (r->count == r->cap) {
     int cap = r->cap ? r->cap * 2 : 16;
     OsiRequirement *items = realloc(r->items, (size_t)cap * sizeof *items);
@@ -270,13 +296,86 @@ OsiReqVerdict osi_requirements_add(OsiRequirements *r, OsiExprStore *s, OsiArena
     r->items = items;
     r->cap = cap;
   }
-  OsiReqVerdict v = apply(r->known, s, q->lhs, q->rhs, q->less_equal, r->count, against);
+  OsiReqVerdict v = apply(r->known, s, q->lhs, q->rhs, q->less_equal, !(q->path && q->path[0]), r->count, against);
   if (v != OSI_REQ_RECORDED) return v;
   OsiRequirement *item = &r->items[r->count++];
   *item = *q;
   item->what = osi_arena_strdup(arena, q->what ? q->what : "");
   if (!item->what) item->what = "";
   r->known_count = r->count;
+  return v;
+}
+
+/* Section - Broadcasts of sizes required equal */
+
+static int same_class(void *user, OsiExpr a, OsiExpr b) {
+  OsiKnown *k = user;
+  if (!k->nslots) return 0;
+  size_t ia = expr_slot(k, a), ib = expr_slot(k, b);
+  if (!k->slots[ia] || !k->slots[ib]) return 0;
+  return find_top(k, k->slots[ia] - 1) == find_top(k, k->slots[ib] - 1);
+}
+
+static size_t memo_slot(const OsiKnown *k, OsiExpr e) {
+  size_t mask = k->memo_cap - 1, i = (size_t)(((uint64_t)e * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+  while (k->memo_keys[i] && k->memo_keys[i] != e) i = (i + 1) & mask;
+  return i;
+}
+
+/* Room for one more memo entry (the memo emptied when the classes
+ * changed); 0 when memory runs out. */
+static int memo_room(OsiKnown *k) {
+  if (k->memo_joins != k->joins) {
+    if (k->memo_keys) memset(k->memo_keys, 0, k->memo_cap * sizeof *k->memo_keys);
+    k->memo_count = 0;
+    k->memo_joins = k->joins;
+  }
+  if ((k->memo_count + 1) * 2 <= k->memo_cap) return 1;
+  size_t cap = k->memo_cap ? 2 * k->memo_cap : 256;
+  OsiExpr *keys = calloc(cap, sizeof *keys), *vals = malloc(cap * sizeof *vals);
+  if (!keys || !vals) {
+    free(keys);
+    free(vals);
+    return 0;
+  }
+  OsiExpr *ok = k->memo_keys, *ov = k->memo_vals;
+  size_t ocap = k->memo_cap;
+  k->memo_keys = keys;
+  k->memo_vals = vals;
+  k->memo_cap = cap;
+  for (size_t i = 0; i < ocap; i++)
+    if (ok[i]) {
+      size_t j = memo_slot(k, ok[i]);
+      k->memo_keys[j] = ok[i];
+      k->memo_vals[j] = ov[i];
+    }
+  free(ok);
+  free(ov);
+  return 1;
+}
+
+int osi_requirements_joins(const OsiRequirements *r) { return r->known ? r->known->joins : 0; }
+
+int osi_requirements_join_any(OsiRequirements *r, OsiExprStore *s) {
+  if (!r->known || !r->count) return 0;
+  sync_known(r, s);
+  return r->known->joins > 0;
+}
+
+OsiExpr osi_requirements_reduce(OsiRequirements *r, OsiExprStore *s, OsiExpr e) {
+  const char *name;
+  if (!r->known || e == OSI_EXPR_UNKNOWN || osi_expr_is_const(s, e, NULL) || osi_expr_is_symbol(s, e, &name))
+    return e; /* no Broadcast in a leaf */
+  sync_known(r, s);
+  OsiKnown *k = r->known;
+  if (!k->joins) return e;
+  if (!memo_room(k)) return osi_expr_merge_broadcasts(s, e, same_class, k);
+  size_t at = memo_slot(k, e);
+  if (k->memo_keys[at] == e) return k->memo_vals[at];
+  OsiExpr v = osi_expr_merge_broadcasts(s, e, same_class, k);
+  k->memo_keys[at] = e;
+  k->memo_vals[at] = v;
+  k->memo_count++;
   return v;
 }
 
@@ -291,6 +390,8 @@ void osi_requirements_free(OsiRequirements *r) {
     free(r->known->bind_from);
     free(r->known->bind_to);
     free(r->known->bind_origin);
+    free(r->known->memo_keys);
+    free(r->known->memo_vals);
     free(r->known);
   }
   free(r->items);

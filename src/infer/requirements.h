@@ -50,6 +50,16 @@ typedef enum OsiReqVerdict {
  * it is false on its own (M+3 <= M+1). Unknown operands: HOLDS. */
 OsiReqVerdict osi_requirements_add(OsiRequirements *r, OsiExprStore *s, OsiArena *arena,
                                    const OsiRequirement *q, int *against);
+/* e with every Broadcast of sizes the requirements make equal (Concat's
+ * dim 0 of a cache and of the new keys, under list-form dynamic axes two
+ * symbols) reduced to one of them: where the model runs, Broadcast(a, b)
+ * with a == b required is a. Renames nothing: a dim that is a symbol stays
+ * that symbol. */
+OsiExpr osi_requirements_reduce(OsiRequirements *r, OsiExprStore *s, OsiExpr e);
+/* Whether the requirements make any two sizes equal (else reduce changes nothing). */
+int osi_requirements_join_any(OsiRequirements *r, OsiExprStore *s);
+/* How many joins the classes have had (after osi_requirements_join_any). */
+int osi_requirements_joins(const OsiRequirements *r);
 /* Drops the requirements after the first `count` (a superseded
  * fixed-point round). */
 void osi_requirements_rollback(OsiRequirements *r, int count);

@@ -75,6 +75,12 @@ static OsiExpr clamp_pos(OsiExprStore *s, OsiExpr v, OsiExpr dim, int end) {
     return osi_expr_min(s, v, dim);
   }
   if (known_nonneg(s, v)) return osi_expr_min(s, v, dim);
+  /* v = -w, w >= 0 (x[-seq:], T5's position_bias[:, :, -seq:]): from the
+   * back, Max(dim - w, 0), while w >= 1; -0 is 0, the front (x[-0:] is all
+   * of x). Min(w, 1) is that indicator. */
+  OsiExpr w = osi_expr_neg(s, v);
+  if (known_nonneg(s, w))
+    return osi_expr_mul(s, osi_expr_min(s, w, osi_expr_const(s, 1)), osi_expr_max(s, osi_expr_sub(s, dim, w), zero));
   /* v = dim + c with c >= 0 is at least dim, so it clamps to dim whatever
    * its sign would otherwise be (exporters slice to Shape(x)[i]). */
   int64_t c2;

@@ -520,6 +520,96 @@ static void test_label_on_several_unknown_dims(void) {
   osi_result_delete(r);
 }
 
+/* Whisper's decoder: positions are table[past:past+seq], whose length is
+ * Min(P+S,40)-Min(P,40); the declared [S] of the sum makes
+ * Broadcast(S, that) the input's S, and the cache's [T], a label, names
+ * P+S as the values show it (not P+Broadcast(S, ...)). */
+static void test_label_names_renamed_size(void) {
+  Builder *b = builder_new(17);
+  builder_input(b, "x", "float[S]");
+  builder_input(b, "past", "float[P]");
+  int64_t table[40];
+  for (int i = 0; i < 40; i++) table[i] = i;
+  builder_initializer_ints(b, "table", 40, table);
+  builder_node(b, "Shape", "sp", "past", "", "p_s", "");
+  builder_node(b, "Shape", "sx", "x", "", "x_s", "");
+  builder_node(b, "Add", "end", "p_s", "x_s", "", "e_s", "");
+  builder_node(b, "Slice", "pos", "table", "p_s", "e_s", "", "positions", "");
+  builder_node(b, "Cast", "cast", "positions", "", "pos_f", "");
+  builder_attr_int(b, "to", 1);
+  builder_node(b, "Add", "h", "x", "pos_f", "", "hidden", "");
+  builder_node(b, "Concat", "cat", "past", "hidden", "", "present", "");
+  builder_attr_int(b, "axis", 0);
+  builder_output(b, "hidden", "float[S]");
+  builder_output(b, "present", "float[T]");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  CHECK_STR(result_dims(r, "hidden"), "[S]");
+  CHECK_STR(result_dims(r, "present"), "[P+S]");
+  CHECK(json_has(r, "\"labels\":{\"T\":\"P+S\"}"));
+  osi_result_delete(r);
+}
+
+/* Beam search's batch = batch_beams // 3: Reshape(x[B,5], [B//3, 15])
+ * runs only when B is a multiple of 3, so the rows gathered back,
+ * 3*(B//3), are the declared B (sizes where the Reshape fails are no
+ * evidence against it). Without that Reshape, 3*(B//3) differs from B at
+ * ordinary sizes and the declaration is refused. */
+static void test_declared_name_under_requirement(void) {
+  for (int with_reshape = 1; with_reshape >= 0; with_reshape--) {
+    Builder *b = builder_new(17);
+    builder_input(b, "x", "float[B,5]");
+    builder_initializer_ints(b, "zero", 1, (const int64_t[]){0});
+    builder_initializer_ints(b, "three", 1, (const int64_t[]){3});
+    builder_initializer_ints(b, "fifteen", 1, (const int64_t[]){15});
+    builder_initializer_ints(b, "back", 2, (const int64_t[]){-1, 5});
+    builder_node(b, "Shape", "shape", "x", "", "xs", "");
+    builder_node(b, "Gather", "g", "xs", "zero", "", "bb", "");
+    builder_node(b, "Div", "div", "bb", "three", "", "batch", "");
+    builder_node(b, "Mul", "mul", "batch", "three", "", "rows", "");
+    builder_node(b, "Concat", "cat", "batch", "fifteen", "", "grouped_shape", "");
+    builder_attr_int(b, "axis", 0);
+    if (with_reshape) {
+      builder_node(b, "Reshape", "group", "x", "grouped_shape", "", "grouped", "");
+      builder_node(b, "Reshape", "ungroup", "grouped", "back", "", "y", "");
+    } else {
+      builder_node(b, "Slice", "crop", "x", "zero", "rows", "", "y", "");
+    }
+    builder_output(b, "y", "float[B,5]");
+    OsiResult *r = builder_infer(b, 0, NULL);
+    CHECK_STR(result_dims(r, "y"), with_reshape ? "[B,5]" : "[3*(B//3),5]");
+    CHECK(json_has(r, "ANCHOR_CONFLICT") == !with_reshape);
+    osi_result_delete(r);
+  }
+}
+
+/* Qwen2's position_ids[:, -seq:] over the mask's T columns has
+ * Max(T-Max(T-S,0)*Min(S,1),0) rows; the keys roped with it are
+ * P+Broadcast(S, that), the values P+S. Both caches are declared T: the
+ * values' declaration defines T as P+S, under which the keys' size is P+S
+ * too, whichever output comes first. */
+static void test_declarations_in_any_order(void) {
+  Builder *b = builder_new(17);
+  builder_input(b, "x", "float[S]");
+  builder_input(b, "past", "float[P]");
+  builder_input(b, "mask", "float[T]");
+  builder_initializer_ints(b, "big", 1, (const int64_t[]){INT64_MAX});
+  builder_node(b, "Shape", "sx", "x", "", "x_s", "");
+  builder_node(b, "Neg", "neg", "x_s", "", "minus_s", "");
+  builder_node(b, "Slice", "tail", "mask", "minus_s", "big", "", "positions", "");
+  builder_node(b, "Add", "rope", "x", "positions", "", "roped", "");
+  builder_node(b, "Concat", "ck", "past", "roped", "", "present_key", "");
+  builder_attr_int(b, "axis", 0);
+  builder_node(b, "Concat", "cv", "past", "x", "", "present_value", "");
+  builder_attr_int(b, "axis", 0);
+  builder_output(b, "present_key", "float[T]");
+  builder_output(b, "present_value", "float[T]");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  CHECK_STR(result_dims(r, "present_key"), "[T]");
+  CHECK_STR(result_dims(r, "present_value"), "[T]");
+  CHECK(!json_has(r, "ANCHOR_CONFLICT"));
+  osi_result_delete(r);
+}
+
 int main(void) {
   test_label_on_several_unknown_dims();
   test_output_anchor_names_data_dependent_dim();
@@ -537,5 +627,8 @@ int main(void) {
   test_if_sliced_branch_declared_as_input();
   test_data_dependent_declared_beyond_bound();
   test_labels_of_data_dependent_size_bounded();
+  test_label_names_renamed_size();
+  test_declared_name_under_requirement();
+  test_declarations_in_any_order();
   TEST_MAIN_END();
 }

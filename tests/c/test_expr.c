@@ -125,6 +125,19 @@ static void test_nonneg(void) {
   EXPECT("Broadcast(x, Min(x, 64, y))", "Broadcast(x,Min(x,y,64))");
   EXPECT("Broadcast(x, Min(x, 0))", "0");
   EXPECT("Broadcast(a, Min(a, 2), b)", "Broadcast(a,b)");
+  /* y is 1 wherever the symbol x is 1: Broadcast(x, y) is x wherever it is
+   * defined (x = 0: 0 or an error; x >= 2: x or an error). T5's rows of
+   * position_bias[-s:] over p+s; not when y may be 0 at x = 1 (t = 0). */
+  EXPECT("Broadcast(s, p+s-p*Min(s,1))", "s");
+  EXPECT("Broadcast(s, Max(p+s-p*Min(s,1), 0), b)", "Broadcast(b,s)");
+  EXPECT("Broadcast(s, s*s)", "s");
+  EXPECT("Broadcast(s, t-Max(t-s,0)*Min(s,1))", "Broadcast(s,t-Max(t-s,0)*Min(s,1))");
+  EXPECT("Broadcast(s, 2*s)", "Broadcast(s,2*s)");
+  /* A size beside its part >= 0 (a conv output, then sliced [:-1]): equal
+   * where it is >= 0, an error where it is negative. */
+  EXPECT("Broadcast(Max((n+240)//320-1, 0), (n+240)//320-1)", "Max((n+240)//320-1,0)");
+  EXPECT("Broadcast(Max(n-3, -2), n-3, b)", "Broadcast(b,Max(n-3,-2))");
+  EXPECT("Broadcast(Max(n-3, 1), n-3)", "Broadcast(Max(n-3,1),n-3)"); /* n = 3: 0, not 1 */
   EXPECT("Max(a+b, a)", "a+b");
   EXPECT("Max(a, a+b)", "a+b");
   EXPECT("Min(a+b, a)", "a");
@@ -553,6 +566,31 @@ static void test_hash_consing(void) {
   CHECK_STR(osi_expr_str(S, acc), "4*x+y//2"); /* 99999 % 7 == 4 */
 }
 
+/* Sizes a and b known equal (the caller's knowledge), nothing else. */
+static int a_is_b(void *user, OsiExpr x, OsiExpr y) {
+  (void)user;
+  OsiExpr a = osi_expr_symbol(S, "a"), b = osi_expr_symbol(S, "b");
+  return (x == a && y == b) || (x == b && y == a);
+}
+
+/* Broadcast(a, b) is a where a == b: an operand the callback makes equal
+ * to one kept before it goes, inside other terms too and innermost first
+ * (so an outer Broadcast compares merged operands). */
+static void test_merge_broadcasts(void) {
+  const char *cases[][2] = {
+      {"Broadcast(a,b)", "a"},
+      {"Broadcast(b,a,c)", "Broadcast(a,c)"},
+      {"2*Broadcast(a,b)+Max(Broadcast(b,c),1)", "2*a+Max(Broadcast(b,c),1)"},
+      {"Broadcast(a,b+Broadcast(a,b)-a)", "a"}, /* inner first: b+a-a is b */
+      {"Broadcast(c,d)", "Broadcast(c,d)"},
+      {"a+b", "a+b"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    CHECK_STR(osi_expr_str(S, osi_expr_merge_broadcasts(S, osi_expr_parse(S, cases[i][0]), a_is_b, NULL)),
+              cases[i][1]);
+  CHECK_INT(osi_expr_merge_broadcasts(S, OSI_EXPR_UNKNOWN, a_is_b, NULL), OSI_EXPR_UNKNOWN);
+}
+
 int main(void) {
   S = osi_expr_store_new();
   CHECK(S != NULL);
@@ -573,6 +611,7 @@ int main(void) {
   test_limits();
   test_stores_independent();
   test_hash_consing();
+  test_merge_broadcasts();
   osi_expr_store_delete(S);
   TEST_MAIN_END();
 }

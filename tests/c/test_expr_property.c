@@ -77,6 +77,11 @@ static const char *idioms[] = {
     "(((X) + (-(X)) % K) // K)",   /* windows per side */
     "((X) - (X) // K)",
     "((X) - (X) % K)",
+    "Max((X) - Min(a, 1)*Max((X) - a, 0), 0)",  /* length of x[-a:] */
+    "Broadcast(a, (X) + a - (X)*Min(a, 1))",    /* T5's bias[-a:] of X+a rows, with a */
+    "Broadcast(a, Min(a, 1) + K*(1 - Min(a, 1)))", /* 1 wherever a is 1 */
+    "Broadcast(Max(X, 0), X)",                  /* a conv output beside its [:-1] slice */
+    "Broadcast(Max(X, 1 - K), X, Max(X, 1))",
 };
 #define NIDIOMS ((int)(sizeof idioms / sizeof idioms[0]))
 

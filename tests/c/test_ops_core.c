@@ -1,4 +1,6 @@
 /* Shape rules of the first operator families, with symbolic inputs. */
+#include <stdint.h>
+
 #include "op_harness.h"
 #include "test.h"
 
@@ -190,6 +192,57 @@ static void test_ort_default_domain(OpTest *t) {
             "float[B,S,64]");
 }
 
+/* The spec's Slice (step 1): a negative position counts from the back,
+ * then both clamp to [0, dim]. */
+static int64_t spec_slice_len(int64_t dim, int64_t start, int64_t end) {
+  if (start < 0) start += dim;
+  if (end < 0) end += dim;
+  start = start < 0 ? 0 : start > dim ? dim : start;
+  end = end < 0 ? 0 : end > dim ? dim : end;
+  return end > start ? end - start : 0;
+}
+
+typedef struct { int64_t p, l, s; } PLS;
+
+static int lookup_pls(void *user, const char *name, int64_t *v) {
+  const PLS *b = user;
+  if (!strcmp(name, "P")) return *v = b->p, 1;
+  if (!strcmp(name, "L")) return *v = b->l, 1;
+  if (!strcmp(name, "S")) return *v = b->s, 1;
+  return 0;
+}
+
+/* x[-S:] and x[:-S] with S a size (>= 0, 0 included: -0 is the front), on a
+ * dim L and on T5's P+S rows; each length checked against the spec at every
+ * binding in [0, 7]^3. */
+static void test_slice_from_back(OpTest *t) {
+  static const char *cases[][4] = {
+      /* data, starts, ends, the start/end the spec sees as a function of the binding */
+      {"float[L]", "int64[1]{-S}", "int64[1]{9223372036854775807}", "start"},
+      {"float[L]", "int64[1]{0}", "int64[1]{-S}", "end"},
+      {"float[P+S]", "int64[1]{-S}", "int64[1]{9223372036854775807}", "start"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    op_run(t, "", "Slice", 13, cases[c][0], cases[c][1], cases[c][2], NULL);
+    const OsiType *y = op_out_type(t, 0);
+    CHECK(y && y->rank == 1 && y->dims[0] != OSI_EXPR_UNKNOWN);
+    if (!y || y->rank != 1) continue;
+    int bad = 0;
+    for (int64_t p = 0; p < 8; p++)
+      for (int64_t l = 0; l < 8; l++)
+        for (int64_t sz = 0; sz < 8; sz++) {
+          PLS b = {p, l, sz};
+          int64_t dim = c == 2 ? p + sz : l, got;
+          int64_t want = cases[c][3][0] == 's' ? spec_slice_len(dim, -sz, INT64_MAX) : spec_slice_len(dim, 0, -sz);
+          if (osi_expr_eval(op_exprs(t), y->dims[0], lookup_pls, &b, &got) != 0 || got != want) bad++;
+        }
+    CHECK_INT(bad, 0);
+  }
+  /* T5's rows broadcast with S: S wherever defined (at S = 1 the slice has
+   * one row). */
+  CHECK_STR(op_run(t, "", "Add", 14, "float[S,4]", "float[Max(P-P*Min(S,1)+S,0),4]", NULL), "float[S,4]");
+}
+
 static void test_preview(OpTest *t) {
   CHECK_STR(op_run(t, "ai.onnx.preview", "FlexAttention", 1, "float[B,8,L,64]", "float[B,2,S,64]",
                    "float[B,2,S,32]", NULL), "float[B,8,L,32]");
@@ -202,6 +255,7 @@ int main(void) {
   test_elementwise(t);
   test_shape_ops(t);
   test_indexing(t);
+  test_slice_from_back(t);
   test_nn(t);
   test_preview(t);
   test_ort_default_domain(t);

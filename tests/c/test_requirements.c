@@ -129,6 +129,75 @@ static void test_requirement_text(void) {
   osi_result_delete(r);
 }
 
+/* List-form dynamic axes give every input its own batch symbol; a Concat
+ * of a cache and new keys requires two of them equal. Where the model runs
+ * they are, so a Broadcast of them is either (numpy: Broadcast(a, a) = a);
+ * one of sizes nothing requires equal stays. A requirement found after the
+ * Broadcast formed reduces it too. No dim is renamed: the Concat keeps the
+ * symbol the rule gave it. */
+static void test_broadcast_of_required_equal(void) {
+  Builder *b = builder_new(17);
+  builder_input(b, "x", "float[A,4]");
+  builder_input(b, "p", "float[B,2]");
+  builder_input(b, "y", "float[A,6]");
+  builder_input(b, "m", "float[C,6]");
+  builder_input(b, "q", "float[D,6]");
+  builder_input(b, "z", "float[E,6]");
+  builder_node(b, "Add", "early", "q", "z", "", "qz", ""); /* Broadcast(D,E), before D == E is known */
+  builder_node(b, "Concat", "cat", "p", "x", "", "pk", ""); /* needs B == A */
+  builder_attr_int(b, "axis", 1);
+  builder_node(b, "Add", "add1", "pk", "y", "", "s1", "");
+  builder_node(b, "Add", "add2", "s1", "m", "", "s2", "");
+  builder_node(b, "Concat", "late", "q", "z", "", "qz2", ""); /* needs D == E */
+  builder_attr_int(b, "axis", 1);
+  builder_output(b, "s2", "float[*]");
+  builder_output(b, "qz", "float[*]");
+  builder_output(b, "qz2", "float[*]");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  CHECK_INT(osi_result_status(r), OSI_OK);
+  CHECK_STR(result_dims(r, "pk"), "[B,6]");
+  /* either name is the size; the canonical order of the operands keeps A */
+  CHECK_STR(result_dims(r, "s1"), "[A,6]");
+  CHECK_STR(result_dims(r, "s2"), "[Broadcast(A,C),6]");
+  CHECK_STR(result_dims(r, "qz"), "[D,6]");
+  CHECK_STR(result_dims(r, "qz2"), "[D,12]");
+  CHECK_INT(osi_result_requirement_count(r), 2);
+  osi_result_delete(r);
+}
+
+/* A branch may not run: what it requires (a Concat of p[B,2] and x[A,4]
+ * in the then-branch of an If on a runtime flag) still checks later
+ * requirements, but a Broadcast of A and B outside it stays one: when the
+ * else-branch runs, A = 1 and B = 5 is a valid binding and the sum has 5
+ * rows. */
+static void test_branch_requirement_reduces_nothing(void) {
+  Builder *b = builder_new(13);
+  builder_input(b, "x", "float[A,4]");
+  builder_input(b, "p", "float[B,2]");
+  builder_input(b, "y", "float[B,4]");
+  builder_input(b, "cond", "bool[1]");
+  builder_node(b, "If", "if", "cond", "", "r", "");
+  for (int k = 0; k < 2; k++) {
+    builder_subgraph(b, k == 0 ? "then_branch" : "else_branch");
+    if (k == 0) {
+      builder_node(b, "Concat", "cat", "p", "x", "", "t", ""); /* needs B == A */
+      builder_attr_int(b, "axis", 1);
+    } else {
+      builder_node(b, "Identity", "id", "p", "", "t", "");
+    }
+    builder_output(b, "t", "");
+    builder_subgraph_end(b);
+  }
+  builder_node(b, "Add", "add", "x", "y", "", "s", "");
+  builder_output(b, "s", "float[*]");
+  builder_output(b, "r", "float[*]");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  CHECK_INT(osi_result_status(r), OSI_OK);
+  CHECK_STR(result_dims(r, "s"), "[Broadcast(A,B),4]");
+  CHECK_INT(osi_result_requirement_count(r), 1);
+  osi_result_delete(r);
+}
+
 int main(void) {
   OpTest *t = op_test_new();
   test_matmul_requirement(t);
@@ -136,5 +205,7 @@ int main(void) {
   test_across_nodes();
   test_implied_and_bounds();
   test_requirement_text();
+  test_broadcast_of_required_equal();
+  test_branch_requirement_reduces_nothing();
   TEST_MAIN_END();
 }

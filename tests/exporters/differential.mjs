@@ -72,13 +72,13 @@ const FRESH = /^(nnz|nms|topk|compress|unique|if|loop|iterations|image_height|im
 // A dim name the TorchScript exporter makes up for a dim it could not infer: <OpType><output>_dim_<i>.
 const EXPORTER_PLACEHOLDER = /^[A-Z][A-Za-z0-9]*.*_dim_[0-9]+$/;
 
-/** A declared dim_param as the engine reads it: one that does not parse is a single symbol
- * (paddle2onnx's p2o.DynamicDimension.0), printed quoted. */
+/** A declared dim_param as the engine reads it: one that does not parse as an integer expression
+ * is a single symbol (paddle2onnx's p2o.DynamicDimension.0, optimum's `encoder_sequence_length / 2`,
+ * a float expression), printed quoted. */
 function asExpr(d) {
   if (typeof d !== 'string') return d;
   try {
-    parse(d);
-    return d;
+    return parse(d).float ? printSymbol(d) : d;
   } catch {
     return printSymbol(d);
   }
@@ -115,6 +115,9 @@ export function makeFeeds(ort, inputs, env, rand) {
       data = Uint8Array.from({ length: n }, () => (rand() < 0.5 ? 1 : 0));
     } else if (inp.dtype === 'float32') {
       data = Float32Array.from({ length: n }, () => rand() * 2 - 1);
+    } else if (inp.dtype === 'float16') {
+      // IEEE half bit patterns of magnitudes in [0.5, 1), either sign
+      data = Uint16Array.from({ length: n }, () => (rand() < 0.5 ? 0x8000 : 0) | 0x3800 | Math.floor(rand() * 1024));
     } else {
       throw new Error(`input ${inp.name}: unsupported dtype ${inp.dtype}`);
     }

@@ -34,6 +34,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_float_models import float_models  # noqa: E402  (sizes computed in float)
 from make_list_models import list_models  # noqa: E402  (scripted lists: ONNX sequences)
+from make_llm_models import llm_models  # noqa: E402  (more LLM-style decoders and encoders)
 
 warnings.filterwarnings("ignore")
 torch.manual_seed(0)
@@ -572,8 +573,9 @@ class T5Attention(nn.Module):
         k = torch.cat([past_k, self.shape(self.k(x), b)], dim=2)
         v = torch.cat([past_v, self.shape(self.v(x), b)], dim=2)
         if legacy:
-            # transformers < 4.40: all query positions, then the last `seq` rows. Its length is
-            # seq only when seq >= 1 (a -0 start keeps every row).
+            # transformers < 4.40: all query positions, then the last `seq` rows: seq rows when
+            # seq >= 1, all past+seq when seq = 0 (a -0 start is the front), so
+            # past+seq-past*Min(seq,1).
             bias = self.compute_bias(real_seq, key_length, bidirectional)
             bias = bias[:, :, -seq:, :]
         else:
@@ -616,13 +618,9 @@ def t5(outdir, opset, legacy=False):
     inputs = {"input_ids": {"dtype": "int64", "high": VOCAB}, "past_key": {"dtype": "float32"},
               "past_value": {"dtype": "float32"}, "empty_key": {"dtype": "float32"},
               "empty_value": {"dtype": "float32"}}
-    extra = None
-    if legacy:
-        extra = {"knownUnresolved": "position_bias[:, :, -seq:, :] has seq rows only when seq >= 1 (seq = 0 keeps "
-                                    "all past+seq rows), so its length is not one expression of the symbols"}
     export(outdir, f"t5{'_legacy' if legacy else ''}_op{opset}", T5(legacy=legacy), args,
            ["input_ids", "past_key", "past_value", "empty_key", "empty_value"],
-           ["hidden_states", "present_key", "present_value"], dyn, inputs, opset, extra)
+           ["hidden_states", "present_key", "present_value"], dyn, inputs, opset)
 
 
 # Section - beam-search-style batch expansion
@@ -1200,6 +1198,7 @@ def main():
         capped(outdir, opset)
         appended(outdir, opset)
         list_models(outdir, opset, export)
+    llm_models(outdir, export)
     helper_decoder(outdir)
     paddle_labels(outdir)
     silero_like(outdir)
