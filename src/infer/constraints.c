@@ -812,9 +812,16 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
   for (int i = 0; i < c.count; i++)
     if (find_root(&c, i) == i) bound_labels(run, &r, &bounds, &c, i);
   SubstMemo memo = {from, to, nmap, NULL, NULL, 0, 0};
+  /* Pass after pass until nothing changes; a value a pass leaves as it is
+   * stays so in every later one (the substitution is the same), so each
+   * pass after the first revisits only what the one before changed. */
+  int *changed = nmap ? malloc(((size_t)scope->n_order + 1) * sizeof *changed) : NULL;
+  int n_changed = 0;
   for (int pass = 0; nmap && pass < MAX_RENAME_PASSES; pass++) {
-    int changed = 0;
-    for (int i = 0; i < scope->n_order; i++) {
+    int n_visit = pass == 0 || !changed ? scope->n_order : n_changed;
+    n_changed = 0;
+    for (int k = 0; k < n_visit; k++) {
+      int i = pass == 0 || !changed ? k : changed[k];
       OsiValueEntry *e = scope->order[i];
       const OsiType *t = rewrite_type(run, e->type, &memo, 0);
       if (t != e->type) {
@@ -824,11 +831,13 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
                         osi_type_text(s, t, after, sizeof after));
         }
         e->type = t;
-        changed = 1;
+        if (changed) changed[n_changed] = i; /* (without the list, every pass visits all) */
+        n_changed++;
       }
     }
-    if (!changed) break;
+    if (!n_changed) break;
   }
+  free(changed);
   /* A label names the size as the values show it: its target renamed too
    * (total_sequence_length -> past+Broadcast(seq, ...) once that Broadcast
    * is renamed to the input's seq, past+seq). */
