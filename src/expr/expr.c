@@ -91,7 +91,8 @@ void osi_expr_store_delete(OsiExprStore *s) {
   free(s->coefs);
   free(s->table);
   free(s->sum_memo);
-  free(s->bcast_memo);
+  free(s->bcast_memo.t);
+  free(s->minmax_memo.t);
   free(s);
 }
 
@@ -100,7 +101,32 @@ uint32_t osi_expr_node_count(const OsiExprStore *s) { return s ? s->nnodes : 0; 
 void osi_expr_store_set_assume_nonneg(OsiExprStore *s, int on) {
   s->assume_nonneg = on != 0;
   if (s->sum_memo) memset(s->sum_memo, 0, 2 * (size_t)s->sum_memo_cap * sizeof *s->sum_memo);
-  if (s->bcast_memo) memset(s->bcast_memo, 0, 3 * (size_t)s->bcast_memo_cap * sizeof *s->bcast_memo);
+  expr_pair_memo_clear(&s->bcast_memo);
+  expr_pair_memo_clear(&s->minmax_memo);
+}
+
+/* Section - Memos of binary operations */
+
+#define PAIR_MEMO_MAX_CAP (1u << 14)
+
+uint32_t *expr_pair_slot(const OsiExprStore *s, PairMemo *m, uint32_t a, uint32_t b) {
+  if (m->cap < PAIR_MEMO_MAX_CAP && m->cap < s->nnodes) {
+    uint32_t cap = m->cap ? m->cap : 256;
+    while (cap < s->nnodes && cap < PAIR_MEMO_MAX_CAP) cap *= 2;
+    uint32_t *t = calloc(3 * (size_t)cap, sizeof *t); /* a new table starts empty */
+    if (t) {
+      free(m->t);
+      m->t = t;
+      m->cap = cap;
+    }
+  }
+  if (!m->t) return NULL;
+  uint32_t h = ((a * 2654435761u) ^ (b * 40503u)) & (m->cap - 1);
+  return m->t + 3 * h;
+}
+
+void expr_pair_memo_clear(PairMemo *m) {
+  if (m->t) memset(m->t, 0, 3 * (size_t)m->cap * sizeof *m->t);
 }
 
 static const char *store_name(OsiExprStore *s, const char *name, size_t len) {

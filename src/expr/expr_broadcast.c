@@ -56,26 +56,6 @@ int expr_broadcast_drops(OsiExprStore *s, OsiExpr y, OsiExpr x) {
   return one_where_one(s, y, x) || nonneg_part(s, x, y);
 }
 
-/* Section - Memo of osi_expr_broadcast */
-
-#define BCAST_MEMO_MAX_CAP (1u << 14)
-
-uint32_t *expr_broadcast_slot(OsiExprStore *s, OsiExpr a, OsiExpr b) {
-  if (s->bcast_memo_cap < BCAST_MEMO_MAX_CAP && s->bcast_memo_cap < s->nnodes) {
-    uint32_t cap = s->bcast_memo_cap ? s->bcast_memo_cap : 256;
-    while (cap < s->nnodes && cap < BCAST_MEMO_MAX_CAP) cap *= 2;
-    uint32_t *m = calloc(3 * (size_t)cap, sizeof *m); /* a new table starts empty */
-    if (m) {
-      free(s->bcast_memo);
-      s->bcast_memo = m;
-      s->bcast_memo_cap = cap;
-    }
-  }
-  if (!s->bcast_memo) return NULL;
-  uint32_t h = ((a * 2654435761u) ^ (b * 40503u)) & (s->bcast_memo_cap - 1);
-  return s->bcast_memo + 3 * h;
-}
-
 /* Section - Broadcasts of sizes known equal */
 
 /* The Broadcast subterms of e (integer nodes only: floats hold none that

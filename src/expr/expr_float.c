@@ -112,7 +112,8 @@ static float max2(float x, float y) {
 void osi_expr_store_set_float_domain(OsiExprStore *s, int on) {
   if (!s) return;
   s->float_domain = on != 0;
-  if (s->bcast_memo) memset(s->bcast_memo, 0, 3 * (size_t)s->bcast_memo_cap * sizeof *s->bcast_memo);
+  expr_pair_memo_clear(&s->bcast_memo);
+  expr_pair_memo_clear(&s->minmax_memo);
 }
 
 /* Section - Bounds

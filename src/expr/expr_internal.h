@@ -80,6 +80,14 @@ typedef struct {
 typedef struct NameChunk NameChunk;
 typedef struct ExprNaming ExprNaming; /* expr_naming.c */
 
+/* Results of a binary operation by its operands' ids: direct-mapped
+ * triples (a, b, result), a = 0 empty; it grows with the store up to 2^14
+ * slots, and is cleared when a store flag changes what rules apply. */
+typedef struct PairMemo {
+  uint32_t *t;
+  uint32_t cap;
+} PairMemo;
+
 struct OsiExprStore {
   ExprNode *nodes;
   uint32_t nnodes, capnodes;
@@ -103,11 +111,11 @@ struct OsiExprStore {
   uint32_t canon_stack[32];
   uint32_t canon_depth;
   uint32_t cycle_breaks;
-  /* expr_simplify.c: osi_expr_broadcast results, direct-mapped triples
-   * (a, b, result), a = 0 empty (every elementwise op broadcasts the same
-   * pairs again, and each try of its rules evaluates and substitutes) */
-  uint32_t *bcast_memo;
-  uint32_t bcast_memo_cap;
+  /* expr_simplify.c: results of osi_expr_broadcast (every elementwise op
+   * broadcasts the same pairs again, and each try of its rules evaluates
+   * and substitutes) and of Max/Min (a model's layers clamp the same slice
+   * bounds, and each proof of an order walks the prover) */
+  PairMemo bcast_memo, minmax_memo;
   /* expr_naming.c: named derived sizes, printed as names while naming_on */
   ExprNaming *naming;
   int naming_on;
@@ -120,6 +128,9 @@ struct OsiExprStore {
  * OSI_EXPR_MAX_NODES or memory runs out. */
 OsiExpr expr_intern(OsiExprStore *s, int kind, const OsiExpr *args, uint32_t n,
                     const int64_t *coefs, int64_t val, const char *name, size_t namelen);
+/* The slot of (a, b) in m (its triple), NULL without memory. */
+uint32_t *expr_pair_slot(const OsiExprStore *s, PairMemo *m, uint32_t a, uint32_t b);
+void expr_pair_memo_clear(PairMemo *m);
 /* Looks a symbol up without creating it. */
 OsiExpr expr_find_symbol(const OsiExprStore *s, const char *name, size_t namelen);
 
@@ -142,8 +153,6 @@ static inline int expr_is_float(const OsiExprStore *s, OsiExpr e) {
 /* 1 when Broadcast(x, y) is x wherever it is defined, by a rule beyond
  * the constants (y is 1 wherever the symbol x is 1; x is Max(y, c <= 0)). */
 int expr_broadcast_drops(OsiExprStore *s, OsiExpr y, OsiExpr x);
-/* The memo triple (a, b, result) of Broadcast(a, b), NULL without memory. */
-uint32_t *expr_broadcast_slot(OsiExprStore *s, OsiExpr a, OsiExpr b);
 
 /* Structural total order on canonical expressions (0 iff same id). */
 int expr_cmp(const OsiExprStore *s, OsiExpr a, OsiExpr b);

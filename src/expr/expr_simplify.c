@@ -781,7 +781,23 @@ static int dominates(const OsiExprStore *s, int kind, OsiExpr x, OsiExpr y) {
   return r;
 }
 
+static OsiExpr minmax_uncached(OsiExprStore *s, int kind, OsiExpr a, OsiExpr b);
+
+/* As the sum memo (expr_floor.c): nothing computed inside a contraction or
+ * across a cycle break is kept, so a result is the same in any context. */
 static OsiExpr minmax(OsiExprStore *s, int kind, OsiExpr a, OsiExpr b) {
+  uint32_t kb = b | (kind == EK_MAX ? 0x80000000u : 0);
+  if (!a || (b & 0x80000000u) || s->contracting) return minmax_uncached(s, kind, a, b);
+  uint32_t *m = expr_pair_slot(s, &s->minmax_memo, a, kb);
+  if (m && m[0] == a && m[1] == kb) return m[2];
+  uint32_t breaks = s->cycle_breaks;
+  OsiExpr r = minmax_uncached(s, kind, a, b);
+  m = expr_pair_slot(s, &s->minmax_memo, a, kb); /* the table may have grown meanwhile */
+  if (m && s->cycle_breaks == breaks) m[0] = a, m[1] = kb, m[2] = r;
+  return r;
+}
+
+static OsiExpr minmax_uncached(OsiExprStore *s, int kind, OsiExpr a, OsiExpr b) {
   OsiExpr v[2 * NARY_MAX];
   uint32_t n = 0;
   if (!gather(s, kind, a, v, &n) || !gather(s, kind, b, v, &n)) return OSI_EXPR_UNKNOWN;
@@ -851,10 +867,10 @@ static OsiExpr broadcast_uncached(OsiExprStore *s, OsiExpr a, OsiExpr b);
 
 OsiExpr osi_expr_broadcast(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
-  uint32_t *m = expr_broadcast_slot(s, a, b);
+  uint32_t *m = expr_pair_slot(s, &s->bcast_memo, a, b);
   if (m && m[0] == a && m[1] == b) return m[2];
   OsiExpr r = broadcast_uncached(s, a, b);
-  m = expr_broadcast_slot(s, a, b); /* the table may have grown meanwhile */
+  m = expr_pair_slot(s, &s->bcast_memo, a, b); /* the table may have grown meanwhile */
   if (m) m[0] = a, m[1] = b, m[2] = r;
   return r;
 }
