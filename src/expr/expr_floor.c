@@ -101,7 +101,8 @@ static int expand_atom(OsiExprStore *s, Poly *p, OsiExpr m, int64_t k) {
   return k != INT64_MIN && poly_add_expr(s, p, g, k) && poly_add_expr(s, p, h, -k);
 }
 
-/* Expands p in place until no term expands; 0 on overflow or past the step cap. */
+/* Expands p in place until no term expands: 1; 0 past the step cap; -1 on
+ * overflow (or without memory). */
 static int expand(OsiExprStore *s, Poly *p) {
   for (int steps = 0;; steps++) {
     uint32_t i = 0;
@@ -113,7 +114,7 @@ static int expand(OsiExprStore *s, Poly *p) {
     memmove(p->k + i, p->k + i + 1, (p->n - i - 1) * sizeof *p->k);
     memmove(p->m + i, p->m + i + 1, (p->n - i - 1) * sizeof *p->m);
     p->n--;
-    if (!expand_atom(s, p, m, k)) return 0;
+    if (!expand_atom(s, p, m, k)) return -1;
   }
 }
 
@@ -170,7 +171,7 @@ static int candidates(OsiExprStore *s, OsiExpr a, int64_t d, OsiExpr *out) {
 static int expansion_of(OsiExprStore *s, OsiExpr z, Poly *x) {
   x->n = 0;
   x->c = 0;
-  return poly_add_expr(s, x, z, 1) && expand(s, x);
+  return poly_add_expr(s, x, z, 1) && expand(s, x) == 1;
 }
 
 typedef struct {
@@ -194,11 +195,12 @@ static uint64_t reading_score(uint32_t terms, uint32_t scaled, int has_const) {
 /* One contraction step: the candidate c*z whose expansion, taken out of e,
  * leaves the shortest reading (counting c*z as one term), if that is
  * shorter than e's own, not counting the constant; on a tie one that leaves
- * no constant ((-a)%3, not 2-(a+2)%3), then the first (larger divisors are
- * tried first). */
+ * no constant ((-a)%3, not 2-(a+2)%3), then the smaller constant, then the
+ * smaller atom (expr_cmp). */
 static int contract_once(OsiExprStore *s, Poly *e, Output *out, uint32_t *nout, int *failed) {
   OsiExpr best_z = OSI_EXPR_UNKNOWN;
   int64_t best_c = 0;
+  uint64_t best_abs_c = 0;
   uint64_t best_score = reading_score(nterms(e), scaled_terms(e), 0); /* a step must read shorter */
   Poly x, rest;
   poly_init(&x);
@@ -229,10 +231,18 @@ static int contract_once(OsiExprStore *s, Poly *e, Output *out, uint32_t *nout, 
         if (!poly_addmul(s, e, &x, -(k / ka), &rest)) continue;
         int64_t c = k / ka;
         uint64_t score = reading_score(nterms(&rest) + 1, scaled_terms(&rest) + (c != 1 && c != -1), rest.c != 0);
-        if (score < best_score) {
+        uint64_t abs_c = rest.c < 0 ? -(uint64_t)rest.c : (uint64_t)rest.c;
+        /* Between steps that read alike, the smaller constant left, then
+         * the smaller atom: the same choice whichever way round the sum's
+         * atom came (N//d or the (d-1-N)//d it is the negation of), where
+         * the first one tried would depend on it. */
+        if (score < best_score ||
+            (score == best_score && best_z != OSI_EXPR_UNKNOWN &&
+             (abs_c < best_abs_c || (abs_c == best_abs_c && expr_cmp(s, z[j], best_z) < 0)))) {
           best_score = score;
           best_z = z[j];
           best_c = c;
+          best_abs_c = abs_c;
         }
       }
     }
@@ -326,7 +336,13 @@ static OsiExpr canonical_uncached(OsiExprStore *s, const Poly *p) {
   uint32_t nout = 0;
   int failed = 0;
   if (!poly_copy(&e, p)) goto done;
-  if (!expand(s, &e)) { /* too large to normalise: kept as built */
+  int expanded = expand(s, &e);
+  /* Too many steps to normalise: kept as built. A sum whose expansion
+   * leaves int64 has no normal form: unknown, as any size arithmetic that
+   * overflows (kept as built, it would depend on the order it was built
+   * in: a part of it normalises, the whole does not). */
+  if (expanded < 0) goto done;
+  if (expanded == 0) {
     r = poly_intern(s, p);
     goto done;
   }
