@@ -45,13 +45,37 @@
 
 /* Section - Scan */
 
+/* A message-typed field pass 1 met, for pass 2 to descend into. */
+typedef struct Sub {
+  const ProtobufCMessageDescriptor *desc;
+  const uint8_t *p;
+  size_t len;
+} Sub;
+
 typedef struct Scan {
   const uint8_t *base;
   size_t len;
   OsiDecodeError *err;
   int merge;
   OsiPbcStrips *strips; /* NULL: not collected */
+  /* The submessages of the messages on the path, each message's above its
+   * parent's: pass 2 reads them from here instead of parsing the fields
+   * again (a graph's tens of thousands of nodes). */
+  Sub *subs;
+  size_t n_subs, cap_subs;
 } Scan;
+
+static int push_sub(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8_t *p, size_t len) {
+  if (s->n_subs == s->cap_subs) {
+    size_t cap = s->cap_subs ? s->cap_subs * 2 : 256;
+    Sub *subs = realloc(s->subs, cap * sizeof *subs);
+    if (!subs) return osi_mb_fail(s->err, OSI_ERR_NOMEM, "out of memory while decoding the model");
+    s->subs = subs;
+    s->cap_subs = cap;
+  }
+  s->subs[s->n_subs++] = (Sub){desc, p, len};
+  return 1;
+}
 
 /* Field keys protobuf-c reads differently from nanopb, which both decoders
  * must then refuse alike: a 5-byte key whose last byte nanopb's varint32
@@ -188,7 +212,7 @@ static int scan_msg(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8
                                                            : "type nesting exceeds the limit");
   const uint8_t *end = p + len;
   uint64_t seen = 0; /* non-repeated message fields met, by index */
-  int subs = 0;      /* message-typed fields met */
+  size_t subs = s->n_subs; /* this message's submessages: s->subs[subs ..] */
   for (size_t at = 0; at < len;) {
     const uint8_t *field = p + at;
     size_t avail = len - at;
@@ -237,7 +261,8 @@ static int scan_msg(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8
         osi_mb_nul_in_string(s->err, (uint64_t)(field - s->base), (const char *)(p + at), (size_t)n);
         return 0;
       }
-      if (f && f->type == PROTOBUF_C_TYPE_MESSAGE) subs++;
+      if (f && f->type == PROTOBUF_C_TYPE_MESSAGE && !push_sub(s, f->descriptor, p + at, (size_t)n))
+        return 0;
       if (f && f->type == PROTOBUF_C_TYPE_MESSAGE && f->label != PROTOBUF_C_LABEL_REPEATED) {
         size_t i = (size_t)(f - desc->fields);
         if (i < 64 && (seen >> i & 1)) s->merge = 1;
@@ -248,25 +273,15 @@ static int scan_msg(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8
     default: return refuse(s, field, "an invalid wire type");
     }
   }
-  /* Pass 2: descend into the message-typed fields (all well-formed now). */
-  for (size_t at = 0; subs && at < len;) {
-    uint64_t key = 0, n = 0;
-    at += pbc_varint1(p + at, len - at, &key);
-    switch (key & 7) {
-    case 0: at += pbc_varint1(p + at, len - at, &n); break;
-    case 1: at += 8; break;
-    case 5: at += 4; break;
-    default: {
-      at += pbc_varint1(p + at, len - at, &n);
-      const ProtobufCFieldDescriptor *f = pbc_field_of(desc, key);
-      if (f && f->type == PROTOBUF_C_TYPE_MESSAGE &&
-          !scan_msg(s, f->descriptor, p + at, (size_t)n, depth + 1, nest))
-        return 0;
-      at += (size_t)n;
-      break;
-    }
-    }
+  /* Pass 2: descend into the message-typed fields (all well-formed now), in
+   * order; each one's own submessages go above them and are gone when it
+   * returns. */
+  size_t last = s->n_subs;
+  for (size_t i = subs; i < last; i++) {
+    Sub sub = s->subs[i]; /* (a copy: deeper pushes may move the array) */
+    if (!scan_msg(s, sub.desc, sub.p, sub.len, depth + 1, nest)) return 0;
   }
+  s->n_subs = subs;
   /* After its descent: the tensors a rewrite drops from are in byte order. */
   if (desc == &onnx__tensor_proto__descriptor) note_tensor(s, p, len);
   return 1;
@@ -274,8 +289,9 @@ static int scan_msg(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8
 
 int osi_pbc_prescan(const uint8_t *bytes, size_t len, OsiDecodeError *err, int *merge,
                     OsiPbcStrips *strips) {
-  Scan s = {bytes ? bytes : (const uint8_t *)"", len, err, 0, strips};
+  Scan s = {bytes ? bytes : (const uint8_t *)"", len, err, 0, strips, NULL, 0, 0};
   int ok = scan_msg(&s, &onnx__model_proto__descriptor, s.base, len, 1, 0);
+  free(s.subs);
   *merge = s.merge;
   return ok;
 }
