@@ -283,7 +283,7 @@ static int copy_field(Field *dst, const Field *src) {
   dst->sub = NULL;
   if (src->owned) {
     if (!(dst->owned = malloc(src->len ? src->len : 1))) return 0;
-    memcpy(dst->owned, src->data, src->len);
+    if (src->len) memcpy(dst->owned, src->data, src->len); /* an empty field may have no data */
     dst->data = dst->owned;
   }
   if (src->sub && !(dst->sub = copy_msg(src->sub))) return 0;
@@ -422,7 +422,7 @@ static int mutate_tree(Ctx *c) {
     size_t cap = f->len * 2 + 16;
     uint8_t *buf = malloc(cap);
     if (!buf) return 0;
-    memcpy(buf, f->data, f->len);
+    if (f->len) memcpy(buf, f->data, f->len);
     size_t n = LLVMFuzzerMutate(buf, f->len, cap);
     free(f->owned);
     f->owned = buf;
