@@ -1,0 +1,54 @@
+// Instructions one wasm inferShapes(bytes) + getShape of every value costs, counted by valgrind
+// (callgrind) on Node: unlike a time, the count does not depend on what else the machine runs.
+//
+//   node tests/bench/wasm_instructions.mjs MODEL.onnx... [--runs N] [--decoder protobuf-c|nanopb]
+//
+// Node runs with --no-liftoff (wasm compiled once, by TurboFan, not tiered up by time) and
+// --single-threaded; each model is run twice under callgrind, after the same warm-up calls, once
+// with N more calls (default 4) and once without, and the difference over N is printed: start-up,
+// compilation and warm-up cancel out. Counts repeat to within about 1.5% (V8 still compiles
+// JavaScript on its own schedule).
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SELF = fileURLToPath(import.meta.url);
+const REPO = join(dirname(SELF), '../..');
+const args = process.argv.slice(2);
+
+if (args[0] === '--child') { // the measured process: MODEL WARMUP RUNS DECODER
+  const { init } = await import(join(REPO, 'js/index.js'));
+  const engine = await init();
+  const bytes = readFileSync(args[1]);
+  const options = args[4] ? { decoder: args[4] } : undefined;
+  const once = () => {
+    const r = engine.inferShapes(bytes, options);
+    for (const name of r.names()) r.getShape(name);
+  };
+  for (let i = 0; i < Number(args[2]) + Number(args[3]); i++) once();
+  process.exit(0);
+}
+
+const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
+const runs = Number(opt('--runs', 4));
+const decoder = opt('--decoder', '');
+const models = args.filter((a, i) => !a.startsWith('--') && !['--runs', '--decoder'].includes(args[i - 1]));
+if (!models.length) {
+  console.error('usage: node tests/bench/wasm_instructions.mjs MODEL.onnx... [--runs N] [--decoder protobuf-c|nanopb]');
+  process.exit(2);
+}
+
+function count(model, n) {
+  const p = spawnSync('valgrind', ['--tool=callgrind', '--smc-check=all', '--callgrind-out-file=/dev/null',
+    process.execPath, '--no-liftoff', '--single-threaded', SELF, '--child', model, '3', String(n), decoder],
+  { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const m = /Collected : (\d+)/.exec(p.stderr ?? '');
+  if (p.status !== 0 || !m) throw new Error(`valgrind failed on ${model}: ${(p.error?.message ?? p.stderr).trim().split('\n').slice(-3).join(' ')}`);
+  return Number(m[1]);
+}
+
+for (const model of models) {
+  const per = (count(model, runs) - count(model, 0)) / runs;
+  console.log(`${basename(model)}: ${(per / 1e6).toFixed(1)}M instructions a call (inferShapes + every getShape${decoder ? `, ${decoder}` : ''})`);
+}
