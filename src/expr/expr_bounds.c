@@ -2,7 +2,7 @@
  * Order prover: proves p <= 0 for a polynomial p over canonical atoms, for
  * every binding of the symbols (symbols >= 0 only when the store's
  * assume_nonneg flag is on) at which p is defined. Used to drop a Max/Min
- * argument that never wins (expr_simplify.c).
+ * argument that never wins (expr_minmax.c).
  *
  * Three steps, each sound on its own, tried within a small budget:
  *   1. interval: the interval bound of p (ival_poly) has hi <= 0;

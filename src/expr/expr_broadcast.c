@@ -1,5 +1,5 @@
 /*
- * Broadcast beyond its canonical form (expr_simplify.c builds it): the
+ * Broadcast beyond its canonical form (expr_minmax.c builds it): the
  * operands it drops because another one is what the Broadcast is wherever
  * it is defined, the memo of its results, and merging operands a caller
  * knows to be equal (sizes a model requires equal).

@@ -1,7 +1,8 @@
 /*
  * Private layout of the expression store, shared by expr.c (store,
- * interning, queries, evaluation, substitution), expr_simplify.c
- * (constructors and canonicalisation), expr_parse.c and expr_print.c.
+ * interning, queries, evaluation, substitution), expr_simplify.c and
+ * expr_minmax.c (constructors and canonicalisation), expr_parse.c and
+ * expr_print.c.
  *
  * Canonical forms (every id in a store is one of these):
  *   CONST      an int64 constant (val).
@@ -111,7 +112,7 @@ struct OsiExprStore {
   uint32_t canon_stack[32];
   uint32_t canon_depth;
   uint32_t cycle_breaks;
-  /* expr_simplify.c: results of osi_expr_broadcast (every elementwise op
+  /* expr_minmax.c: results of osi_expr_broadcast (every elementwise op
    * broadcasts the same pairs again, and each try of its rules evaluates
    * and substitutes) and of Max/Min (a model's layers clamp the same slice
    * bounds, and each proof of an order walks the prover) */
