@@ -93,6 +93,7 @@ void osi_expr_store_delete(OsiExprStore *s) {
   free(s->sum_memo);
   free(s->bcast_memo.t);
   free(s->minmax_memo.t);
+  free(s->arith_memo.t);
   free(s);
 }
 
@@ -103,6 +104,7 @@ void osi_expr_store_set_assume_nonneg(OsiExprStore *s, int on) {
   if (s->sum_memo) memset(s->sum_memo, 0, 2 * (size_t)s->sum_memo_cap * sizeof *s->sum_memo);
   expr_pair_memo_clear(&s->bcast_memo);
   expr_pair_memo_clear(&s->minmax_memo);
+  expr_pair_memo_clear(&s->arith_memo);
 }
 
 /* Section - Memos of binary operations */
@@ -121,8 +123,13 @@ uint32_t *expr_pair_slot(const OsiExprStore *s, PairMemo *m, uint32_t a, uint32_
     }
   }
   if (!m->t) return NULL;
-  uint32_t h = ((a * 2654435761u) ^ (b * 40503u)) & (m->cap - 1);
-  return m->t + 3 * h;
+  /* Every bit of both ids reaches the low bits: callers keep flags in the
+   * top bits of b (a Max/Min kind, an arithmetic operation). */
+  uint32_t h = a * 0x9E3779B1u + b * 0x85EBCA77u;
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 12;
+  return m->t + 3 * (h & (m->cap - 1));
 }
 
 void expr_pair_memo_clear(PairMemo *m) {

@@ -114,6 +114,7 @@ void osi_expr_store_set_float_domain(OsiExprStore *s, int on) {
   s->float_domain = on != 0;
   expr_pair_memo_clear(&s->bcast_memo);
   expr_pair_memo_clear(&s->minmax_memo);
+  expr_pair_memo_clear(&s->arith_memo);
 }
 
 /* Section - Bounds

@@ -117,6 +117,9 @@ struct OsiExprStore {
    * and substitutes) and of Max/Min (a model's layers clamp the same slice
    * bounds, and each proof of an order walks the prover) */
   PairMemo bcast_memo, minmax_memo;
+  /* expr_simplify.c: results of + - // % CeilDiv on two ids (every layer
+   * of a model computes the same window, split and head sizes again) */
+  PairMemo arith_memo;
   /* expr_naming.c: named derived sizes, printed as names while naming_on */
   ExprNaming *naming;
   int naming_on;

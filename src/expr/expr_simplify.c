@@ -387,8 +387,40 @@ static OsiExpr add_scaled(OsiExprStore *s, OsiExpr a, OsiExpr b, int64_t kb) {
   return r;
 }
 
-OsiExpr osi_expr_add(OsiExprStore *s, OsiExpr a, OsiExpr b) { return add_scaled(s, a, b, 1); }
-OsiExpr osi_expr_sub(OsiExprStore *s, OsiExpr a, OsiExpr b) { return add_scaled(s, a, b, -1); }
+/* Section - Memo of the binary constructors */
+
+/* Operation codes of arith_memo, kept in the top bits of the second id. */
+enum { MEMO_ADD = 1, MEMO_SUB, MEMO_FLOORDIV, MEMO_MOD, MEMO_CEILDIV };
+#define MEMO_OP_SHIFT 29
+
+typedef OsiExpr (*BinaryRule)(OsiExprStore *s, int op, OsiExpr a, OsiExpr b);
+
+/* f(s, op, a, b) through s->arith_memo. As the Max/Min memo
+ * (expr_minmax.c): nothing computed inside a contraction or across a cycle
+ * break is kept, so a result is the same in any context; nor an unknown
+ * (it may be a failed allocation). */
+static OsiExpr memoised(OsiExprStore *s, int code, int op, OsiExpr a, OsiExpr b, BinaryRule f) {
+  if (!s || !a || (b >> MEMO_OP_SHIFT) || s->contracting) return f(s, op, a, b);
+  uint32_t kb = b | (uint32_t)code << MEMO_OP_SHIFT;
+  uint32_t *m = expr_pair_slot(s, &s->arith_memo, a, kb);
+  if (m && m[0] == a && m[1] == kb) return m[2];
+  uint32_t breaks = s->cycle_breaks;
+  OsiExpr r = f(s, op, a, b);
+  m = expr_pair_slot(s, &s->arith_memo, a, kb); /* the table may have grown meanwhile */
+  if (m && r && s->cycle_breaks == breaks) m[0] = a, m[1] = kb, m[2] = r;
+  return r;
+}
+
+static OsiExpr add_rule(OsiExprStore *s, int kb, OsiExpr a, OsiExpr b) { return add_scaled(s, a, b, kb); }
+
+static OsiExpr add_memoised(OsiExprStore *s, OsiExpr a, OsiExpr b, int kb) {
+  int64_t x, y;
+  if (osi_expr_is_const(s, a, &x) && osi_expr_is_const(s, b, &y)) return add_scaled(s, a, b, kb);
+  return memoised(s, kb == 1 ? MEMO_ADD : MEMO_SUB, kb, a, b, add_rule);
+}
+
+OsiExpr osi_expr_add(OsiExprStore *s, OsiExpr a, OsiExpr b) { return add_memoised(s, a, b, 1); }
+OsiExpr osi_expr_sub(OsiExprStore *s, OsiExpr a, OsiExpr b) { return add_memoised(s, a, b, -1); }
 OsiExpr osi_expr_neg(OsiExprStore *s, OsiExpr a) {
   if (!s) return OSI_EXPR_UNKNOWN;
   return add_scaled(s, osi_expr_const(s, 0), a, -1);
@@ -723,9 +755,11 @@ static OsiExpr div_op(OsiExprStore *s, int op, OsiExpr a, OsiExpr b) {
 }
 
 OsiExpr osi_expr_floordiv(OsiExprStore *s, OsiExpr a, OsiExpr b) {
-  return div_op(s, OP_FLOORDIV, a, b);
+  return memoised(s, MEMO_FLOORDIV, OP_FLOORDIV, a, b, div_op);
 }
-OsiExpr osi_expr_mod(OsiExprStore *s, OsiExpr a, OsiExpr b) { return div_op(s, OP_MOD, a, b); }
+OsiExpr osi_expr_mod(OsiExprStore *s, OsiExpr a, OsiExpr b) {
+  return memoised(s, MEMO_MOD, OP_MOD, a, b, div_op);
+}
 OsiExpr osi_expr_ceildiv(OsiExprStore *s, OsiExpr a, OsiExpr b) {
-  return div_op(s, OP_CEILDIV, a, b);
+  return memoised(s, MEMO_CEILDIV, OP_CEILDIV, a, b, div_op);
 }
