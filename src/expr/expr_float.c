@@ -416,11 +416,13 @@ static OsiExpr exact_rounded(OsiExprStore *s, OsiExpr z, int dir, int64_t symhi)
 }
 
 static OsiExpr exact_int(OsiExprStore *s, OsiExpr e, int64_t symhi) {
-  const ExprNode *nd = &s->nodes[e];
-  OsiExpr a0 = nd->n ? s->args[nd->off] : OSI_EXPR_UNKNOWN;
-  OsiExpr a1 = nd->n > 1 ? s->args[nd->off + 1] : OSI_EXPR_UNKNOWN;
+  /* Copies, not a node pointer: the constructors below may grow (move) s->nodes. */
+  int kind = s->nodes[e].kind;
+  uint32_t n = s->nodes[e].n, off = s->nodes[e].off;
+  OsiExpr a0 = n ? s->args[off] : OSI_EXPR_UNKNOWN;
+  OsiExpr a1 = n > 1 ? s->args[off + 1] : OSI_EXPR_UNKNOWN;
   double c;
-  switch (nd->kind) {
+  switch (kind) {
   case EK_FCONST:
     c = expr_fconst_value(s, e);
     return integral(c) && fabs(c) < 0x1p62 ? osi_expr_const(s, (int64_t)c) : OSI_EXPR_UNKNOWN;
@@ -446,17 +448,17 @@ static OsiExpr exact_int(OsiExprStore *s, OsiExpr e, int64_t symhi) {
   case EK_FMIN:
   case EK_FMAX: {
     OsiExpr acc = OSI_EXPR_UNKNOWN;
-    for (uint32_t i = 0; i < nd->n; i++) {
-      OsiExpr y = exact_int(s, s->args[nd->off + i], symhi);
+    for (uint32_t i = 0; i < n; i++) {
+      OsiExpr y = exact_int(s, s->args[off + i], symhi);
       if (y == OSI_EXPR_UNKNOWN) return y;
-      acc = i == 0 ? y : nd->kind == EK_FMIN ? osi_expr_min(s, acc, y) : osi_expr_max(s, acc, y);
+      acc = i == 0 ? y : kind == EK_FMIN ? osi_expr_min(s, acc, y) : osi_expr_max(s, acc, y);
     }
     return acc;
   }
   case EK_FFLOOR:
   case EK_FCEIL:
   case EK_FROUND: {
-    OsiExpr y = exact_rounded(s, a0, nd->kind == EK_FFLOOR ? -1 : nd->kind == EK_FCEIL ? 1 : 2, symhi);
+    OsiExpr y = exact_rounded(s, a0, kind == EK_FFLOOR ? -1 : kind == EK_FCEIL ? 1 : 2, symhi);
     /* Otherwise the integer atom Floor(z) itself: its value is the float's
      * wherever it is defined (the float finite, within int64). */
     return y != OSI_EXPR_UNKNOWN ? y : expr_intern(s, EK_FTOINT, &e, 1, NULL, 0, NULL, 0);
@@ -742,9 +744,11 @@ int osi_expr_float_bounds(const OsiExprStore *s, OsiExpr e, double *lo, double *
 }
 
 OsiExpr expr_float_rebuild(OsiExprStore *s, OsiExpr e, const OsiExpr *args) {
-  const ExprNode *nd = &s->nodes[e];
+  /* Copies, not a node pointer: every constructor below may grow (move) s->nodes. */
+  int kind = s->nodes[e].kind;
+  uint32_t n = s->nodes[e].n;
   OsiExpr acc;
-  switch (nd->kind) {
+  switch (kind) {
   case EK_FTOINT: return osi_expr_ftoint(s, args[0]);
   case EK_FCONST: return e;
   case EK_FCAST: return osi_expr_to_float(s, args[0]);
@@ -758,8 +762,8 @@ OsiExpr expr_float_rebuild(OsiExprStore *s, OsiExpr e, const OsiExpr *args) {
   case EK_FMIN:
   case EK_FMAX:
     acc = args[0];
-    for (uint32_t i = 1; i < nd->n && acc; i++)
-      acc = nd->kind == EK_FMIN ? osi_expr_fmin(s, acc, args[i]) : osi_expr_fmax(s, acc, args[i]);
+    for (uint32_t i = 1; i < n && acc; i++)
+      acc = kind == EK_FMIN ? osi_expr_fmin(s, acc, args[i]) : osi_expr_fmax(s, acc, args[i]);
     return acc;
   default: return OSI_EXPR_UNKNOWN;
   }
