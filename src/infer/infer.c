@@ -298,7 +298,7 @@ static const OsiType *reduce_type(OsiRun *run, const OsiType *t, int depth) {
   return nt;
 }
 
-static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index) {
+static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index, OsiWiring *w) {
   OsiRun *run = scope->run;
   if (run->max_node_visits == 0) run->max_node_visits = node_budget(run->model);
   if (++run->node_visits > run->max_node_visits)
@@ -320,9 +320,12 @@ static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index) {
   if (!op.in || !op.out) return osi_run_fail(run, OSI_ERR_NOMEM, n->name, "out of memory");
   const OsiValueEntry **kept =
       !scope->parent && !scope->path[0] && run->top_io ? run->top_io + run->top_io_at[index] : NULL;
+  const size_t *src = w->src + w->in_at[index];
+  OsiValueEntry *const *outside = w->outside + w->in_at[index];
   for (int i = 0; i < n->n_inputs; i++) {
     if (!n->inputs[i][0]) continue;
-    OsiValueEntry *e = osi_context_lookup(scope, n->inputs[i]);
+    OsiValueEntry *e = src[i] == OSI_WIRED_OUTSIDE ? outside[i] : w->out[src[i]];
+    if (!e) e = osi_context_lookup(scope, n->inputs[i]); /* (its producer failed the run) */
     op.in[i] = e ? e->type : NULL;
     if (kept) kept[i] = e;
   }
@@ -372,6 +375,7 @@ static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index) {
     if (!n->outputs[o][0]) continue;
     OsiValueEntry *e = osi_context_define(scope, n->outputs[o], op.out[o], index);
     if (!e) return osi_run_fail(run, OSI_ERR_NOMEM, n->name, "out of memory");
+    w->out[w->out_at[index] + (size_t)o] = e;
     if (kept) kept[n->n_inputs + o] = e;
     event_set(run, "set", n->outputs[o], op.out[o]);
   }
@@ -403,9 +407,11 @@ OsiStatus osi_infer_graph(OsiContext *scope, const OsiGraph *g, int n_in,
     return osi_run_fail(scope->run, OSI_ERR_NOMEM, "", "out of memory");
   int *order = malloc(((size_t)g->n_nodes + 1) * sizeof(int));
   if (!order) return osi_run_fail(scope->run, OSI_ERR_NOMEM, "", "out of memory");
-  st = osi_topo_order(scope, g, order);
+  OsiWiring wiring;
+  st = osi_topo_order(scope, g, order, &wiring);
   for (int k = 0; st == OSI_OK && k < g->n_nodes; k++)
-    st = infer_node(scope, &g->nodes[order[k]], order[k]);
+    st = infer_node(scope, &g->nodes[order[k]], order[k], &wiring);
+  osi_wiring_free(&wiring);
   free(order);
   /* A requirement found late reduces the Broadcasts formed before it. */
   if (st == OSI_OK && !scope->parent && osi_requirements_join_any(&scope->run->requirements, scope->run->exprs))

@@ -12,10 +12,30 @@
 OsiStatus osi_infer_graph(OsiContext *scope, const OsiGraph *graph, int n_in,
                           const OsiType *const *in_types);
 
+/* Where the inputs of a graph's nodes come from, found while they are
+ * ordered, so that inference reads each input without looking its name up
+ * a second time (a name lookup is a hash and a compare of a long name, and
+ * cache misses on big graphs). Input i of node k, at flat position
+ * in_at[k] + i: when src[...] != OSI_WIRED_OUTSIDE, output slot src[...]
+ * (flat over the nodes' outputs, from out_at) of a node of the graph, whose
+ * entry out[slot] is set when that node is inferred; otherwise the entry
+ * outside[...] that existed before the graph's nodes ran (a graph input, an
+ * initializer, a value of an enclosing scope), NULL for an omitted input. */
+#define OSI_WIRED_OUTSIDE SIZE_MAX
+typedef struct OsiWiring {
+  size_t *in_at, *out_at; /* per node, plus one past the last */
+  size_t *src;
+  OsiValueEntry **outside;
+  OsiValueEntry **out;
+} OsiWiring;
+
+void osi_wiring_free(OsiWiring *w);
+
 /* Node indices of `graph` in a topological order (computed, never trusted
- * from the file), written to order[0..n_nodes). Reports CYCLE,
+ * from the file), written to order[0..n_nodes), and the wiring of their
+ * inputs (free it with osi_wiring_free, on success or not). Reports CYCLE,
  * MISSING_INPUT and DUPLICATE_DEFINITION through the run. */
-OsiStatus osi_topo_order(OsiContext *scope, const OsiGraph *graph, int *order);
+OsiStatus osi_topo_order(OsiContext *scope, const OsiGraph *graph, int *order, OsiWiring *wiring);
 
 /* Deepest nesting of subgraph scopes and function bodies. */
 #define OSI_MAX_SCOPE_DEPTH 32

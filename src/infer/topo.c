@@ -9,6 +9,8 @@
 
 #include "infer/infer.h"
 
+/* A set of names; in the producers set, an entry's `producer` is the node
+ * writing it and its `order` that output's slot (OsiWiring). */
 typedef struct NameSet {
   OsiValueTable table;
   OsiArena *arena;
@@ -27,9 +29,8 @@ typedef int (*NameFn)(void *user, const char *name);
 
 static int graph_free_names(OsiArena *arena, const OsiGraph *g, NameFn fn, void *user, int depth);
 
-static int node_reads(OsiArena *arena, const OsiNode *n, NameFn fn, void *user, int depth) {
-  for (int i = 0; i < n->n_inputs; i++)
-    if (n->inputs[i][0] && !fn(user, n->inputs[i])) return 0;
+/* The outer names n's subgraphs read. */
+static int subgraph_reads(OsiArena *arena, const OsiNode *n, NameFn fn, void *user, int depth) {
   for (int a = 0; a < n->n_attrs; a++) {
     const OsiAttr *at = &n->attrs[a];
     if (at->type == OSI_ATTR_GRAPH && at->g && !graph_free_names(arena, at->g, fn, user, depth + 1))
@@ -39,6 +40,12 @@ static int node_reads(OsiArena *arena, const OsiNode *n, NameFn fn, void *user, 
         if (!graph_free_names(arena, at->graphs[k], fn, user, depth + 1)) return 0;
   }
   return 1;
+}
+
+static int node_reads(OsiArena *arena, const OsiNode *n, NameFn fn, void *user, int depth) {
+  for (int i = 0; i < n->n_inputs; i++)
+    if (n->inputs[i][0] && !fn(user, n->inputs[i])) return 0;
+  return subgraph_reads(arena, n, fn, user, depth);
 }
 
 typedef struct FreeCtx {
@@ -84,8 +91,11 @@ typedef struct EdgeCtx {
   size_t n_deps, cap_deps;
 } EdgeCtx;
 
-static int add_dependency(void *user, const char *name) {
-  EdgeCtx *ec = user;
+/* Node ec->node reads `name`: an edge from the node in the graph that
+ * writes it, or nothing when it is defined before the graph's nodes run;
+ * *wired_to gets the producer's output slot, or OSI_WIRED_OUTSIDE and
+ * *outside that earlier entry. */
+static int read_name(EdgeCtx *ec, const char *name, size_t *wired_to, OsiValueEntry **outside) {
   OsiValueEntry *p = osi_value_table_get(&ec->producers->table, name);
   if (p) {
     if (ec->n_deps == ec->cap_deps) {
@@ -99,14 +109,66 @@ static int add_dependency(void *user, const char *name) {
       ec->cap_deps = cap;
     }
     ec->deps[ec->n_deps++] = p->producer;
+    *wired_to = (size_t)p->order;
     return 1;
   }
-  if (osi_context_lookup(ec->scope, name)) return 1;
+  *wired_to = OSI_WIRED_OUTSIDE;
+  if ((*outside = osi_context_lookup(ec->scope, name))) return 1;
   const OsiNode *n = &ec->g->nodes[ec->node];
   osi_run_fail(ec->scope->run, OSI_ERR_MISSING_INPUT, n->name,
                "node %d '%s' (%s) reads '%s', which no node, input or initializer defines",
                ec->node, n->name, n->op_type, name);
   return 0;
+}
+
+static int add_dependency(void *user, const char *name) {
+  size_t wired_to;
+  OsiValueEntry *outside;
+  return read_name(user, name, &wired_to, &outside);
+}
+
+/* The edges into node ec->node, its inputs wired on the way. */
+static int read_node(EdgeCtx *ec, OsiWiring *w) {
+  const OsiNode *n = &ec->g->nodes[ec->node];
+  size_t at = w->in_at[ec->node];
+  for (int i = 0; i < n->n_inputs; i++) {
+    w->src[at + i] = OSI_WIRED_OUTSIDE;
+    w->outside[at + i] = NULL;
+    if (n->inputs[i][0] && !read_name(ec, n->inputs[i], &w->src[at + i], &w->outside[at + i]))
+      return 0;
+  }
+  return subgraph_reads(ec->scope->run->arena, n, add_dependency, ec, 0);
+}
+
+void osi_wiring_free(OsiWiring *w) {
+  free(w->in_at);
+  free(w->out_at);
+  free(w->src);
+  free(w->outside);
+  free(w->out);
+  memset(w, 0, sizeof *w);
+}
+
+/* Room for the wiring of g's nodes; 0 on OOM. */
+static int wiring_init(OsiWiring *w, const OsiGraph *g, size_t reads, size_t writes) {
+  memset(w, 0, sizeof *w);
+  size_t n = (size_t)g->n_nodes;
+  w->in_at = malloc((n + 1) * sizeof *w->in_at);
+  w->out_at = malloc((n + 1) * sizeof *w->out_at);
+  w->src = malloc((reads + 1) * sizeof *w->src);
+  w->outside = malloc((reads + 1) * sizeof *w->outside);
+  w->out = calloc(writes + 1, sizeof *w->out);
+  if (!w->in_at || !w->out_at || !w->src || !w->outside || !w->out) return 0;
+  size_t in = 0, out = 0;
+  for (size_t k = 0; k < n; k++) {
+    w->in_at[k] = in;
+    w->out_at[k] = out;
+    in += (size_t)g->nodes[k].n_inputs;
+    out += (size_t)g->nodes[k].n_outputs;
+  }
+  w->in_at[n] = in;
+  w->out_at[n] = out;
+  return 1;
 }
 
 static void heap_push(int *heap, int *len, int v) {
@@ -136,7 +198,9 @@ static int heap_pop(int *heap, int *len) {
   return top;
 }
 
-static OsiStatus collect_producers(OsiContext *scope, const OsiGraph *g, NameSet *producers) {
+/* Each output's producer, and (in `order`) its output slot. */
+static OsiStatus collect_producers(OsiContext *scope, const OsiGraph *g, NameSet *producers,
+                                   const OsiWiring *w) {
   for (int i = 0; i < g->n_nodes; i++) {
     const OsiNode *n = &g->nodes[i];
     for (int o = 0; o < n->n_outputs; o++) {
@@ -151,12 +215,14 @@ static OsiStatus collect_producers(OsiContext *scope, const OsiGraph *g, NameSet
                             n->name, n->op_type, name,
                             !created ? "another node" : "a graph input or initializer");
       e->producer = i;
+      e->order = (int)(w->out_at[i] + (size_t)o);
     }
   }
   return OSI_OK;
 }
 
-OsiStatus osi_topo_order(OsiContext *scope, const OsiGraph *g, int *order) {
+OsiStatus osi_topo_order(OsiContext *scope, const OsiGraph *g, int *order, OsiWiring *wiring) {
+  memset(wiring, 0, sizeof *wiring);
   OsiRun *run = scope->run;
   int n = g->n_nodes;
   NameSet producers = {{0}, run->arena};
@@ -176,16 +242,17 @@ OsiStatus osi_topo_order(OsiContext *scope, const OsiGraph *g, int *order) {
   int *heap = malloc(((size_t)n + 1) * sizeof(int));
   OsiStatus st = OSI_OK;
   if (!ec.deps || !dep_start || !indeg || !adj_start || !heap ||
-      !osi_value_table_init(&producers.table, writes)) {
+      !osi_value_table_init(&producers.table, writes) ||
+      !wiring_init(wiring, g, reads, writes)) {
     st = osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
     goto done;
   }
-  if ((st = collect_producers(scope, g, &producers)) != OSI_OK) goto done;
+  if ((st = collect_producers(scope, g, &producers, wiring)) != OSI_OK) goto done;
 
   for (int i = 0; i < n; i++) {
     ec.node = i;
     dep_start[i] = ec.n_deps;
-    if (!node_reads(run->arena, &g->nodes[i], add_dependency, &ec, 0)) {
+    if (!read_node(&ec, wiring)) {
       st = run->status != OSI_OK ? run->status
                                  : osi_run_fail(run, OSI_ERR_LIMIT_EXCEEDED, g->nodes[i].name,
                                                 "subgraph nesting exceeds the limit");

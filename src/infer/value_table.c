@@ -48,7 +48,7 @@ static size_t find_slot(const OsiValueSlot *slots, size_t cap, const char *name,
   uint32_t tag = (uint32_t)(h >> 32);
   size_t i = (size_t)h & (cap - 1);
   while (slots[i].entry && (slots[i].hash != tag || slots[i].len != len ||
-                            memcmp(slots[i].entry->name, name, len) != 0))
+                            memcmp(slots[i].name, name, len) != 0))
     i = (i + 1) & (cap - 1);
   return i;
 }
@@ -68,7 +68,7 @@ static int grow(OsiValueTable *t) {
     if (!t->slots[i].entry) continue;
     /* Names are distinct: the first empty slot of the probe sequence. The
      * low bits of the full hash are gone, so rehash the name. */
-    size_t j = (size_t)osi_hash_string(t->slots[i].entry->name) & (cap - 1);
+    size_t j = (size_t)osi_hash_string(t->slots[i].name) & (cap - 1);
     while (slots[j].entry) j = (j + 1) & (cap - 1);
     slots[j] = t->slots[i];
   }
@@ -86,6 +86,7 @@ int osi_value_table_put(OsiValueTable *t, OsiValueEntry *entry) {
   size_t i = find_slot(t->slots, t->cap, entry->name, h, len);
   if (!t->slots[i].entry) t->count++;
   t->slots[i].entry = entry;
+  t->slots[i].name = entry->name;
   t->slots[i].hash = (uint32_t)(h >> 32);
   t->slots[i].len = (uint32_t)len;
   return 1;
@@ -104,6 +105,7 @@ OsiValueEntry *osi_value_table_upsert(OsiValueTable *t, const char *name, OsiAre
   if (!e) return NULL;
   e->name = name;
   t->slots[i].entry = e;
+  t->slots[i].name = name;
   t->slots[i].hash = (uint32_t)(h >> 32);
   t->slots[i].len = (uint32_t)len;
   t->count++;

@@ -20,11 +20,14 @@ typedef struct OsiValueEntry {
   int order;             /* position in its scope's definition order (OsiContext.order) */
 } OsiValueEntry;
 
-/* A slot keeps 32 bits of its name's hash and its length, so probes skip
- * other names without touching their entries, and a match is one memcmp
- * (word by word in wasm, where strcmp goes byte by byte). */
+/* A slot keeps 32 bits of its name's hash, its length and the name itself,
+ * so probes skip other names without touching their entries, and a match is
+ * one memcmp (word by word in wasm, where strcmp goes byte by byte) that
+ * does not wait for the entry to be loaded first: on a 128-layer export the
+ * entries are cache misses. */
 typedef struct OsiValueSlot {
   OsiValueEntry *entry; /* NULL: empty */
+  const char *name;     /* entry->name */
   uint32_t hash;
   uint32_t len;
 } OsiValueSlot;
