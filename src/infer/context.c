@@ -23,8 +23,14 @@ void osi_context_free(OsiContext *ctx) {
 }
 
 OsiValueEntry *osi_context_lookup(const OsiContext *ctx, const char *name) {
+  if (!ctx) return NULL;
+  OsiNameKey key = osi_name_key(name);
+  return osi_context_find(ctx, &key);
+}
+
+OsiValueEntry *osi_context_find(const OsiContext *ctx, const OsiNameKey *key) {
   for (; ctx; ctx = ctx->parent) {
-    OsiValueEntry *e = osi_value_table_get(&ctx->values, name);
+    OsiValueEntry *e = osi_value_table_find(&ctx->values, key);
     if (e) return e;
   }
   return NULL;

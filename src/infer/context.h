@@ -145,6 +145,8 @@ void osi_context_free(OsiContext *ctx);
 
 /* Looks a name up in this scope, then the enclosing ones. */
 OsiValueEntry *osi_context_lookup(const OsiContext *ctx, const char *name);
+/* The same, for a name hashed once (osi_name_key); ctx may be NULL. */
+OsiValueEntry *osi_context_find(const OsiContext *ctx, const OsiNameKey *key);
 /* Defines a value in this scope (replacing an existing definition). */
 OsiValueEntry *osi_context_define(OsiContext *ctx, const char *name, const OsiType *type,
                                   int producer);

@@ -96,7 +96,13 @@ typedef struct EdgeCtx {
  * *wired_to gets the producer's output slot, or OSI_WIRED_OUTSIDE and
  * *outside that earlier entry. */
 static int read_name(EdgeCtx *ec, const char *name, size_t *wired_to, OsiValueEntry **outside) {
-  OsiValueEntry *p = osi_value_table_get(&ec->producers->table, name);
+  /* The scope's own inputs and initializers first (a weight read by every
+   * layer: one lookup, not a miss among the producers and then a hit); no
+   * node defines those names (collect_producers). */
+  *wired_to = OSI_WIRED_OUTSIDE;
+  OsiNameKey key = osi_name_key(name);
+  if ((*outside = osi_value_table_find(&ec->scope->values, &key))) return 1;
+  OsiValueEntry *p = osi_value_table_find(&ec->producers->table, &key);
   if (p) {
     if (ec->n_deps == ec->cap_deps) {
       size_t cap = ec->cap_deps ? ec->cap_deps * 2 : 64;
@@ -112,8 +118,7 @@ static int read_name(EdgeCtx *ec, const char *name, size_t *wired_to, OsiValueEn
     *wired_to = (size_t)p->order;
     return 1;
   }
-  *wired_to = OSI_WIRED_OUTSIDE;
-  if ((*outside = osi_context_lookup(ec->scope, name))) return 1;
+  if ((*outside = osi_context_find(ec->scope->parent, &key))) return 1;
   const OsiNode *n = &ec->g->nodes[ec->node];
   osi_run_fail(ec->scope->run, OSI_ERR_MISSING_INPUT, n->name,
                "node %d '%s' (%s) reads '%s', which no node, input or initializer defines",
@@ -198,9 +203,16 @@ static int heap_pop(int *heap, int *len) {
   return top;
 }
 
-/* Each output's producer, and (in `order`) its output slot. */
+/* Each output's producer, and (in `order`) its output slot. A name defined
+ * twice is reported at the first output, in graph order, that defines it
+ * again: a second node's, or any node's when the graph's inputs or
+ * initializers define it (found by looking those few names up here rather
+ * than every output in the scope). */
 static OsiStatus collect_producers(OsiContext *scope, const OsiGraph *g, NameSet *producers,
                                    const OsiWiring *w) {
+  size_t bad = SIZE_MAX; /* the first output slot defining a name again */
+  const char *bad_why = NULL;
+  int bad_node = -1;
   for (int i = 0; i < g->n_nodes; i++) {
     const OsiNode *n = &g->nodes[i];
     for (int o = 0; o < n->n_outputs; o++) {
@@ -209,16 +221,26 @@ static OsiStatus collect_producers(OsiContext *scope, const OsiGraph *g, NameSet
       int created;
       OsiValueEntry *e = osi_value_table_upsert(&producers->table, name, producers->arena, &created);
       if (!e) return osi_run_fail(scope->run, OSI_ERR_NOMEM, "", "out of memory");
-      if (!created || osi_value_table_get(&scope->values, name))
-        return osi_run_fail(scope->run, OSI_ERR_DUPLICATE_DEFINITION, n->name,
-                            "node %d '%s' (%s) defines '%s', which %s already defines", i,
-                            n->name, n->op_type, name,
-                            !created ? "another node" : "a graph input or initializer");
+      size_t slot = w->out_at[i] + (size_t)o;
+      if (!created) {
+        if (slot < bad) bad = slot, bad_node = i, bad_why = "another node";
+        continue;
+      }
       e->producer = i;
-      e->order = (int)(w->out_at[i] + (size_t)o);
+      e->order = (int)slot;
     }
   }
-  return OSI_OK;
+  /* The scope holds only the graph's inputs and initializers yet. */
+  for (int k = 0; k < scope->n_order; k++) {
+    const OsiValueEntry *e = osi_value_table_get(&producers->table, scope->order[k]->name);
+    if (e && (size_t)e->order < bad)
+      bad = (size_t)e->order, bad_node = e->producer, bad_why = "a graph input or initializer";
+  }
+  if (bad_node < 0) return OSI_OK;
+  const OsiNode *n = &g->nodes[bad_node];
+  return osi_run_fail(scope->run, OSI_ERR_DUPLICATE_DEFINITION, n->name,
+                      "node %d '%s' (%s) defines '%s', which %s already defines", bad_node, n->name,
+                      n->op_type, n->outputs[bad - w->out_at[bad_node]], bad_why);
 }
 
 OsiStatus osi_topo_order(OsiContext *scope, const OsiGraph *g, int *order, OsiWiring *wiring) {

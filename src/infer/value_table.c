@@ -60,6 +60,17 @@ OsiValueEntry *osi_value_table_get(const OsiValueTable *t, const char *name) {
   return t->slots[find_slot(t->slots, t->cap, name, h, len)].entry;
 }
 
+OsiNameKey osi_name_key(const char *name) {
+  OsiNameKey k = {name, 0, 0};
+  k.hash = hash_len(name, &k.len);
+  return k;
+}
+
+OsiValueEntry *osi_value_table_find(const OsiValueTable *t, const OsiNameKey *key) {
+  if (!t->cap) return NULL;
+  return t->slots[find_slot(t->slots, t->cap, key->name, key->hash, key->len)].entry;
+}
+
 static int grow(OsiValueTable *t) {
   size_t cap = t->cap * 2;
   OsiValueSlot *slots = calloc(cap, sizeof *slots);

@@ -40,6 +40,17 @@ typedef struct OsiValueTable {
 int osi_value_table_init(OsiValueTable *t, size_t expected);
 void osi_value_table_free(OsiValueTable *t);
 OsiValueEntry *osi_value_table_get(const OsiValueTable *t, const char *name);
+
+/* A name with its hash and length, for looking it up in several tables
+ * (the scopes from a subgraph outwards) while hashing it once. */
+typedef struct OsiNameKey {
+  const char *name;
+  uint64_t hash;
+  size_t len;
+} OsiNameKey;
+
+OsiNameKey osi_name_key(const char *name);
+OsiValueEntry *osi_value_table_find(const OsiValueTable *t, const OsiNameKey *key);
 /* Inserts (entry is not copied; it must outlive the table). 0 on OOM. */
 int osi_value_table_put(OsiValueTable *t, OsiValueEntry *entry);
 /* The entry named `name`, or a new zeroed one from `arena` with that name

@@ -72,6 +72,22 @@ static void test_missing_and_duplicate(void) {
   r = builder_infer(b, 0, NULL);
   CHECK_INT(osi_result_status(r), OSI_ERR_DUPLICATE_DEFINITION);
   osi_result_delete(r);
+
+  /* Both kinds in one graph: the first node, in graph order, that defines
+   * a name again is the one reported, whichever kind comes first. */
+  for (int flip = 0; flip < 2; flip++) {
+    b = builder_new(17);
+    builder_input(b, "x", "float[2]");
+    builder_node(b, "Relu", "a", "x", "", "y", "");
+    builder_node(b, "Relu", "b", "x", "", flip ? "y" : "x", "");
+    builder_node(b, "Relu", "c", "x", "", flip ? "x" : "y", "");
+    r = builder_infer(b, 0, NULL);
+    CHECK_INT(osi_result_status(r), OSI_ERR_DUPLICATE_DEFINITION);
+    CHECK_STR(osi_result_error_node(r), "b");
+    CHECK(strstr(osi_result_error(r), flip ? "defines 'y', which another node"
+                                           : "defines 'x', which a graph input or initializer") != NULL);
+    osi_result_delete(r);
+  }
 }
 
 /* An unknown op leaves its outputs unknown, adds a diagnostic, and
