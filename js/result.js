@@ -99,6 +99,7 @@ class Packed {
   #nodeNames;
   #flags;
   #sorted;
+  #next = 0; // the row after the last one lookup found
 
   /** Copies the packed result at `ptr` (4-byte aligned) out of `heap` (a Uint8Array). */
   constructor(heap, ptr) {
@@ -160,10 +161,20 @@ class Packed {
   /** The type of key `name`, or null; only when hashable. */
   lookup(name) {
     const table = this.table, rows = this.rows, mask = table.length - 1;
+    // A viewer reading every shape asks for the keys in names() order, the order of rows: the
+    // row after the last one found is tried before hashing the name.
+    const next = this.#next;
+    if (next < rows.length && this.key(rows[next]) === name) {
+      this.#next = next + 1;
+      return this.type(rows[next]);
+    }
     const names = this.names;
     for (let i = keyHash(name) & mask, slot; (slot = table[i]) !== 0; i = (i + 1) & mask) {
       const row = rows[slot - 1];
-      if ((row >= 0 ? names[row] : this.subKeys[-1 - row]) === name) return this.type(row);
+      if ((row >= 0 ? names[row] : this.subKeys[-1 - row]) === name) {
+        this.#next = slot;
+        return this.type(row);
+      }
     }
     return null;
   }

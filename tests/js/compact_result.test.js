@@ -207,5 +207,17 @@ test('getShape on a few thousand values (subgraph values included) finds exactly
     for (const miss of [`/layers.${i % 7}/v_${i}x`, `/layers.${(i + 1) % 7}/v_${i}`, `v_${i}`]) expect(result.getShape(miss)).toBeNull();
   }
   expect(result.names()).toEqual([...keys].sort());
+  // In names() order (each key right after the one found before it), backwards, and with misses
+  // and jumps in between: the same entries.
+  const sorted = result.names();
+  for (const order of [sorted, [...sorted].reverse()]) {
+    for (const k of order) expect(result.getShape(k)).toBe(result.values[k]);
+  }
+  sorted.forEach((k, i) => {
+    expect(result.getShape(`${k}\u0001`)).toBeNull();
+    expect(result.getShape(k)).toEqual(full.values[k]);
+    const jump = sorted[(i * 7) % sorted.length];
+    expect(result.getShape(jump)).toEqual(full.values[jump]);
+  });
   expectSameAsFull(bytes);
 });
