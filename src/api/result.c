@@ -583,16 +583,12 @@ static int key_flags(const Row *rows, int n) {
   return flags;
 }
 
-/* The n names of `order` (or of `nodes`), of lengths lens[], each
- * NUL-terminated, then NULs to a multiple of 4 bytes; returns the bytes
- * written before the padding. */
-static size_t put_strings(OsiJson *out, const OsiValueEntry *const *order, const OsiNode *nodes,
-                          const uint32_t *lens, int n) {
+/* The n node names of `nodes`, of lengths lens[], each NUL-terminated, then
+ * NULs to a multiple of 4 bytes; returns the bytes written before the
+ * padding. */
+static size_t put_node_names(OsiJson *out, const OsiNode *nodes, const uint32_t *lens, int n) {
   size_t start = out->len;
-  for (int i = 0; i < n; i++) {
-    const char *s = order ? order[i]->name : nodes[i].name;
-    osi_json_bytes(out, s, (size_t)lens[i] + 1);
-  }
+  for (int i = 0; i < n; i++) osi_json_bytes(out, nodes[i].name, (size_t)lens[i] + 1);
   size_t bytes = out->len - start;
   osi_json_bytes(out, "\0\0\0", pad4(bytes) - bytes);
   return bytes;
@@ -622,7 +618,10 @@ static void render_packed_named(OsiResult *r) {
   uint32_t *node_lens = name_lens ? name_lens + n_names : NULL;
   Interner types = {0}, ops = {0};
   OsiWords io = {0};
-  OsiJson json = {0}, ref_keys = {0}, out = {0};
+  /* names: the value names, copied while they are hashed (on a 128-layer
+   * export each is a cache miss: read once, not again when the packed
+   * bytes are put together) */
+  OsiJson json = {0}, ref_keys = {0}, out = {0}, names = {0};
   size_t n_all_nodes = (size_t)n_nodes;
   for (int i = 0; i < r->run.n_scopes; i++) n_all_nodes += (size_t)r->run.scopes[i].graph.n_nodes;
   if (!words || !name_lens || !interner_init(&types, (size_t)n) || !interner_init(&ops, n_all_nodes))
@@ -672,6 +671,7 @@ static void render_packed_named(OsiResult *r) {
     const OsiValueEntry *e = root->order[v];
     if (!e->type) { /* no row */
       name_lens[v] = (uint32_t)strlen(e->name);
+      osi_json_bytes(&names, e->name, (size_t)name_lens[v] + 1);
       continue;
     }
     size_t at = ((uintptr_t)e->type >> 4) & 255;
@@ -681,6 +681,7 @@ static void render_packed_named(OsiResult *r) {
     }
     type_of[v] = recent[at].index;
     size_t slot = key_hash(e->name, &seen, &name_lens[v]) & (cap - 1);
+    osi_json_bytes(&names, e->name, (size_t)name_lens[v] + 1);
     while (table[slot]) slot = (slot + 1) & (cap - 1);
     table[slot] = row_at[v] + 1;
   }
@@ -711,7 +712,7 @@ static void render_packed_named(OsiResult *r) {
   }
   osi_json_char(&json, ']');
   render_tail_to(r, &json);
-  if (json.failed || io.failed || ref_keys.failed) goto done;
+  if (json.failed || io.failed || ref_keys.failed || names.failed) goto done;
 
   uint32_t header[PACK_HEADER] = {
       PACK_VERSION, (uint32_t)n_names, (uint32_t)n, (uint32_t)n_nodes, (uint32_t)io.count,
@@ -734,9 +735,10 @@ static void render_packed_named(OsiResult *r) {
   osi_json_bytes(&out, header, sizeof header);
   osi_json_bytes(&out, words, n_words * sizeof *words);
   osi_json_bytes(&out, io.items, io.count * sizeof *io.items);
-  size_t names_bytes =
-      put_strings(&out, (const OsiValueEntry *const *)root->order, NULL, name_lens, n_names);
-  size_t node_names_bytes = put_strings(&out, NULL, g->nodes, node_lens, n_nodes);
+  size_t names_bytes = names.len;
+  osi_json_bytes(&out, names.buf, names.len);
+  osi_json_bytes(&out, "\0\0\0", pad4(names.len) - names.len);
+  size_t node_names_bytes = put_node_names(&out, g->nodes, node_lens, n_nodes);
   osi_json_bytes(&out, json.buf, json.len);
   if (out.failed || out.len > INT32_MAX) goto done;
   uint32_t sizes[2] = {(uint32_t)names_bytes, (uint32_t)node_names_bytes};
@@ -751,6 +753,7 @@ done:
   osi_json_free(&json);
   osi_json_free(&ref_keys);
   osi_json_free(&out);
+  osi_json_free(&names);
   free(words);
   free(name_lens);
   free(rows);
