@@ -545,7 +545,8 @@ static int intern_op(void *user, const OsiNode *n) {
   size_t i = (size_t)(prefix_hash(n->op_type) * 31u + prefix_hash(n->domain)) & in->mask;
   for (; in->slots[i]; i = (i + 1) & in->mask) {
     const OsiNode *m = in->items[in->slots[i] - 1];
-    if (!strcmp(m->op_type, n->op_type) && !strcmp(m->domain, n->domain)) return in->slots[i] - 1;
+    if (!strcmp(m->op_type, n->op_type) && (m->domain == n->domain || !strcmp(m->domain, n->domain)))
+      return in->slots[i] - 1;
   }
   in->items[in->count] = n;
   in->slots[i] = ++in->count;
