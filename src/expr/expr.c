@@ -94,6 +94,9 @@ void osi_expr_store_delete(OsiExprStore *s) {
   free(s->bcast_memo.t);
   free(s->minmax_memo.t);
   free(s->arith_memo.t);
+  free(s->ival_memo.id);
+  free(s->expansion_memo.t);
+  free(s->ival_memo.iv);
   free(s);
 }
 
@@ -105,6 +108,8 @@ void osi_expr_store_set_assume_nonneg(OsiExprStore *s, int on) {
   expr_pair_memo_clear(&s->bcast_memo);
   expr_pair_memo_clear(&s->minmax_memo);
   expr_pair_memo_clear(&s->arith_memo);
+  expr_ival_memo_clear(&s->ival_memo);
+  expr_pair_memo_clear(&s->expansion_memo);
 }
 
 /* Section - Memos of binary operations */

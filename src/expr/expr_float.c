@@ -115,6 +115,8 @@ void osi_expr_store_set_float_domain(OsiExprStore *s, int on) {
   expr_pair_memo_clear(&s->bcast_memo);
   expr_pair_memo_clear(&s->minmax_memo);
   expr_pair_memo_clear(&s->arith_memo);
+  expr_ival_memo_clear(&s->ival_memo);
+  expr_pair_memo_clear(&s->expansion_memo);
 }
 
 /* Section - Bounds

@@ -174,11 +174,24 @@ static int candidates(OsiExprStore *s, OsiExpr a, int64_t d, OsiExpr *out) {
   return cnt;
 }
 
-/* x = the full expansion of z, when it takes at most CANDIDATE_MAX_STEPS. */
+/* x = the full expansion of z, when it takes at most CANDIDATE_MAX_STEPS
+ * and is built across no broken cycle. Every contraction step of every sum
+ * tries the candidates of its terms, mostly the same atoms again; an
+ * expansion is the same whenever it is built across no broken cycle, so it
+ * is memoised (as the sum it is, interned as built) with that proviso. */
 static int expansion_of(OsiExprStore *s, OsiExpr z, Poly *x) {
+  uint32_t *slot = expr_pair_slot(s, &s->expansion_memo, z, 0);
+  if (slot && slot[0] == z) return slot[2] && poly_load(s, slot[2], x);
   x->n = 0;
   x->c = 0;
-  return poly_add_expr(s, x, z, 1) && expand(s, x, CANDIDATE_MAX_STEPS) == 1;
+  uint32_t breaks = s->cycle_breaks;
+  int ok = poly_add_expr(s, x, z, 1) && expand(s, x, CANDIDATE_MAX_STEPS) == 1;
+  if (s->cycle_breaks != breaks) return 0;
+  OsiExpr sum = ok ? poly_intern(s, x) : OSI_EXPR_UNKNOWN;
+  if (ok && !sum) return 1; /* not memoised */
+  slot = expr_pair_slot(s, &s->expansion_memo, z, 0); /* the table may have grown */
+  if (slot) slot[0] = z, slot[1] = 0, slot[2] = sum;
+  return ok;
 }
 
 typedef struct {
@@ -230,8 +243,7 @@ static int contract_once(OsiExprStore *s, Poly *e, Output *out, uint32_t *nout, 
       for (int j = 0; j < cnt; j++) {
         /* a candidate built across a broken cycle may depend on the sums
          * being canonicalised above this one: not taken */
-        breaks = s->cycle_breaks;
-        if (!z[j] || !expansion_of(s, z[j], &x) || s->cycle_breaks != breaks) continue;
+        if (!z[j] || !expansion_of(s, z[j], &x)) continue;
         int64_t ka = coef_of(s, &x, a);
         if (ka == 0 || (ka == -1 && k == INT64_MIN) || k % ka != 0 || k / ka == INT64_MIN) continue;
         rest.n = 0;

@@ -89,6 +89,14 @@ typedef struct PairMemo {
   uint32_t cap;
 } PairMemo;
 
+/* Intervals of compound ids by id: direct-mapped, id 0 = empty; grows with
+ * the store up to 2^14 slots and is cleared with the pair memos. */
+typedef struct IvalMemo {
+  uint32_t *id;
+  int64_t (*iv)[2];
+  uint32_t cap;
+} IvalMemo;
+
 struct OsiExprStore {
   ExprNode *nodes;
   uint32_t nnodes, capnodes;
@@ -120,6 +128,11 @@ struct OsiExprStore {
   /* expr_simplify.c: results of + - // % CeilDiv on two ids (every layer
    * of a model computes the same window, split and head sizes again) */
   PairMemo arith_memo;
+  /* expr_floor.c: expansions of contraction candidates, (atom, 0, sum) */
+  PairMemo expansion_memo;
+  /* expr_simplify.c: bounds of subterms (a sum's normal form asks for the
+   * bounds of the same shared subterms once per path through the DAG) */
+  IvalMemo ival_memo;
   /* expr_naming.c: named derived sizes, printed as names while naming_on */
   ExprNaming *naming;
   int naming_on;
@@ -198,6 +211,7 @@ typedef struct {
 } Ival;
 
 Ival ival_expr(const OsiExprStore *s, OsiExpr e);
+void expr_ival_memo_clear(IvalMemo *m);
 Ival ival_poly(const OsiExprStore *s, const Poly *p);
 
 /* The sum of p's terms as a canonical id: p sorted by expr_mono_cmp,

@@ -283,8 +283,58 @@ Ival ival_poly(const OsiExprStore *s, const Poly *p) {
   return r;
 }
 
+static Ival ival_node(const OsiExprStore *s, OsiExpr e, const ExprNode *nd);
+
+#define IVAL_MEMO_MAX_CAP (1u << 14)
+
+void expr_ival_memo_clear(IvalMemo *m) {
+  if (m->id) memset(m->id, 0, (size_t)m->cap * sizeof *m->id);
+}
+
+static uint32_t *ival_memo_slot(const OsiExprStore *s, IvalMemo *m, OsiExpr e) {
+  if (m->cap < IVAL_MEMO_MAX_CAP && m->cap < s->nnodes) {
+    uint32_t cap = m->cap ? m->cap : 256;
+    while (cap < s->nnodes && cap < IVAL_MEMO_MAX_CAP) cap *= 2;
+    uint32_t *id = calloc(cap, sizeof *id); /* a new table starts empty */
+    int64_t(*iv)[2] = malloc(cap * sizeof *iv);
+    if (id && iv) {
+      free(m->id);
+      free(m->iv);
+      m->id = id;
+      m->iv = iv;
+      m->cap = cap;
+    } else {
+      free(id);
+      free(iv);
+    }
+  }
+  return m->id ? m->id + (e & (m->cap - 1)) : NULL;
+}
+
+/* Ids are immutable and their bounds depend only on the store flags, so a
+ * memo by id (cleared when a flag changes) returns what the walk would. */
 Ival ival_expr(const OsiExprStore *s, OsiExpr e) {
   const ExprNode *nd = expr_node(s, e);
+  if (nd->kind == EK_CONST || nd->kind == EK_SYM || e == OSI_EXPR_UNKNOWN) return ival_node(s, e, nd);
+  /* The store is const to its readers; the memo is a cache beside it. */
+  IvalMemo *m = (IvalMemo *)&s->ival_memo;
+  uint32_t *slot = ival_memo_slot(s, m, e);
+  if (slot && *slot == e) {
+    Ival r = {m->iv[slot - m->id][0], m->iv[slot - m->id][1]};
+    return r;
+  }
+  Ival r = ival_node(s, e, nd);
+  /* The walk below may have grown (and emptied) the memo. */
+  slot = ival_memo_slot(s, m, e);
+  if (slot) {
+    *slot = e;
+    m->iv[slot - m->id][0] = r.lo;
+    m->iv[slot - m->id][1] = r.hi;
+  }
+  return r;
+}
+
+static Ival ival_node(const OsiExprStore *s, OsiExpr e, const ExprNode *nd) {
   const OsiExpr *args = expr_args(s, e);
   Ival r = IV_ALL;
   switch (nd->kind) {
