@@ -310,8 +310,8 @@ static bool decode_node_msg(NpbDecoder *d, pb_istream_t *stream, OsiNode *out) {
   StrArg sn = {d, &name}, so = {d, &op_type}, sd = {d, &domain}, sv = {d, &overload};
   ListArg li = {d, &inputs}, lo = {d, &outputs}, la = {d, &attrs};
   onnx_NodeProto m = onnx_NodeProto_init_zero;
-  npb_set_cb(&m.input, npb_cb_string_list, &li);
-  npb_set_cb(&m.output, npb_cb_string_list, &lo);
+  npb_set_cb(&m.input, npb_cb_name_list, &li);
+  npb_set_cb(&m.output, npb_cb_name_list, &lo);
   npb_set_cb(&m.name, npb_cb_string, &sn);
   npb_set_cb(&m.op_type, npb_cb_string, &so);
   npb_set_cb(&m.attribute, cb_attr_list, &la);
@@ -351,7 +351,7 @@ static bool cb_value_info(pb_istream_t *stream, const pb_field_t *field, void **
   StrArg sn = {a->d, &name};
   TypeArg ta = {a->d, NULL};
   onnx_ValueInfoProto m = onnx_ValueInfoProto_init_zero;
-  npb_set_cb(&m.name, npb_cb_string, &sn);
+  npb_set_cb(&m.name, npb_cb_name, &sn);
   npb_set_cb(&m.type, npb_cb_type, &ta);
   bool ok = npb_decode_checked(stream, onnx_ValueInfoProto_fields, &m);
   if (ok) {
@@ -455,8 +455,8 @@ static bool cb_function(pb_istream_t *stream, const pb_field_t *field, void **ar
           ln = {d, &nodes}, lop = {d, &opsets}, lvi = {d, &value_info};
   onnx_FunctionProto m = onnx_FunctionProto_init_zero;
   npb_set_cb(&m.name, npb_cb_string, &sn);
-  npb_set_cb(&m.input, npb_cb_string_list, &li);
-  npb_set_cb(&m.output, npb_cb_string_list, &lo);
+  npb_set_cb(&m.input, npb_cb_name_list, &li);
+  npb_set_cb(&m.output, npb_cb_name_list, &lo);
   npb_set_cb(&m.attribute, npb_cb_string_list, &lan);
   npb_set_cb(&m.node, cb_node, &ln);
   npb_set_cb(&m.opset_import, cb_opset, &lop);
@@ -560,7 +560,8 @@ done:
 }
 
 static const OsiModel *run(NpbSource *src, OsiArena *arena, OsiExprStore *exprs, OsiDecodeError *err) {
-  NpbDecoder d = {arena, exprs, err, 0};
+  NpbDecoder d = {arena, exprs, err, 0, {0}};
+  osi_names_init(&d.names, arena);
   err->status = OSI_OK;
   err->message[0] = 0;
   if (src->total > (uint64_t)SIZE_MAX) {
@@ -568,7 +569,9 @@ static const OsiModel *run(NpbSource *src, OsiArena *arena, OsiExprStore *exprs,
     return NULL;
   }
   pb_istream_t stream = {npb_source_read, src, (size_t)src->total, NULL};
-  return decode_model(&d, &stream, src);
+  const OsiModel *m = decode_model(&d, &stream, src);
+  osi_names_free(&d.names);
+  return m;
 }
 
 const OsiModel *osi_decode_npb_stream(OsiReadFn read, OsiSkipFn skip, void *user,

@@ -12,6 +12,7 @@
 
 #include "decode/decode.h"
 #include "decode/model_build.h"
+#include "decode/name_intern.h"
 #include "decode/pbc_prescan.h"
 #include "onnx_shapes.pb-c.h"
 #include "base/scratch_alloc.h"
@@ -22,6 +23,7 @@ typedef struct Decoder {
   OsiExprStore *exprs;
   OsiDecodeError *err;
   int depth;
+  OsiNameInterner names; /* value names */
 } Decoder;
 
 static int fail(Decoder *d, OsiStatus status, const char *msg) {
@@ -34,6 +36,11 @@ static int fail(Decoder *d, OsiStatus status, const char *msg) {
 #define ALLOC_ARRAY(d, n, T) ((T *)osi_arena_array((d)->arena, (n) ? (size_t)(n) : 1, sizeof(T)))
 
 static const char *str(Decoder *d, const char *s) { return osi_mb_str(d->arena, s); }
+
+/* A value name (of a node input or output, a graph input, an initializer ...). */
+static const char *name(Decoder *d, const char *s) {
+  return s ? osi_names_intern(&d->names, s, strlen(s)) : "";
+}
 
 static const char *domain(Decoder *d, const char *s) { return osi_mb_domain(d->arena, s); }
 
@@ -90,7 +97,7 @@ static const OsiType *decode_type(Decoder *d, const Onnx__TypeProto *tp) {
 }
 
 static int decode_tensor(Decoder *d, const Onnx__TensorProto *tp, OsiTensor *out) {
-  out->name = str(d, tp->name);
+  out->name = name(d, tp->name);
   out->elem_type = tp->data_type;
   if (tp->n_dims > OSI_MAX_RANK) return fail(d, OSI_ERR_LIMIT_EXCEEDED, "tensor rank exceeds the limit");
   out->rank = (int32_t)tp->n_dims;
@@ -171,7 +178,7 @@ static int decode_attr(Decoder *d, const Onnx__AttributeProto *ap, OsiAttr *out)
       t->dims = dims;
       t->rank = (int32_t)sp->n_dims;
       t->elem_type = sp->values ? sp->values->data_type : 0;
-      t->name = str(d, sp->values ? sp->values->name : "");
+      t->name = name(d, sp->values ? sp->values->name : "");
       out->t = t;
     }
     break;
@@ -223,6 +230,13 @@ static const char *const *strings(Decoder *d, char **src, size_t n) {
   return v;
 }
 
+static const char *const *names(Decoder *d, char **src, size_t n) {
+  const char **v = ALLOC_ARRAY(d, n, const char *);
+  if (!v) return NULL;
+  for (size_t i = 0; i < n; i++) v[i] = name(d, src[i]);
+  return v;
+}
+
 static int decode_node(Decoder *d, const Onnx__NodeProto *np, OsiNode *out) {
   out->name = str(d, np->name);
   out->op_type = str(d, np->op_type);
@@ -231,8 +245,8 @@ static int decode_node(Decoder *d, const Onnx__NodeProto *np, OsiNode *out) {
   out->n_inputs = (int)np->n_input;
   out->n_outputs = (int)np->n_output;
   out->n_attrs = (int)np->n_attribute;
-  if (!(out->inputs = strings(d, np->input, np->n_input))) return 0;
-  if (!(out->outputs = strings(d, np->output, np->n_output))) return 0;
+  if (!(out->inputs = names(d, np->input, np->n_input))) return 0;
+  if (!(out->outputs = names(d, np->output, np->n_output))) return 0;
   OsiAttr *attrs = ALLOC_ARRAY(d, np->n_attribute, OsiAttr);
   if (!attrs) return 0;
   for (size_t i = 0; i < np->n_attribute; i++)
@@ -245,7 +259,7 @@ static const OsiValueInfo *decode_value_infos(Decoder *d, Onnx__ValueInfoProto *
   OsiValueInfo *v = ALLOC_ARRAY(d, n, OsiValueInfo);
   if (!v) return NULL;
   for (size_t i = 0; i < n; i++) {
-    v[i].name = str(d, src[i]->name);
+    v[i].name = name(d, src[i]->name);
     v[i].type = decode_type(d, src[i]->type);
     if (d->err->status != OSI_OK) return NULL;
   }
@@ -294,7 +308,7 @@ static const OsiGraph *decode_graph(Decoder *d, const Onnx__GraphProto *gp) {
     t->dims = dims;
     t->rank = (int32_t)sp->n_dims;
     t->elem_type = sp->values ? sp->values->data_type : 0;
-    t->name = str(d, sp->values ? sp->values->name : "");
+    t->name = name(d, sp->values ? sp->values->name : "");
   }
   g->initializers = inits;
   d->depth--;
@@ -322,8 +336,8 @@ static int decode_function(Decoder *d, const Onnx__FunctionProto *fp, OsiFunctio
   f->n_nodes = (int)fp->n_node;
   f->n_opsets = (int)fp->n_opset_import;
   f->n_value_info = (int)fp->n_value_info;
-  if (!(f->inputs = strings(d, fp->input, fp->n_input))) return 0;
-  if (!(f->outputs = strings(d, fp->output, fp->n_output))) return 0;
+  if (!(f->inputs = names(d, fp->input, fp->n_input))) return 0;
+  if (!(f->outputs = names(d, fp->output, fp->n_output))) return 0;
   if (!(f->attr_names = strings(d, fp->attribute, fp->n_attribute))) return 0;
   OsiAttr *defaults = ALLOC_ARRAY(d, fp->n_attribute_proto, OsiAttr);
   if (!defaults) return 0;
@@ -362,7 +376,8 @@ static void scratch_free(void *user, void *p) { osi_scratch_free(user, p); }
 
 const OsiModel *osi_decode_pbc(const uint8_t *bytes, size_t len, OsiArena *arena,
                                OsiExprStore *exprs, OsiDecodeError *err) {
-  Decoder d = {arena, exprs, err, 0};
+  Decoder d = {arena, exprs, err, 0, {0}};
+  osi_names_init(&d.names, arena);
   err->status = OSI_OK;
   err->message[0] = 0;
   int merge = 0;
@@ -390,6 +405,7 @@ const OsiModel *osi_decode_pbc(const uint8_t *bytes, size_t len, OsiArena *arena
     return NULL;
   }
   const OsiModel *m = convert(&d, mp);
+  osi_names_free(&d.names);
   osi_scratch_release(&scratch); /* the whole unpacked tree at once */
   if (!m && err->status == OSI_OK) osi_mb_nomem(err, arena);
   return m;

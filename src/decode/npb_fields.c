@@ -86,6 +86,33 @@ bool npb_cb_string_list(pb_istream_t *stream, const pb_field_t *field, void **ar
   return slot && npb_read_string(stream, a->d, slot);
 }
 
+/* A value name: read into a buffer of its own, checked, and interned. */
+static bool read_name(pb_istream_t *stream, NpbDecoder *d, const char **out) {
+  size_t n = stream->bytes_left;
+  uint64_t at = field_start(stream);
+  char small[256];
+  char *buf = n < sizeof small ? small : malloc(n + 1);
+  if (!buf) return npb_nomem(d);
+  bool ok = pb_read(stream, (pb_byte_t *)buf, n);
+  if (ok && memchr(buf, 0, n)) ok = (osi_mb_nul_in_string(d->err, at, buf, n), false);
+  if (ok && !(*out = osi_names_intern(&d->names, buf, n))) ok = npb_nomem(d);
+  if (buf != small) free(buf);
+  return ok;
+}
+
+bool npb_cb_name(pb_istream_t *stream, const pb_field_t *field, void **arg) {
+  (void)field;
+  StrArg *a = *arg;
+  return read_name(stream, a->d, a->out);
+}
+
+bool npb_cb_name_list(pb_istream_t *stream, const pb_field_t *field, void **arg) {
+  (void)field;
+  ListArg *a = *arg;
+  const char **slot = npb_vec_push(a->d, a->v);
+  return slot && read_name(stream, a->d, slot);
+}
+
 /* A string field the engine does not use, read only to apply the NUL rule
  * to every string of the schema (decode_pbc.c's pre-scan checks them all). */
 bool npb_cb_string_check(pb_istream_t *stream, const pb_field_t *field, void **arg) {

@@ -18,6 +18,7 @@
 
 #include "decode/decode.h"
 #include "decode/model_build.h"
+#include "decode/name_intern.h"
 #include "onnx_shapes.pb.h"
 
 #if !defined(PB_FIELD_32BIT)
@@ -75,6 +76,7 @@ typedef struct NpbDecoder {
   OsiExprStore *exprs;
   OsiDecodeError *err;
   int depth;
+  OsiNameInterner names; /* value names */
 } NpbDecoder;
 
 /* A growable array in malloc memory; npb_vec_finish moves it into the arena. */
@@ -127,6 +129,9 @@ bool npb_read_string(pb_istream_t *stream, NpbDecoder *d, const char **out);
 bool npb_cb_string(pb_istream_t *stream, const pb_field_t *field, void **arg);
 bool npb_cb_string_check(pb_istream_t *stream, const pb_field_t *field, void **arg);
 bool npb_cb_string_list(pb_istream_t *stream, const pb_field_t *field, void **arg);
+/* The same for value names, interned (name_intern.h). */
+bool npb_cb_name(pb_istream_t *stream, const pb_field_t *field, void **arg);
+bool npb_cb_name_list(pb_istream_t *stream, const pb_field_t *field, void **arg);
 bool npb_cb_skip(pb_istream_t *stream, const pb_field_t *field, void **arg);
 bool npb_cb_numbers(pb_istream_t *stream, const pb_field_t *field, void **arg);
 NumList npb_numlist(NpbDecoder *d, NumWire wire, size_t esz, size_t limit);

@@ -266,7 +266,7 @@ bool npb_tensor_merge(pb_istream_t *stream, NpbTensorB *b) {
   StrArg name = {b->d, &b->name};
   onnx_TensorProto m = onnx_TensorProto_init_zero;
   npb_set_cb(&m.dims, cb_tensor_dims, b);
-  npb_set_cb(&m.name, npb_cb_string, &name);
+  npb_set_cb(&m.name, npb_cb_name, &name);
   npb_set_cb(&m.raw_data, cb_raw, b);
   npb_set_cb(&m.int64_data, npb_cb_numbers, &b->int64_data);
   npb_set_cb(&m.int32_data, npb_cb_numbers, &b->int32_data);

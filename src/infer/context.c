@@ -31,7 +31,7 @@ OsiValueEntry *osi_context_lookup(const OsiContext *ctx, const char *name) {
 OsiValueEntry *osi_context_find(const OsiContext *ctx, const OsiNameKey *key) {
   for (; ctx; ctx = ctx->parent) {
     OsiValueEntry *e = osi_value_table_find(&ctx->values, key);
-    if (e) return e;
+    if (e && !e->pending) return e;
   }
   return NULL;
 }
@@ -40,8 +40,12 @@ OsiValueEntry *osi_context_define(OsiContext *ctx, const char *name, const OsiTy
                                   int producer) {
   int created;
   OsiValueEntry *e = osi_value_table_upsert(&ctx->values, name, ctx->run->arena, &created);
-  if (!e) return NULL;
-  if (created) {
+  return e ? osi_context_define_entry(ctx, e, created || e->pending, type, producer) : NULL;
+}
+
+OsiValueEntry *osi_context_define_entry(OsiContext *ctx, OsiValueEntry *e, int first,
+                                        const OsiType *type, int producer) {
+  if (first) {
     if (ctx->n_order == ctx->cap_order) {
       int cap = ctx->cap_order ? ctx->cap_order * 2 : 64;
       OsiValueEntry **o = realloc(ctx->order, (size_t)cap * sizeof *o);
@@ -51,6 +55,7 @@ OsiValueEntry *osi_context_define(OsiContext *ctx, const char *name, const OsiTy
     }
     e->order = ctx->n_order;
     ctx->order[ctx->n_order++] = e;
+    e->pending = 0;
   }
   e->type = type;
   e->producer = producer;

@@ -150,6 +150,11 @@ OsiValueEntry *osi_context_find(const OsiContext *ctx, const OsiNameKey *key);
 /* Defines a value in this scope (replacing an existing definition). */
 OsiValueEntry *osi_context_define(OsiContext *ctx, const char *name, const OsiType *type,
                                   int producer);
+/* The same for an entry of the scope already found (a pending node output:
+ * topo.c); `first` when it is not defined yet (it joins the definition
+ * order). Returns e. */
+OsiValueEntry *osi_context_define_entry(OsiContext *ctx, OsiValueEntry *e, int first,
+                                        const OsiType *type, int producer);
 /* Opset version imported for a domain, 0 if not imported. */
 int64_t osi_context_opset(const OsiContext *ctx, const char *domain);
 

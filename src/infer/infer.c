@@ -320,12 +320,9 @@ static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index, OsiW
   if (!op.in || !op.out) return osi_run_fail(run, OSI_ERR_NOMEM, n->name, "out of memory");
   const OsiValueEntry **kept =
       !scope->parent && !scope->path[0] && run->top_io ? run->top_io + run->top_io_at[index] : NULL;
-  const size_t *src = w->src + w->in_at[index];
-  OsiValueEntry *const *outside = w->outside + w->in_at[index];
+  OsiValueEntry *const *in = w->in + w->in_at[index];
   for (int i = 0; i < n->n_inputs; i++) {
-    if (!n->inputs[i][0]) continue;
-    OsiValueEntry *e = src[i] == OSI_WIRED_OUTSIDE ? outside[i] : w->out[src[i]];
-    if (!e) e = osi_context_lookup(scope, n->inputs[i]); /* (its producer failed the run) */
+    OsiValueEntry *e = in[i]; /* NULL when omitted */
     op.in[i] = e ? e->type : NULL;
     if (kept) kept[i] = e;
   }
@@ -371,11 +368,11 @@ static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index, OsiW
   if (st == OSI_OK && run->n_diags == diags_before) explain_unknown_outputs(run, &op);
   osi_run_event(run, "node", "", "%s:%s opset %lld%s%s", op_label(n), n->op_type,
                 (long long)op.opset, st == OSI_OK ? "" : ": ", st == OSI_OK ? "" : op.message);
+  OsiValueEntry *const *out = w->out + w->out_at[index];
   for (int o = 0; o < n->n_outputs; o++) {
-    if (!n->outputs[o][0]) continue;
-    OsiValueEntry *e = osi_context_define(scope, n->outputs[o], op.out[o], index);
+    if (!out[o]) continue; /* omitted */
+    OsiValueEntry *e = osi_context_define_entry(scope, out[o], out[o]->pending, op.out[o], index);
     if (!e) return osi_run_fail(run, OSI_ERR_NOMEM, n->name, "out of memory");
-    w->out[w->out_at[index] + (size_t)o] = e;
     if (kept) kept[n->n_inputs + o] = e;
     event_set(run, "set", n->outputs[o], op.out[o]);
   }

@@ -12,20 +12,17 @@
 OsiStatus osi_infer_graph(OsiContext *scope, const OsiGraph *graph, int n_in,
                           const OsiType *const *in_types);
 
-/* Where the inputs of a graph's nodes come from, found while they are
- * ordered, so that inference reads each input without looking its name up
- * a second time (a name lookup is a hash and a compare of a long name, and
- * cache misses on big graphs). Input i of node k, at flat position
- * in_at[k] + i: when src[...] != OSI_WIRED_OUTSIDE, output slot src[...]
- * (flat over the nodes' outputs, from out_at) of a node of the graph, whose
- * entry out[slot] is set when that node is inferred; otherwise the entry
- * outside[...] that existed before the graph's nodes ran (a graph input, an
- * initializer, a value of an enclosing scope), NULL for an omitted input. */
-#define OSI_WIRED_OUTSIDE SIZE_MAX
+/* Where the inputs of a graph's nodes come from and where their outputs go,
+ * found while they are ordered, so that inference looks no name up again (a
+ * name lookup is a hash and a compare of a long name, and cache misses on
+ * big graphs). Input i of node k is the entry in[in_at[k] + i] (NULL for an
+ * omitted input), output o its entry out[out_at[k] + o] (NULL for an
+ * omitted one): a value of the scope (an output of one of the graph's
+ * nodes, pending until that node runs; a graph input, an initializer) or of
+ * an enclosing scope. */
 typedef struct OsiWiring {
   size_t *in_at, *out_at; /* per node, plus one past the last */
-  size_t *src;
-  OsiValueEntry **outside;
+  OsiValueEntry **in;
   OsiValueEntry **out;
 } OsiWiring;
 

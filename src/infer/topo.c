@@ -84,26 +84,19 @@ static int graph_free_names(OsiArena *arena, const OsiGraph *g, NameFn fn, void 
  * are the producers node i waits for (once per read). */
 typedef struct EdgeCtx {
   OsiContext *scope;
-  NameSet *producers;
   const OsiGraph *g;
   int node;
   int *deps;
   size_t n_deps, cap_deps;
 } EdgeCtx;
 
-/* Node ec->node reads `name`: an edge from the node in the graph that
- * writes it, or nothing when it is defined before the graph's nodes run;
- * *wired_to gets the producer's output slot, or OSI_WIRED_OUTSIDE and
- * *outside that earlier entry. */
-static int read_name(EdgeCtx *ec, const char *name, size_t *wired_to, OsiValueEntry **outside) {
-  /* The scope's own inputs and initializers first (a weight read by every
-   * layer: one lookup, not a miss among the producers and then a hit); no
-   * node defines those names (collect_producers). */
-  *wired_to = OSI_WIRED_OUTSIDE;
+/* Node ec->node reads `name`: its entry in *entry, found in the scope (a
+ * graph input, an initializer, or a node output, pending: then an edge from
+ * the node that writes it) or in an enclosing scope. */
+static int read_name(EdgeCtx *ec, const char *name, OsiValueEntry **entry) {
   OsiNameKey key = osi_name_key(name);
-  if ((*outside = osi_value_table_find(&ec->scope->values, &key))) return 1;
-  OsiValueEntry *p = osi_value_table_find(&ec->producers->table, &key);
-  if (p) {
+  OsiValueEntry *e = osi_value_table_find(&ec->scope->values, &key);
+  if (e && e->pending) {
     if (ec->n_deps == ec->cap_deps) {
       size_t cap = ec->cap_deps ? ec->cap_deps * 2 : 64;
       int *deps = cap <= SIZE_MAX / sizeof *deps ? realloc(ec->deps, cap * sizeof *deps) : NULL;
@@ -114,11 +107,10 @@ static int read_name(EdgeCtx *ec, const char *name, size_t *wired_to, OsiValueEn
       ec->deps = deps;
       ec->cap_deps = cap;
     }
-    ec->deps[ec->n_deps++] = p->producer;
-    *wired_to = (size_t)p->order;
-    return 1;
+    ec->deps[ec->n_deps++] = e->producer;
   }
-  if ((*outside = osi_context_find(ec->scope->parent, &key))) return 1;
+  if (!e) e = osi_context_find(ec->scope->parent, &key);
+  if ((*entry = e)) return 1;
   const OsiNode *n = &ec->g->nodes[ec->node];
   osi_run_fail(ec->scope->run, OSI_ERR_MISSING_INPUT, n->name,
                "node %d '%s' (%s) reads '%s', which no node, input or initializer defines",
@@ -127,20 +119,17 @@ static int read_name(EdgeCtx *ec, const char *name, size_t *wired_to, OsiValueEn
 }
 
 static int add_dependency(void *user, const char *name) {
-  size_t wired_to;
-  OsiValueEntry *outside;
-  return read_name(user, name, &wired_to, &outside);
+  OsiValueEntry *entry;
+  return read_name(user, name, &entry);
 }
 
 /* The edges into node ec->node, its inputs wired on the way. */
 static int read_node(EdgeCtx *ec, OsiWiring *w) {
   const OsiNode *n = &ec->g->nodes[ec->node];
-  size_t at = w->in_at[ec->node];
+  OsiValueEntry **in = w->in + w->in_at[ec->node];
   for (int i = 0; i < n->n_inputs; i++) {
-    w->src[at + i] = OSI_WIRED_OUTSIDE;
-    w->outside[at + i] = NULL;
-    if (n->inputs[i][0] && !read_name(ec, n->inputs[i], &w->src[at + i], &w->outside[at + i]))
-      return 0;
+    in[i] = NULL;
+    if (n->inputs[i][0] && !read_name(ec, n->inputs[i], &in[i])) return 0;
   }
   return subgraph_reads(ec->scope->run->arena, n, add_dependency, ec, 0);
 }
@@ -148,8 +137,7 @@ static int read_node(EdgeCtx *ec, OsiWiring *w) {
 void osi_wiring_free(OsiWiring *w) {
   free(w->in_at);
   free(w->out_at);
-  free(w->src);
-  free(w->outside);
+  free(w->in);
   free(w->out);
   memset(w, 0, sizeof *w);
 }
@@ -160,10 +148,9 @@ static int wiring_init(OsiWiring *w, const OsiGraph *g, size_t reads, size_t wri
   size_t n = (size_t)g->n_nodes;
   w->in_at = malloc((n + 1) * sizeof *w->in_at);
   w->out_at = malloc((n + 1) * sizeof *w->out_at);
-  w->src = malloc((reads + 1) * sizeof *w->src);
-  w->outside = malloc((reads + 1) * sizeof *w->outside);
+  w->in = malloc((reads + 1) * sizeof *w->in);
   w->out = calloc(writes + 1, sizeof *w->out);
-  if (!w->in_at || !w->out_at || !w->src || !w->outside || !w->out) return 0;
+  if (!w->in_at || !w->out_at || !w->in || !w->out) return 0;
   size_t in = 0, out = 0;
   for (size_t k = 0; k < n; k++) {
     w->in_at[k] = in;
@@ -203,57 +190,43 @@ static int heap_pop(int *heap, int *len) {
   return top;
 }
 
-/* Each output's producer, and (in `order`) its output slot. A name defined
- * twice is reported at the first output, in graph order, that defines it
- * again: a second node's, or any node's when the graph's inputs or
- * initializers define it (found by looking those few names up here rather
- * than every output in the scope). */
-static OsiStatus collect_producers(OsiContext *scope, const OsiGraph *g, NameSet *producers,
-                                   const OsiWiring *w) {
-  size_t bad = SIZE_MAX; /* the first output slot defining a name again */
-  const char *bad_why = NULL;
-  int bad_node = -1;
+/* Every node output joins the scope as a pending entry (its producer the
+ * node), so that one lookup finds what a node reads, and inference defines
+ * it without looking it up again. A name defined twice is reported at the
+ * first output, in graph order, that defines it again: a second node's, or
+ * any node's when the graph's inputs or initializers define it (the scope
+ * holds only those before this). */
+static OsiStatus collect_producers(OsiContext *scope, const OsiGraph *g, OsiWiring *w) {
   for (int i = 0; i < g->n_nodes; i++) {
     const OsiNode *n = &g->nodes[i];
     for (int o = 0; o < n->n_outputs; o++) {
       const char *name = n->outputs[o];
       if (!name[0]) continue;
       int created;
-      OsiValueEntry *e = osi_value_table_upsert(&producers->table, name, producers->arena, &created);
+      OsiValueEntry *e = osi_value_table_upsert(&scope->values, name, scope->run->arena, &created);
       if (!e) return osi_run_fail(scope->run, OSI_ERR_NOMEM, "", "out of memory");
-      size_t slot = w->out_at[i] + (size_t)o;
-      if (!created) {
-        if (slot < bad) bad = slot, bad_node = i, bad_why = "another node";
-        continue;
-      }
+      if (!created)
+        return osi_run_fail(scope->run, OSI_ERR_DUPLICATE_DEFINITION, n->name,
+                            "node %d '%s' (%s) defines '%s', which %s already defines", i, n->name,
+                            n->op_type, name, e->pending ? "another node" : "a graph input or initializer");
+      e->pending = 1;
       e->producer = i;
-      e->order = (int)slot;
+      w->out[w->out_at[i] + (size_t)o] = e;
     }
   }
-  /* The scope holds only the graph's inputs and initializers yet. */
-  for (int k = 0; k < scope->n_order; k++) {
-    const OsiValueEntry *e = osi_value_table_get(&producers->table, scope->order[k]->name);
-    if (e && (size_t)e->order < bad)
-      bad = (size_t)e->order, bad_node = e->producer, bad_why = "a graph input or initializer";
-  }
-  if (bad_node < 0) return OSI_OK;
-  const OsiNode *n = &g->nodes[bad_node];
-  return osi_run_fail(scope->run, OSI_ERR_DUPLICATE_DEFINITION, n->name,
-                      "node %d '%s' (%s) defines '%s', which %s already defines", bad_node, n->name,
-                      n->op_type, n->outputs[bad - w->out_at[bad_node]], bad_why);
+  return OSI_OK;
 }
 
 OsiStatus osi_topo_order(OsiContext *scope, const OsiGraph *g, int *order, OsiWiring *wiring) {
   memset(wiring, 0, sizeof *wiring);
   OsiRun *run = scope->run;
   int n = g->n_nodes;
-  NameSet producers = {{0}, run->arena};
   size_t reads = 0, writes = 0;
   for (int i = 0; i < n; i++) {
     reads += (size_t)g->nodes[i].n_inputs;
     writes += (size_t)g->nodes[i].n_outputs;
   }
-  EdgeCtx ec = {scope, &producers, g, 0, NULL, 0, 0};
+  EdgeCtx ec = {scope, g, 0, NULL, 0, 0};
   ec.cap_deps = reads + 1;
   ec.deps = malloc(ec.cap_deps * sizeof *ec.deps);
   size_t *dep_start = malloc(((size_t)n + 1) * sizeof *dep_start);
@@ -264,12 +237,11 @@ OsiStatus osi_topo_order(OsiContext *scope, const OsiGraph *g, int *order, OsiWi
   int *heap = malloc(((size_t)n + 1) * sizeof(int));
   OsiStatus st = OSI_OK;
   if (!ec.deps || !dep_start || !indeg || !adj_start || !heap ||
-      !osi_value_table_init(&producers.table, writes) ||
       !wiring_init(wiring, g, reads, writes)) {
     st = osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
     goto done;
   }
-  if ((st = collect_producers(scope, g, &producers, wiring)) != OSI_OK) goto done;
+  if ((st = collect_producers(scope, g, wiring)) != OSI_OK) goto done;
 
   for (int i = 0; i < n; i++) {
     ec.node = i;
@@ -334,6 +306,5 @@ done:
   free(adj);
   free(indeg);
   free(heap);
-  osi_value_table_free(&producers.table);
   return st;
 }

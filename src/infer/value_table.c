@@ -3,22 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A hash of s, 8 bytes at a time (names run to dozens of bytes, and a
- * byte-at-a-time hash was most of a lookup); *len gets its length. */
+#include "base/str_hash.h"
+
+/* osi_str_hash of s; *len gets its length. */
 static uint64_t hash_len(const char *s, size_t *len) {
-  size_t n = strlen(s), i = 0;
-  *len = n;
-  uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w;
-    memcpy(&w, s + i, 8);
-    h = (h ^ w) * 0xff51afd7ed558ccdull;
-    h ^= h >> 32;
-  }
-  uint64_t tail = 0;
-  for (size_t k = 0; i + k < n; k++) tail |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
-  h = (h ^ tail) * 0xc4ceb9fe1a85ec53ull;
-  return h ^ (h >> 29);
+  *len = strlen(s);
+  return osi_str_hash(s, *len);
 }
 
 uint64_t osi_hash_string(const char *s) {
@@ -47,8 +37,10 @@ static size_t find_slot(const OsiValueSlot *slots, size_t cap, const char *name,
                         size_t len) {
   uint32_t tag = (uint32_t)(h >> 32);
   size_t i = (size_t)h & (cap - 1);
-  while (slots[i].entry && (slots[i].hash != tag || slots[i].len != len ||
-                            memcmp(slots[i].name, name, len) != 0))
+  /* The decoders intern value names, so a name found is usually the same
+   * pointer: no string is read (on a 128-layer export each is a miss). */
+  while (slots[i].entry && slots[i].name != name &&
+         (slots[i].hash != tag || slots[i].len != len || memcmp(slots[i].name, name, len) != 0))
     i = (i + 1) & (cap - 1);
   return i;
 }
@@ -57,7 +49,8 @@ OsiValueEntry *osi_value_table_get(const OsiValueTable *t, const char *name) {
   if (!t->cap) return NULL;
   size_t len;
   uint64_t h = hash_len(name, &len);
-  return t->slots[find_slot(t->slots, t->cap, name, h, len)].entry;
+  OsiValueEntry *e = t->slots[find_slot(t->slots, t->cap, name, h, len)].entry;
+  return e && !e->pending ? e : NULL;
 }
 
 OsiNameKey osi_name_key(const char *name) {

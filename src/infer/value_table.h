@@ -18,6 +18,10 @@ typedef struct OsiValueEntry {
   int producer;          /* node index in its graph, -1 for inputs/initializers */
   int is_initializer;
   int order;             /* position in its scope's definition order (OsiContext.order) */
+  /* Written by a node of its scope that has not run yet (topo.c puts every
+   * node output in the scope before inference): not defined yet, so
+   * osi_value_table_get and the scope lookups do not see it. */
+  int pending;
 } OsiValueEntry;
 
 /* A slot keeps 32 bits of its name's hash, its length and the name itself,
@@ -39,6 +43,7 @@ typedef struct OsiValueTable {
 
 int osi_value_table_init(OsiValueTable *t, size_t expected);
 void osi_value_table_free(OsiValueTable *t);
+/* The entry named `name`, NULL when absent or pending. */
 OsiValueEntry *osi_value_table_get(const OsiValueTable *t, const char *name);
 
 /* A name with its hash and length, for looking it up in several tables
@@ -50,6 +55,7 @@ typedef struct OsiNameKey {
 } OsiNameKey;
 
 OsiNameKey osi_name_key(const char *name);
+/* The entry for key, pending or not. */
 OsiValueEntry *osi_value_table_find(const OsiValueTable *t, const OsiNameKey *key);
 /* Inserts (entry is not copied; it must outlive the table). 0 on OOM. */
 int osi_value_table_put(OsiValueTable *t, OsiValueEntry *entry);

@@ -1,0 +1,40 @@
+/*
+ * Value names interned while decoding (both decoders): equal names share one
+ * copy, and the copies lie side by side in blocks of their own. Inference
+ * looks every name up several times (the producers, the scopes, the packed
+ * result); with one pointer per name a lookup that finds it reads no string,
+ * and the strings it does read are a few MiB together rather than spread
+ * through the whole model's memory (on a 128-layer export, where every
+ * scattered name was a cache miss).
+ */
+#ifndef OSI_NAME_INTERN_H
+#define OSI_NAME_INTERN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/arena.h"
+
+typedef struct OsiNameSlot {
+  const char *name; /* NULL: empty */
+  uint32_t hash;    /* low 32 bits of osi_str_hash */
+  uint32_t len;
+} OsiNameSlot;
+
+typedef struct OsiNameInterner {
+  OsiArena *arena;
+  char *block; /* the current block of copies, block_left bytes free */
+  size_t block_left;
+  OsiNameSlot *slots; /* malloc'ed; NULL after a failed allocation */
+  size_t cap, count;
+} OsiNameInterner;
+
+void osi_names_init(OsiNameInterner *n, OsiArena *arena);
+void osi_names_free(OsiNameInterner *n);
+
+/* The interned copy of the len bytes at s (NUL-terminated), "" for len 0;
+ * NULL when the arena is out of memory. Without memory for the table, names
+ * are still copied (just not shared). */
+const char *osi_names_intern(OsiNameInterner *n, const char *s, size_t len);
+
+#endif
