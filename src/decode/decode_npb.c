@@ -238,7 +238,7 @@ static bool decode_attr_msg(NpbDecoder *d, pb_istream_t *stream, OsiAttr *out) {
   a.type_protos = NPB_VEC(const OsiType *);
   StrArg name = {d, &a.name}, ref = {d, &a.ref_attr_name};
   onnx_AttributeProto m = onnx_AttributeProto_init_zero;
-  npb_set_cb(&m.name, npb_cb_string, &name);
+  npb_set_cb(&m.name, npb_cb_name, &name);
   npb_set_cb(&m.ref_attr_name, npb_cb_string, &ref);
   npb_set_cb(&m.s, cb_attr_s, &a);
   npb_set_cb(&m.t, cb_attr_t, &a);
@@ -313,7 +313,7 @@ static bool decode_node_msg(NpbDecoder *d, pb_istream_t *stream, OsiNode *out) {
   npb_set_cb(&m.input, npb_cb_name_list, &li);
   npb_set_cb(&m.output, npb_cb_name_list, &lo);
   npb_set_cb(&m.name, npb_cb_string, &sn);
-  npb_set_cb(&m.op_type, npb_cb_string, &so);
+  npb_set_cb(&m.op_type, npb_cb_name, &so);
   npb_set_cb(&m.attribute, cb_attr_list, &la);
   npb_set_cb(&m.domain, npb_cb_string, &sd);
   npb_set_cb(&m.overload, npb_cb_string, &sv);

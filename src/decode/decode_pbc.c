@@ -23,7 +23,7 @@ typedef struct Decoder {
   OsiExprStore *exprs;
   OsiDecodeError *err;
   int depth;
-  OsiNameInterner names; /* value names */
+  OsiNameInterner names; /* value names, op types, attribute names */
 } Decoder;
 
 static int fail(Decoder *d, OsiStatus status, const char *msg) {
@@ -37,7 +37,8 @@ static int fail(Decoder *d, OsiStatus status, const char *msg) {
 
 static const char *str(Decoder *d, const char *s) { return osi_mb_str(d->arena, s); }
 
-/* A value name (of a node input or output, a graph input, an initializer ...). */
+/* A name that repeats: of a value (a node input or output, a graph input, an
+ * initializer ...), an op type, an attribute. */
 static const char *name(Decoder *d, const char *s) {
   return s ? osi_names_intern(&d->names, s, strlen(s)) : "";
 }
@@ -124,7 +125,7 @@ static int decode_tensor(Decoder *d, const Onnx__TensorProto *tp, OsiTensor *out
 static const OsiGraph *decode_graph(Decoder *d, const Onnx__GraphProto *gp);
 
 static int decode_attr(Decoder *d, const Onnx__AttributeProto *ap, OsiAttr *out) {
-  out->name = str(d, ap->name);
+  out->name = name(d, ap->name);
   out->type = (OsiAttrType)ap->type;
   out->ref_attr_name = ap->ref_attr_name ? str(d, ap->ref_attr_name) : NULL;
   out->i = ap->i;
@@ -239,7 +240,7 @@ static const char *const *names(Decoder *d, char **src, size_t n) {
 
 static int decode_node(Decoder *d, const Onnx__NodeProto *np, OsiNode *out) {
   out->name = str(d, np->name);
-  out->op_type = str(d, np->op_type);
+  out->op_type = name(d, np->op_type);
   out->domain = domain(d, np->domain);
   out->overload = str(d, np->overload);
   out->n_inputs = (int)np->n_input;

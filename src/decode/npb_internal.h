@@ -76,7 +76,7 @@ typedef struct NpbDecoder {
   OsiExprStore *exprs;
   OsiDecodeError *err;
   int depth;
-  OsiNameInterner names; /* value names */
+  OsiNameInterner names; /* value names, op types, attribute names */
 } NpbDecoder;
 
 /* A growable array in malloc memory; npb_vec_finish moves it into the arena. */
@@ -129,7 +129,8 @@ bool npb_read_string(pb_istream_t *stream, NpbDecoder *d, const char **out);
 bool npb_cb_string(pb_istream_t *stream, const pb_field_t *field, void **arg);
 bool npb_cb_string_check(pb_istream_t *stream, const pb_field_t *field, void **arg);
 bool npb_cb_string_list(pb_istream_t *stream, const pb_field_t *field, void **arg);
-/* The same for value names, interned (name_intern.h). */
+/* The same for names that repeat (values, op types, attributes), interned
+ * (name_intern.h). */
 bool npb_cb_name(pb_istream_t *stream, const pb_field_t *field, void **arg);
 bool npb_cb_name_list(pb_istream_t *stream, const pb_field_t *field, void **arg);
 bool npb_cb_skip(pb_istream_t *stream, const pb_field_t *field, void **arg);
