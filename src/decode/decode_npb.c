@@ -551,6 +551,7 @@ static const OsiModel *decode_model(NpbDecoder *d, pb_istream_t *stream, NpbSour
   model->graph = graph_finish(&mb.graph); /* frees mb.graph's vectors */
   d->depth--;
   if (!model->graph) model = NULL;
+  else model->n_name_ids = osi_names_id_limit(&d->names);
 done:
   graph_free(&mb.graph);
   npb_vec_free(&opsets);

@@ -369,6 +369,7 @@ static const OsiModel *convert(Decoder *d, const Onnx__ModelProto *mp) {
     return NULL;
   }
   if (!(m->graph = decode_graph(d, mp->graph))) return NULL;
+  m->n_name_ids = osi_names_id_limit(&d->names);
   return m;
 }
 

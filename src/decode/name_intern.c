@@ -19,18 +19,25 @@ void osi_names_free(OsiNameInterner *n) {
   n->cap = n->count = 0;
 }
 
-static char *copy(OsiNameInterner *n, const char *s, size_t len) {
-  if (len + 1 > BLOCK_BYTES / 4) return osi_arena_strndup(n->arena, s, len);
-  if (n->block_left < len + 1) {
-    n->block = osi_arena_alloc(n->arena, BLOCK_BYTES);
-    n->block_left = n->block ? BLOCK_BYTES : 0;
-    if (!n->block) return NULL;
+/* A copy of s after its 4-byte id. */
+static char *copy(OsiNameInterner *n, const char *s, size_t len, uint32_t id) {
+  size_t need = sizeof id + len + 1;
+  char *at;
+  if (need > BLOCK_BYTES / 4) {
+    at = osi_arena_alloc(n->arena, need);
+  } else {
+    if (n->block_left < need) {
+      n->block = osi_arena_alloc(n->arena, BLOCK_BYTES);
+      n->block_left = n->block ? BLOCK_BYTES : 0;
+    }
+    at = n->block;
+    if (at) n->block += need, n->block_left -= need;
   }
-  char *p = n->block;
+  if (!at) return NULL;
+  memcpy(at, &id, sizeof id);
+  char *p = at + sizeof id;
   memcpy(p, s, len);
   p[len] = 0;
-  n->block += len + 1;
-  n->block_left -= len + 1;
   return p;
 }
 
@@ -57,18 +64,24 @@ const char *osi_names_intern(OsiNameInterner *n, const char *s, size_t len) {
   if (len == 0) return "";
   /* Without room in the table, a plain copy (not shared: a lookup then
    * compares the strings, as for any name not interned). */
-  if (len > UINT32_MAX || ((n->count + 1) * 2 > n->cap && !grow(n)))
+  if (len > UINT32_MAX || n->count + 1 >= UINT32_MAX || ((n->count + 1) * 2 > n->cap && !grow(n))) {
+    n->incomplete = 1;
     return osi_arena_strndup(n->arena, s, len);
+  }
   uint32_t h = (uint32_t)osi_str_hash(s, len);
   size_t i = (size_t)h & (n->cap - 1);
   for (; n->slots[i].name; i = (i + 1) & (n->cap - 1))
     if (n->slots[i].hash == h && n->slots[i].len == len && memcmp(n->slots[i].name, s, len) == 0)
       return n->slots[i].name;
-  char *p = copy(n, s, len);
+  char *p = copy(n, s, len, (uint32_t)n->count + 1);
   if (!p) return NULL;
   n->slots[i].name = p;
   n->slots[i].hash = h;
   n->slots[i].len = (uint32_t)len;
   n->count++;
   return p;
+}
+
+uint32_t osi_names_id_limit(const OsiNameInterner *n) {
+  return n->incomplete ? 0 : (uint32_t)n->count + 1;
 }

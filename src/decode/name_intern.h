@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "base/arena.h"
+#include "model/graph.h"
 
 typedef struct OsiNameSlot {
   const char *name; /* NULL: empty */
@@ -29,14 +30,20 @@ typedef struct OsiNameInterner {
   size_t block_left;
   OsiNameSlot *slots; /* malloc'ed; NULL after a failed allocation */
   size_t cap, count;
+  int incomplete; /* some name was copied without an id (no memory for the table) */
 } OsiNameInterner;
 
 void osi_names_init(OsiNameInterner *n, OsiArena *arena);
 void osi_names_free(OsiNameInterner *n);
 
 /* The interned copy of the len bytes at s (NUL-terminated), "" for len 0;
- * NULL when the arena is out of memory. Without memory for the table, names
- * are still copied (just not shared). */
+ * NULL when the arena is out of memory. The copy is preceded by its id
+ * (osi_name_id, model/graph.h). Without memory for the table, names
+ * are still copied (just not shared, and without an id: `incomplete`). Ids
+ * count from 1 in the order names are first seen. */
 const char *osi_names_intern(OsiNameInterner *n, const char *s, size_t len);
+
+/* What OsiModel.n_name_ids records: one past the last id, 0 if incomplete. */
+uint32_t osi_names_id_limit(const OsiNameInterner *n);
 
 #endif

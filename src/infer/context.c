@@ -18,6 +18,8 @@ int osi_context_init(OsiContext *ctx, OsiRun *run, OsiContext *parent, const cha
 
 void osi_context_free(OsiContext *ctx) {
   osi_value_table_free(&ctx->values);
+  free(ctx->by_id);
+  ctx->by_id = NULL;
   free(ctx->order);
   ctx->order = NULL;
 }

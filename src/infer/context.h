@@ -134,6 +134,11 @@ typedef struct OsiContext {
   int n_opsets;
   const OsiOpsetImport *opsets;
   OsiValueTable values;
+  /* The top-level scope of a decoded model (OsiModel.n_name_ids): its
+   * entries also by name id, so that the nodes' inputs are found without
+   * hashing (set by infer.c and topo.c beside the table; NULL otherwise). */
+  OsiValueEntry **by_id;
+  uint32_t n_by_id;
   /* Every entry in definition order (for JSON output). */
   OsiValueEntry **order;
   int n_order, cap_order;

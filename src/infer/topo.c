@@ -94,8 +94,15 @@ typedef struct EdgeCtx {
  * graph input, an initializer, or a node output, pending: then an edge from
  * the node that writes it) or in an enclosing scope. */
 static int read_name(EdgeCtx *ec, const char *name, OsiValueEntry **entry) {
-  OsiNameKey key = osi_name_key(name);
-  OsiValueEntry *e = osi_value_table_find(&ec->scope->values, &key);
+  const OsiContext *scope = ec->scope;
+  OsiNameKey key = {0};
+  OsiValueEntry *e;
+  if (scope->by_id) { /* the top level: no enclosing scope */
+    e = scope->by_id[osi_name_id(name)];
+  } else {
+    key = osi_name_key(name);
+    e = osi_value_table_find(&scope->values, &key);
+  }
   if (e && e->pending) {
     if (ec->n_deps == ec->cap_deps) {
       size_t cap = ec->cap_deps ? ec->cap_deps * 2 : 64;
@@ -109,7 +116,7 @@ static int read_name(EdgeCtx *ec, const char *name, OsiValueEntry **entry) {
     }
     ec->deps[ec->n_deps++] = e->producer;
   }
-  if (!e) e = osi_context_find(ec->scope->parent, &key);
+  if (!e && !scope->by_id) e = osi_context_find(scope->parent, &key);
   if ((*entry = e)) return 1;
   const OsiNode *n = &ec->g->nodes[ec->node];
   osi_run_fail(ec->scope->run, OSI_ERR_MISSING_INPUT, n->name,
@@ -211,6 +218,7 @@ static OsiStatus collect_producers(OsiContext *scope, const OsiGraph *g, OsiWiri
                             n->op_type, name, e->pending ? "another node" : "a graph input or initializer");
       e->pending = 1;
       e->producer = i;
+      if (scope->by_id) scope->by_id[osi_name_id(name)] = e;
       w->out[w->out_at[i] + (size_t)o] = e;
     }
   }

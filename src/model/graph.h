@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "model/types.h"
 
@@ -108,7 +109,21 @@ typedef struct OsiModel {
   const OsiOpsetImport *opsets;
   const OsiFunction *functions;
   const OsiGraph *graph;
+  /* When not 0, every non-empty value name the decoder wrote (node inputs
+   * and outputs, graph inputs, outputs and value_info, initializers, in
+   * every graph and function) is interned with an id in [1, n_name_ids),
+   * read with osi_name_id. 0 for models built by
+   * hand, and when interning ran out of memory. */
+  uint32_t n_name_ids;
 } OsiModel;
+
+/* The id of a name OsiModel.n_name_ids vouches for: the decoders put it in
+ * the 4 bytes before the name (decode/name_intern.c). */
+static inline uint32_t osi_name_id(const char *name) {
+  uint32_t id;
+  memcpy(&id, name - sizeof id, sizeof id);
+  return id;
+}
 
 /* Finds an attribute by name; NULL if absent. */
 const OsiAttr *osi_node_attr(const OsiNode *node, const char *name);

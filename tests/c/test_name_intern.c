@@ -20,6 +20,10 @@ static void test_interner(void) {
   CHECK(osi_names_intern(&n, "layer.0/attn/qk", 14) == x); /* the first 14 bytes */
   CHECK(osi_names_intern(&n, "layer.0/attn/k", 14) != x);
   CHECK_STR(osi_names_intern(&n, "", 0), "");
+  /* Ids count from 1 in the order names are first seen. */
+  CHECK_INT(osi_name_id(x), 1);
+  CHECK_INT(osi_name_id(osi_names_intern(&n, "layer.0/attn/k", 14)), 2);
+  CHECK_INT(osi_names_id_limit(&n), 3);
   /* Past the first table (1024 slots) and block (16 KiB): earlier names
    * keep their copy and are found again. */
   char buf[64];
@@ -32,6 +36,8 @@ static void test_interner(void) {
   }
   CHECK(osi_names_intern(&n, "/model/layers.0/self_attn/Reshape_output_0", 42) == first);
   CHECK(osi_names_intern(&n, "layer.0/attn/q", 14) == x);
+  CHECK_INT(osi_name_id(first), 3);
+  CHECK_INT(osi_names_id_limit(&n), 5003);
   /* A name longer than a block's quarter gets its own copy, still shared. */
   char *longname = malloc(10000);
   memset(longname, 'n', 9999);
@@ -39,6 +45,7 @@ static void test_interner(void) {
   const char *l1 = osi_names_intern(&n, longname, 9999);
   CHECK(l1 != NULL && strlen(l1) == 9999);
   CHECK(osi_names_intern(&n, longname, 9999) == l1);
+  CHECK_INT(osi_name_id(l1), 5003);
   free(longname);
   osi_names_free(&n);
   osi_arena_delete(a);
@@ -69,6 +76,18 @@ static void test_decoders_share_names(void) {
       CHECK(g->nodes[1].inputs[1] == g->initializers[0].name);
       CHECK(g->outputs[0].name == g->nodes[1].outputs[0]);
       CHECK_STR(g->nodes[1].outputs[0], "z");
+      /* x, axes, y, z and the op types Relu, Unsqueeze: six ids; the
+       * four value names' are distinct */
+      CHECK_INT(m->n_name_ids, 7);
+      uint32_t seen = 0;
+      const char *names[] = {g->inputs[0].name, g->initializers[0].name, g->nodes[0].outputs[0],
+                             g->nodes[1].outputs[0]};
+      for (int i = 0; i < 4; i++) {
+        uint32_t id = osi_name_id(names[i]);
+        CHECK(id >= 1 && id < m->n_name_ids);
+        if (id >= 1 && id < 32) seen |= 1u << id;
+      }
+      CHECK_INT(__builtin_popcount(seen), 4);
     }
     osi_expr_store_delete(s);
     osi_arena_delete(a);
