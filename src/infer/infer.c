@@ -138,7 +138,7 @@ static OsiStatus check_arity(OsiOpCtx *op) {
   }
   int formals = (int)strlen(a->in_kinds);
   for (int i = 0; i < n->n_inputs && i < formals; i++)
-    if (a->in_kinds[i] == 'r' && !n->inputs[i][0]) {
+    if (a->in_kinds[i] == 'r' && !osi_in_present(op, i)) {
       snprintf(op->message, sizeof op->message,
                "input %d of %s is required (not optional), but this node leaves it empty (\"\")", i,
                n->op_type);
@@ -198,17 +198,17 @@ static void explain_unknown_outputs(OsiRun *run, const OsiOpCtx *op) {
   /* Only tensors: a sequence's element type is by design a merge of its
    * elements' types, which may differ. */
   for (int o = 0; o < n->n_outputs && first_unknown < 0; o++)
-    if (n->outputs[o][0] && op->out[o] && op->out[o]->kind == OSI_KIND_TENSOR &&
+    if (osi_out_present(op, o) && op->out[o] && op->out[o]->kind == OSI_KIND_TENSOR &&
         !fully_known(op->out[o], 0))
       first_unknown = o;
   if (first_unknown < 0) return;
   for (int i = 0; i < n->n_inputs; i++)
-    if (n->inputs[i][0] && !fully_known(op->in[i], 0)) return;
+    if (osi_in_present(op, i) && !fully_known(op->in[i], 0)) return;
   char names[256] = "";
   size_t at = 0;
   for (int i = 0; i < n->n_inputs; i++) {
     const OsiType *t = op->in[i];
-    if (!n->inputs[i][0] || !t || t->kind != OSI_KIND_TENSOR || t->value) continue;
+    if (!osi_in_present(op, i) || !t || t->kind != OSI_KIND_TENSOR || t->value) continue;
     int is_int = osi_dtype_is_integer(t->elem_type);
     if (!is_int && !osi_dtype_is_float(t->elem_type)) continue;
     int64_t count = 1, d;
@@ -247,12 +247,12 @@ static OsiStatus reject_negative_dims(OsiRun *run, OsiOpCtx *op) {
   for (int i = 0; i < n->n_inputs; i++) {
     int axis;
     int64_t v;
-    if (n->inputs[i][0] && negative_dim(run->exprs, op->in[i], 0, &axis, &v)) return OSI_OK;
+    if (osi_in_present(op, i) && negative_dim(run->exprs, op->in[i], 0, &axis, &v)) return OSI_OK;
   }
   for (int o = 0; o < n->n_outputs; o++) {
     int axis;
     int64_t v;
-    if (n->outputs[o][0] && negative_dim(run->exprs, op->out[o], 0, &axis, &v)) {
+    if (osi_out_present(op, o) && negative_dim(run->exprs, op->out[o], 0, &axis, &v)) {
       snprintf(op->message, sizeof op->message,
                "output '%.100s' would have dim %d = %lld: the node's inputs or attributes give an impossible size",
                n->outputs[o], axis, (long long)v);
@@ -323,6 +323,8 @@ static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index, OsiW
   op.message[0] = '\0';
   op.bad_attr = NULL;
   op.bad_attr_want = 0;
+  op.in_entry = w->in + w->in_at[index];
+  op.out_entry = w->out + w->out_at[index];
   op.in = osi_arena_array(run->arena, (size_t)n->n_inputs + 1, sizeof(OsiType *));
   op.out = osi_arena_array(run->arena, (size_t)n->n_outputs + 1, sizeof(OsiType *));
   if (!op.in || !op.out) return osi_run_fail(run, OSI_ERR_NOMEM, n->name, "out of memory");

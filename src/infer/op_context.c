@@ -18,7 +18,8 @@ OsiExprStore *osi_op_exprs(OsiOpCtx *ctx) { return ctx->scope->run->exprs; }
 int osi_in_count(const OsiOpCtx *ctx) { return ctx->node->n_inputs; }
 
 int osi_in_present(const OsiOpCtx *ctx, int i) {
-  return i >= 0 && i < ctx->node->n_inputs && ctx->node->inputs[i][0] != 0;
+  if (i < 0 || i >= ctx->node->n_inputs) return 0;
+  return ctx->in_entry ? ctx->in_entry[i] != NULL : ctx->node->inputs[i][0] != 0;
 }
 
 const OsiType *osi_in(const OsiOpCtx *ctx, int i) {
@@ -45,8 +46,10 @@ const OsiAttr *osi_attr(const OsiOpCtx *ctx, const char *name) {
 }
 
 const OsiAttr *osi_node_attr(const OsiNode *node, const char *name) {
+  /* The first byte first: most names asked for are not the attribute
+   * looked at, and a call of strcmp per attribute was a CNN's hottest call. */
   for (int i = 0; i < node->n_attrs; i++)
-    if (strcmp(node->attrs[i].name, name) == 0) return &node->attrs[i];
+    if (node->attrs[i].name[0] == name[0] && strcmp(node->attrs[i].name, name) == 0) return &node->attrs[i];
   return NULL;
 }
 
@@ -110,7 +113,8 @@ const OsiTensor *osi_attr_tensor(const OsiOpCtx *ctx, const char *name) {
 int osi_out_count(const OsiOpCtx *ctx) { return ctx->node->n_outputs; }
 
 int osi_out_present(const OsiOpCtx *ctx, int i) {
-  return i >= 0 && i < ctx->node->n_outputs && ctx->node->outputs[i][0] != 0;
+  if (i < 0 || i >= ctx->node->n_outputs) return 0;
+  return ctx->out_entry ? ctx->out_entry[i] != NULL : ctx->node->outputs[i][0] != 0;
 }
 
 void osi_set_out(OsiOpCtx *ctx, int i, const OsiType *type) {

@@ -14,6 +14,10 @@ struct OsiOpCtx {
   int64_t opset;
   const OsiType **in;  /* node->n_inputs entries */
   const OsiType **out; /* node->n_outputs entries */
+  /* The scope entries of the node's inputs and outputs (NULL: omitted),
+   * when the driver has them (its wiring): whether one is present is then
+   * read here, not from the name (a cache miss on big graphs). */
+  OsiValueEntry *const *in_entry, *const *out_entry;
   char message[384];   /* set by osi_op_fail */
   /* The first attribute a typed accessor (osi_attr_int, ...) found with
    * another type than the one asked for (ONNX attributes have exactly one
