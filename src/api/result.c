@@ -210,7 +210,7 @@ typedef struct Row {
 static const char *sub_key(OsiResult *r, const OsiSubValue *sv, OsiValueTable *used) {
   const char *key = sv->key;
   char buf[1024];
-  for (int k = 2; osi_value_table_get(&r->root.values, key) || osi_value_table_get(used, key); k++) {
+  for (int k = 2; osi_context_get(&r->root, key) || osi_value_table_get(used, key); k++) {
     snprintf(buf, sizeof buf, "%s~%d", sv->key, k);
     key = osi_arena_strdup(r->arena, buf);
     if (!key) return NULL;
@@ -814,7 +814,7 @@ void osi_result_delete(OsiResult *self) {
 
 const OsiType *osi_result_lookup(const OsiResult *r, const char *name) {
   if (!r || !r->has_root) return NULL;
-  OsiValueEntry *e = osi_value_table_get(&r->root.values, name);
+  OsiValueEntry *e = osi_context_get(&r->root, name);
   return e ? e->type : NULL;
 }
 

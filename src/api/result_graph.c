@@ -18,7 +18,7 @@ static void write_ref(OsiJson *j, const OsiGraphView *v, const char *where, cons
     return;
   }
   if (!where[0]) {
-    const OsiValueEntry *e = osi_value_table_get(&v->root->values, name);
+    const OsiValueEntry *e = osi_context_get_model_name(v->root, name);
     if (v->compact && e) osi_json_int(j, e->order);
     else osi_json_string(j, name);
     return;
@@ -91,9 +91,9 @@ static void push_word(OsiWords *w, int32_t v) {
  * it to (NULL: look it up). */
 static int32_t pack_ref(const OsiGraphView *v, const OsiValueEntry *e, const char *name,
                         OsiJson *ref_keys, int *n_ref_keys) {
+  if (e) return e->order; /* (before reading the name: a cache miss on big graphs) */
   if (!name[0]) return -1;
-  if (!e) e = osi_value_table_get(&v->root->values, name);
-  if (e) return e->order;
+  if ((e = osi_context_get_model_name(v->root, name))) return e->order;
   osi_json_raw(ref_keys, *n_ref_keys ? "," : "");
   osi_json_string(ref_keys, name);
   return -2 - (*n_ref_keys)++;
@@ -119,7 +119,7 @@ static void write_inputs(OsiJson *j, const OsiGraphView *v, const OsiGraph *g, c
   osi_json_raw(j, "[");
   for (int i = 0, first = 1; i < g->n_inputs; i++) {
     if (!path[0]) {
-      const OsiValueEntry *e = osi_value_table_get(&v->root->values, g->inputs[i].name);
+      const OsiValueEntry *e = osi_context_get_model_name(v->root, g->inputs[i].name);
       if (!e || e->is_initializer) continue;
     }
     osi_json_raw(j, first ? "" : ",");

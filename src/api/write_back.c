@@ -428,7 +428,7 @@ static void rewrite_entry(WriteBack *w, const Field *f, const OsiValueInfo *decl
   }
   const OsiType *decl = NULL;
   if (k < n_declared && strcmp(declared[k].name, cname) == 0) decl = declared[k].type;
-  const OsiValueEntry *e = osi_value_table_get(&w->root->values, cname);
+  const OsiValueEntry *e = osi_context_get(w->root, cname);
   const OsiType *t = fill(w, e ? e->type : NULL, decl, 0);
   if (!writable(t, 0) || (decl && osi_type_equal(t, decl))) {
     emit_src(w, f->start, f->end);

@@ -107,7 +107,7 @@ static OsiStatus apply_list(OsiContext *scope, const OsiValueInfo *vi, int n, in
     /* A value_info with an element type but no shape would clash with any
      * non-scalar inferred shape: it is not an anchor. */
     if (strict && vi[i].type->kind == OSI_KIND_TENSOR && vi[i].type->rank < 0) continue;
-    OsiValueEntry *e = osi_value_table_get(&scope->values, vi[i].name);
+    OsiValueEntry *e = osi_context_get_model_name(scope, vi[i].name);
     if (!e) continue;
     char why[256];
     const OsiType *merged = osi_anchor_merge(run, e->type, vi[i].type, why, sizeof why, log);

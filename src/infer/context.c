@@ -30,9 +30,48 @@ OsiValueEntry *osi_context_lookup(const OsiContext *ctx, const char *name) {
   return osi_context_find(ctx, &key);
 }
 
+OsiValueTable *osi_context_table(const OsiContext *ctx) {
+  if (!ctx->table_pending) return (OsiValueTable *)&ctx->values;
+  /* The table is a cache of by_id: filling it changes no answer. */
+  OsiContext *c = (OsiContext *)ctx;
+  size_t n = 0;
+  for (uint32_t id = 1; id < c->n_by_id; id++) n += c->by_id[id] != NULL;
+  osi_value_table_free(&c->values);
+  if (!osi_value_table_init(&c->values, n)) return NULL;
+  for (uint32_t id = 1; id < c->n_by_id; id++)
+    if (c->by_id[id] && !osi_value_table_put(&c->values, c->by_id[id])) {
+      osi_value_table_free(&c->values);
+      return NULL;
+    }
+  c->table_pending = 0;
+  return &c->values;
+}
+
+OsiValueEntry *osi_context_get(const OsiContext *ctx, const char *name) {
+  const OsiValueTable *t = osi_context_table(ctx);
+  return t ? osi_value_table_get(t, name) : NULL;
+}
+
+OsiValueEntry *osi_context_get_model_name(const OsiContext *ctx, const char *name) {
+  if (!ctx->by_id || !name[0]) return osi_context_get(ctx, name);
+  OsiValueEntry *e = ctx->by_id[osi_name_id(name)];
+  return e && !e->pending ? e : NULL;
+}
+
+OsiValueEntry *osi_context_new_by_id(OsiContext *ctx, const char *name) {
+  OsiValueEntry *e = osi_arena_alloc(ctx->run->arena, sizeof *e);
+  if (!e) return NULL;
+  e->name = name;
+  ctx->by_id[osi_name_id(name)] = e;
+  /* Already built: kept in step. */
+  if (!ctx->table_pending && !osi_value_table_put(&ctx->values, e)) return NULL;
+  return e;
+}
+
 OsiValueEntry *osi_context_find(const OsiContext *ctx, const OsiNameKey *key) {
   for (; ctx; ctx = ctx->parent) {
-    OsiValueEntry *e = osi_value_table_find(&ctx->values, key);
+    const OsiValueTable *t = osi_context_table(ctx);
+    OsiValueEntry *e = t ? osi_value_table_find(t, key) : NULL;
     if (e && !e->pending) return e;
   }
   return NULL;
@@ -41,7 +80,14 @@ OsiValueEntry *osi_context_find(const OsiContext *ctx, const OsiNameKey *key) {
 OsiValueEntry *osi_context_define(OsiContext *ctx, const char *name, const OsiType *type,
                                   int producer) {
   int created;
-  OsiValueEntry *e = osi_value_table_upsert(&ctx->values, name, ctx->run->arena, &created);
+  OsiValueEntry *e;
+  if (ctx->by_id) { /* a model name (osi_name_id) */
+    e = ctx->by_id[osi_name_id(name)];
+    created = !e;
+    if (!e) e = osi_context_new_by_id(ctx, name);
+  } else {
+    e = osi_value_table_upsert(&ctx->values, name, ctx->run->arena, &created);
+  }
   return e ? osi_context_define_entry(ctx, e, created || e->pending, type, producer) : NULL;
 }
 
@@ -239,7 +285,7 @@ void osi_run_keep_sub_value(OsiRun *run, const char *path, const char *name, con
 static const char *defining_path(const OsiContext *ctx, const char *name) {
   if (!name[0]) return NULL;
   for (; ctx; ctx = ctx->parent)
-    if (osi_value_table_get(&ctx->values, name)) return ctx->path;
+    if (osi_context_get(ctx, name)) return ctx->path;
   return NULL;
 }
 

@@ -135,10 +135,14 @@ typedef struct OsiContext {
   const OsiOpsetImport *opsets;
   OsiValueTable values;
   /* The top-level scope of a decoded model (OsiModel.n_name_ids): its
-   * entries also by name id, so that the nodes' inputs are found without
-   * hashing (set by infer.c and topo.c beside the table; NULL otherwise). */
+   * entries by name id, so that inference finds names without hashing
+   * (set by infer.c and topo.c; NULL otherwise). `values` is then filled
+   * only when a name is first looked up by its text (osi_context_table):
+   * on a 128-layer export or a 100k-node graph each insertion was a
+   * cache miss, and a viewer reading the packed result needs none. */
   OsiValueEntry **by_id;
   uint32_t n_by_id;
+  int table_pending; /* by_id holds entries `values` does not have yet */
   /* Every entry in definition order (for JSON output). */
   OsiValueEntry **order;
   int n_order, cap_order;
@@ -148,11 +152,23 @@ int osi_context_init(OsiContext *ctx, OsiRun *run, OsiContext *parent, const cha
                      int n_opsets, const OsiOpsetImport *opsets, size_t expected_values);
 void osi_context_free(OsiContext *ctx);
 
+/* The scope's name -> entry table (built from by_id on first use; the
+ * context is otherwise unchanged, hence const). NULL without memory. */
+OsiValueTable *osi_context_table(const OsiContext *ctx);
+/* The scope's entry named `name` (not pending), NULL if none. */
+OsiValueEntry *osi_context_get(const OsiContext *ctx, const char *name);
+/* The same for a name the model vouches for (OsiModel.n_name_ids): by id
+ * at the top level. */
+OsiValueEntry *osi_context_get_model_name(const OsiContext *ctx, const char *name);
+/* A new entry of a by_id scope for a model name with no entry yet. */
+OsiValueEntry *osi_context_new_by_id(OsiContext *ctx, const char *name);
+
 /* Looks a name up in this scope, then the enclosing ones. */
 OsiValueEntry *osi_context_lookup(const OsiContext *ctx, const char *name);
 /* The same, for a name hashed once (osi_name_key); ctx may be NULL. */
 OsiValueEntry *osi_context_find(const OsiContext *ctx, const OsiNameKey *key);
-/* Defines a value in this scope (replacing an existing definition). */
+/* Defines a value in this scope (replacing an existing definition); in a
+ * by_id scope, `name` is a model name (osi_name_id). */
 OsiValueEntry *osi_context_define(OsiContext *ctx, const char *name, const OsiType *type,
                                   int producer);
 /* The same for an entry of the scope already found (a pending node output:

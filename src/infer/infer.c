@@ -27,34 +27,34 @@ static OsiStatus seed(OsiContext *scope, const OsiGraph *g, int n_in,
                       const OsiType *const *in_types) {
   OsiRun *run = scope->run;
   const OsiModel *m = run->model;
-  if (!scope->parent && m && g == m->graph && m->n_name_ids && !scope->by_id) {
+  if (!scope->parent && m && g == m->graph && m->n_name_ids && !scope->by_id && !scope->n_order) {
     scope->by_id = calloc(m->n_name_ids, sizeof *scope->by_id);
     if (!scope->by_id) return osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
     scope->n_by_id = m->n_name_ids;
+    scope->table_pending = 1;
+    osi_value_table_free(&scope->values); /* built when first needed */
   }
   for (int i = 0; i < g->n_initializers; i++) {
     const OsiTensor *t = &g->initializers[i];
     if (!t->name[0]) continue;
-    if (osi_value_table_get(&scope->values, t->name))
+    if (osi_context_get_model_name(scope, t->name))
       return osi_run_fail(run, OSI_ERR_DUPLICATE_DEFINITION, "",
                           "initializer '%s' is defined twice", t->name);
     OsiValueEntry *e = osi_context_define(scope, t->name, osi_tensor_type(run, t), -1);
     if (!e) return osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
     e->is_initializer = 1;
-    if (scope->by_id) scope->by_id[osi_name_id(t->name)] = e;
   }
   for (int i = 0; i < g->n_inputs; i++) {
     const OsiValueInfo *vi = &g->inputs[i];
     if (!vi->name[0]) continue;
-    OsiValueEntry *prev = osi_value_table_get(&scope->values, vi->name);
+    OsiValueEntry *prev = osi_context_get_model_name(scope, vi->name);
     if (prev && prev->is_initializer) continue; /* initializers shadow inputs */
     if (prev)
       return osi_run_fail(run, OSI_ERR_DUPLICATE_DEFINITION, "",
                           "graph input '%s' is declared twice", vi->name);
     const OsiType *t = i < n_in && in_types && in_types[i] ? in_types[i] : vi->type;
-    OsiValueEntry *e = osi_context_define(scope, vi->name, t, -1);
-    if (!e) return osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
-    if (scope->by_id) scope->by_id[osi_name_id(vi->name)] = e;
+    if (!osi_context_define(scope, vi->name, t, -1))
+      return osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
     event_set(run, "seed", vi->name, t);
   }
   return OSI_OK;

@@ -210,7 +210,14 @@ static OsiStatus collect_producers(OsiContext *scope, const OsiGraph *g, OsiWiri
       const char *name = n->outputs[o];
       if (!name[0]) continue;
       int created;
-      OsiValueEntry *e = osi_value_table_upsert(&scope->values, name, scope->run->arena, &created);
+      OsiValueEntry *e;
+      if (scope->by_id) {
+        e = scope->by_id[osi_name_id(name)];
+        created = !e;
+        if (!e) e = osi_context_new_by_id(scope, name);
+      } else {
+        e = osi_value_table_upsert(&scope->values, name, scope->run->arena, &created);
+      }
       if (!e) return osi_run_fail(scope->run, OSI_ERR_NOMEM, "", "out of memory");
       if (!created)
         return osi_run_fail(scope->run, OSI_ERR_DUPLICATE_DEFINITION, n->name,
@@ -218,7 +225,6 @@ static OsiStatus collect_producers(OsiContext *scope, const OsiGraph *g, OsiWiri
                             n->op_type, name, e->pending ? "another node" : "a graph input or initializer");
       e->pending = 1;
       e->producer = i;
-      if (scope->by_id) scope->by_id[osi_name_id(name)] = e;
       w->out[w->out_at[i] + (size_t)o] = e;
     }
   }
