@@ -327,7 +327,9 @@ static bool decode_node_msg(NpbDecoder *d, pb_istream_t *stream, OsiNode *out) {
     out->n_outputs = (int)outputs.n;
     out->n_attrs = (int)attrs.n;
     ok = (out->inputs = npb_vec_finish(d, &inputs)) && (out->outputs = npb_vec_finish(d, &outputs)) &&
-         (out->attrs = npb_vec_finish(d, &attrs));
+         (out->attrs = npb_vec_finish(d, &attrs)) &&
+         (out->input_ids = npb_name_ids(d, out->inputs, out->n_inputs)) &&
+         (out->output_ids = npb_name_ids(d, out->outputs, out->n_outputs));
   }
   npb_vec_free(&inputs);
   npb_vec_free(&outputs);

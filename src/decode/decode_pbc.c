@@ -238,6 +238,15 @@ static const char *const *names(Decoder *d, char **src, size_t n) {
   return v;
 }
 
+/* The ids of n interned names (0 for "", and all 0 once interning is
+ * incomplete: the model then vouches for no id); NULL without memory. */
+static const uint32_t *name_ids(Decoder *d, const char *const *v, size_t n) {
+  uint32_t *ids = ALLOC_ARRAY(d, n, uint32_t);
+  if (ids)
+    for (size_t i = 0; i < n; i++) ids[i] = !d->names.incomplete && v[i] && v[i][0] ? osi_name_id(v[i]) : 0;
+  return ids;
+}
+
 static int decode_node(Decoder *d, const Onnx__NodeProto *np, OsiNode *out) {
   out->name = str(d, np->name);
   out->op_type = name(d, np->op_type);
@@ -248,6 +257,8 @@ static int decode_node(Decoder *d, const Onnx__NodeProto *np, OsiNode *out) {
   out->n_attrs = (int)np->n_attribute;
   if (!(out->inputs = names(d, np->input, np->n_input))) return 0;
   if (!(out->outputs = names(d, np->output, np->n_output))) return 0;
+  if (!(out->input_ids = name_ids(d, out->inputs, np->n_input))) return 0;
+  if (!(out->output_ids = name_ids(d, out->outputs, np->n_output))) return 0;
   OsiAttr *attrs = ALLOC_ARRAY(d, np->n_attribute, OsiAttr);
   if (!attrs) return 0;
   for (size_t i = 0; i < np->n_attribute; i++)

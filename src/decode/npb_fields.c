@@ -100,6 +100,13 @@ static bool read_name(pb_istream_t *stream, NpbDecoder *d, const char **out) {
   return ok;
 }
 
+const uint32_t *npb_name_ids(NpbDecoder *d, const char *const *v, int n) {
+  uint32_t *ids = osi_arena_array(d->arena, n > 0 ? (size_t)n : 1, sizeof *ids);
+  if (!ids) return npb_nomem(d), NULL;
+  for (int i = 0; i < n; i++) ids[i] = !d->names.incomplete && v[i] && v[i][0] ? osi_name_id(v[i]) : 0;
+  return ids;
+}
+
 bool npb_cb_name(pb_istream_t *stream, const pb_field_t *field, void **arg) {
   (void)field;
   StrArg *a = *arg;

@@ -133,6 +133,8 @@ bool npb_cb_string_list(pb_istream_t *stream, const pb_field_t *field, void **ar
  * (name_intern.h). */
 bool npb_cb_name(pb_istream_t *stream, const pb_field_t *field, void **arg);
 bool npb_cb_name_list(pb_istream_t *stream, const pb_field_t *field, void **arg);
+/* The ids of n interned names (0 for ""), in the arena; NULL without memory. */
+const uint32_t *npb_name_ids(NpbDecoder *d, const char *const *v, int n);
 bool npb_cb_skip(pb_istream_t *stream, const pb_field_t *field, void **arg);
 bool npb_cb_numbers(pb_istream_t *stream, const pb_field_t *field, void **arg);
 NumList npb_numlist(NpbDecoder *d, NumWire wire, size_t esz, size_t limit);

@@ -58,11 +58,11 @@ OsiValueEntry *osi_context_get_model_name(const OsiContext *ctx, const char *nam
   return e && !e->pending ? e : NULL;
 }
 
-OsiValueEntry *osi_context_new_by_id(OsiContext *ctx, const char *name) {
+OsiValueEntry *osi_context_new_by_id(OsiContext *ctx, const char *name, uint32_t id) {
   OsiValueEntry *e = osi_arena_alloc(ctx->run->arena, sizeof *e);
   if (!e) return NULL;
   e->name = name;
-  ctx->by_id[osi_name_id(name)] = e;
+  ctx->by_id[id] = e;
   /* Already built: kept in step. */
   if (!ctx->table_pending && !osi_value_table_put(&ctx->values, e)) return NULL;
   return e;
@@ -82,9 +82,10 @@ OsiValueEntry *osi_context_define(OsiContext *ctx, const char *name, const OsiTy
   int created;
   OsiValueEntry *e;
   if (ctx->by_id) { /* a model name (osi_name_id) */
-    e = ctx->by_id[osi_name_id(name)];
+    uint32_t id = osi_name_id(name);
+    e = ctx->by_id[id];
     created = !e;
-    if (!e) e = osi_context_new_by_id(ctx, name);
+    if (!e) e = osi_context_new_by_id(ctx, name, id);
   } else {
     e = osi_value_table_upsert(&ctx->values, name, ctx->run->arena, &created);
   }

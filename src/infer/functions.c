@@ -66,6 +66,7 @@ static const OsiNode *bind_body(OsiArena *arena, const OsiFunction *fn, const Os
     if (!nodes[k].attrs || !ins) return NULL;
     for (int i = 0; i < b->n_inputs; i++) ins[i] = input_bound(fn, caller, b->inputs[i]) ? b->inputs[i] : "";
     nodes[k].inputs = ins;
+    nodes[k].input_ids = NULL; /* some inputs are now omitted */
   }
   return nodes;
 }

@@ -90,15 +90,16 @@ typedef struct EdgeCtx {
   size_t n_deps, cap_deps;
 } EdgeCtx;
 
-/* Node ec->node reads `name`: its entry in *entry, found in the scope (a
- * graph input, an initializer, or a node output, pending: then an edge from
- * the node that writes it) or in an enclosing scope. */
-static int read_name(EdgeCtx *ec, const char *name, OsiValueEntry **entry) {
+/* Node ec->node reads `name` (of id `id` when not 0): its entry in *entry,
+ * found in the scope (a graph input, an initializer, or a node output,
+ * pending: then an edge from the node that writes it) or in an enclosing
+ * scope. */
+static int read_name(EdgeCtx *ec, const char *name, uint32_t id, OsiValueEntry **entry) {
   const OsiContext *scope = ec->scope;
   OsiNameKey key = {0};
   OsiValueEntry *e;
   if (scope->by_id) { /* the top level: no enclosing scope */
-    e = scope->by_id[osi_name_id(name)];
+    e = scope->by_id[id ? id : osi_name_id(name)];
   } else {
     key = osi_name_key(name);
     e = osi_value_table_find(&scope->values, &key);
@@ -127,16 +128,18 @@ static int read_name(EdgeCtx *ec, const char *name, OsiValueEntry **entry) {
 
 static int add_dependency(void *user, const char *name) {
   OsiValueEntry *entry;
-  return read_name(user, name, &entry);
+  return read_name(user, name, 0, &entry);
 }
 
 /* The edges into node ec->node, its inputs wired on the way. */
 static int read_node(EdgeCtx *ec, OsiWiring *w) {
   const OsiNode *n = &ec->g->nodes[ec->node];
   OsiValueEntry **in = w->in + w->in_at[ec->node];
+  const uint32_t *ids = ec->scope->by_id ? n->input_ids : NULL;
   for (int i = 0; i < n->n_inputs; i++) {
     in[i] = NULL;
-    if (n->inputs[i][0] && !read_name(ec, n->inputs[i], &in[i])) return 0;
+    if (ids ? ids[i] == 0 : !n->inputs[i][0]) continue; /* omitted */
+    if (!read_name(ec, n->inputs[i], ids ? ids[i] : 0, &in[i])) return 0;
   }
   return subgraph_reads(ec->scope->run->arena, n, add_dependency, ec, 0);
 }
@@ -206,15 +209,17 @@ static int heap_pop(int *heap, int *len) {
 static OsiStatus collect_producers(OsiContext *scope, const OsiGraph *g, OsiWiring *w) {
   for (int i = 0; i < g->n_nodes; i++) {
     const OsiNode *n = &g->nodes[i];
+    const uint32_t *ids = scope->by_id ? n->output_ids : NULL;
     for (int o = 0; o < n->n_outputs; o++) {
       const char *name = n->outputs[o];
-      if (!name[0]) continue;
+      if (ids ? ids[o] == 0 : !name[0]) continue; /* omitted */
       int created;
       OsiValueEntry *e;
       if (scope->by_id) {
-        e = scope->by_id[osi_name_id(name)];
+        uint32_t id = ids ? ids[o] : osi_name_id(name);
+        e = scope->by_id[id];
         created = !e;
-        if (!e) e = osi_context_new_by_id(scope, name);
+        if (!e) e = osi_context_new_by_id(scope, name, id);
       } else {
         e = osi_value_table_upsert(&scope->values, name, scope->run->arena, &created);
       }

@@ -71,6 +71,10 @@ typedef struct OsiNode {
   int n_inputs, n_outputs, n_attrs;
   const char *const *inputs;  /* "" marks an omitted optional input */
   const char *const *outputs;
+  /* The names' ids (osi_name_id; 0 for an omitted one) when the model
+   * vouches for them (OsiModel.n_name_ids), else NULL: read in sequence,
+   * where the names themselves lie elsewhere in memory. */
+  const uint32_t *input_ids, *output_ids;
   const OsiAttr *attrs;
 } OsiNode;
 

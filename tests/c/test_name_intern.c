@@ -88,6 +88,13 @@ static void test_decoders_share_names(void) {
         if (id >= 1 && id < 32) seen |= 1u << id;
       }
       CHECK_INT(__builtin_popcount(seen), 4);
+      /* The nodes carry their names' ids, in order. */
+      CHECK(g->nodes[1].input_ids != NULL && g->nodes[1].output_ids != NULL);
+      if (g->nodes[1].input_ids && g->nodes[1].output_ids) {
+        CHECK_INT(g->nodes[1].input_ids[0], osi_name_id(g->nodes[0].outputs[0]));
+        CHECK_INT(g->nodes[1].input_ids[1], osi_name_id(g->initializers[0].name));
+        CHECK_INT(g->nodes[1].output_ids[0], osi_name_id(g->outputs[0].name));
+      }
     }
     osi_expr_store_delete(s);
     osi_arena_delete(a);
