@@ -58,7 +58,8 @@ OsiValueEntry *osi_context_get_model_name(const OsiContext *ctx, const char *nam
   return e && !e->pending ? e : NULL;
 }
 
-OsiValueEntry *osi_context_new_by_id(OsiContext *ctx, const char *name, uint32_t id) {
+/* A new entry of a by_id scope for a model name (of id `id`) with no entry yet. */
+static OsiValueEntry *new_by_id(OsiContext *ctx, const char *name, uint32_t id) {
   OsiValueEntry *e = osi_arena_alloc(ctx->run->arena, sizeof *e);
   if (!e) return NULL;
   e->name = name;
@@ -77,18 +78,18 @@ OsiValueEntry *osi_context_find(const OsiContext *ctx, const OsiNameKey *key) {
   return NULL;
 }
 
+OsiValueEntry *osi_context_upsert(OsiContext *ctx, const char *name, uint32_t id, int *created) {
+  if (!ctx->by_id) return osi_value_table_upsert(&ctx->values, name, ctx->run->arena, created);
+  if (!id) id = osi_name_id(name);
+  OsiValueEntry *e = ctx->by_id[id];
+  *created = !e;
+  return e ? e : new_by_id(ctx, name, id);
+}
+
 OsiValueEntry *osi_context_define(OsiContext *ctx, const char *name, const OsiType *type,
                                   int producer) {
   int created;
-  OsiValueEntry *e;
-  if (ctx->by_id) { /* a model name (osi_name_id) */
-    uint32_t id = osi_name_id(name);
-    e = ctx->by_id[id];
-    created = !e;
-    if (!e) e = osi_context_new_by_id(ctx, name, id);
-  } else {
-    e = osi_value_table_upsert(&ctx->values, name, ctx->run->arena, &created);
-  }
+  OsiValueEntry *e = osi_context_upsert(ctx, name, 0, &created);
   return e ? osi_context_define_entry(ctx, e, created || e->pending, type, producer) : NULL;
 }
 

@@ -160,8 +160,10 @@ OsiValueEntry *osi_context_get(const OsiContext *ctx, const char *name);
 /* The same for a name the model vouches for (OsiModel.n_name_ids): by id
  * at the top level. */
 OsiValueEntry *osi_context_get_model_name(const OsiContext *ctx, const char *name);
-/* A new entry of a by_id scope for a model name (of id `id`) with no entry yet. */
-OsiValueEntry *osi_context_new_by_id(OsiContext *ctx, const char *name, uint32_t id);
+/* The scope's entry for `name`, or a new zeroed one (*created = 1); in a
+ * by_id scope `name` is a model name, `id` its id or 0 to read it. NULL
+ * without memory. */
+OsiValueEntry *osi_context_upsert(OsiContext *ctx, const char *name, uint32_t id, int *created);
 
 /* Looks a name up in this scope, then the enclosing ones. */
 OsiValueEntry *osi_context_lookup(const OsiContext *ctx, const char *name);

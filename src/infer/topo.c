@@ -214,15 +214,7 @@ static OsiStatus collect_producers(OsiContext *scope, const OsiGraph *g, OsiWiri
       const char *name = n->outputs[o];
       if (ids ? ids[o] == 0 : !name[0]) continue; /* omitted */
       int created;
-      OsiValueEntry *e;
-      if (scope->by_id) {
-        uint32_t id = ids ? ids[o] : osi_name_id(name);
-        e = scope->by_id[id];
-        created = !e;
-        if (!e) e = osi_context_new_by_id(scope, name, id);
-      } else {
-        e = osi_value_table_upsert(&scope->values, name, scope->run->arena, &created);
-      }
+      OsiValueEntry *e = osi_context_upsert(scope, name, ids ? ids[o] : 0, &created);
       if (!e) return osi_run_fail(scope->run, OSI_ERR_NOMEM, "", "out of memory");
       if (!created)
         return osi_run_fail(scope->run, OSI_ERR_DUPLICATE_DEFINITION, n->name,
