@@ -330,6 +330,7 @@ static bool decode_node_msg(NpbDecoder *d, pb_istream_t *stream, OsiNode *out) {
          (out->attrs = npb_vec_finish(d, &attrs)) &&
          (out->input_ids = npb_name_ids(d, out->inputs, out->n_inputs)) &&
          (out->output_ids = npb_name_ids(d, out->outputs, out->n_outputs));
+    if (ok) out->graph_free = (unsigned char)osi_attrs_graph_free(out->attrs, out->n_attrs);
   }
   npb_vec_free(&inputs);
   npb_vec_free(&outputs);

@@ -238,16 +238,44 @@ static const char *const *names(Decoder *d, char **src, size_t n) {
   return v;
 }
 
-/* The ids of n interned names (0 for "", and all 0 once interning is
- * incomplete: the model then vouches for no id); NULL without memory. */
-static const uint32_t *name_ids(Decoder *d, const char *const *v, size_t n) {
-  uint32_t *ids = ALLOC_ARRAY(d, n, uint32_t);
-  if (ids)
-    for (size_t i = 0; i < n; i++) ids[i] = !d->names.incomplete && v[i] && v[i][0] ? osi_name_id(v[i]) : 0;
-  return ids;
+/* The id of an interned name (0 for "", and 0 once interning is
+ * incomplete: the model then vouches for no id). */
+static uint32_t name_id(const Decoder *d, const char *v) {
+  return !d->names.incomplete && v[0] ? osi_name_id(v) : 0;
 }
 
-static int decode_node(Decoder *d, const Onnx__NodeProto *np, OsiNode *out) {
+/* A graph's node inputs and outputs, names and ids, in four arrays of their
+ * own in node order: the topological order and the wiring walk them in
+ * sequence, and scattered among the attributes every node was a cache miss. */
+typedef struct NodeNames {
+  const char **in, **out;
+  uint32_t *in_ids, *out_ids;
+} NodeNames;
+
+static int node_names_init(Decoder *d, Onnx__NodeProto **src, size_t n, NodeNames *nn) {
+  size_t ins = 0, outs = 0;
+  for (size_t i = 0; i < n; i++) ins += src[i]->n_input, outs += src[i]->n_output;
+  nn->in = ALLOC_ARRAY(d, ins, const char *);
+  nn->out = ALLOC_ARRAY(d, outs, const char *);
+  nn->in_ids = ALLOC_ARRAY(d, ins, uint32_t);
+  nn->out_ids = ALLOC_ARRAY(d, outs, uint32_t);
+  return nn->in && nn->out && nn->in_ids && nn->out_ids;
+}
+
+/* Interns the n names at src into the next n slots of *v and *ids (an id
+ * taken before interning turns incomplete is moot: the model's
+ * n_name_ids is then 0). */
+static int take_names(Decoder *d, char **src, size_t n, const char ***v, uint32_t **ids) {
+  for (size_t i = 0; i < n; i++) {
+    if (!((*v)[i] = name(d, src[i]))) return 0;
+    (*ids)[i] = name_id(d, (*v)[i]);
+  }
+  *v += n;
+  *ids += n;
+  return 1;
+}
+
+static int decode_node(Decoder *d, const Onnx__NodeProto *np, OsiNode *out, NodeNames *nn) {
   out->name = str(d, np->name);
   out->op_type = name(d, np->op_type);
   out->domain = domain(d, np->domain);
@@ -255,15 +283,18 @@ static int decode_node(Decoder *d, const Onnx__NodeProto *np, OsiNode *out) {
   out->n_inputs = (int)np->n_input;
   out->n_outputs = (int)np->n_output;
   out->n_attrs = (int)np->n_attribute;
-  if (!(out->inputs = names(d, np->input, np->n_input))) return 0;
-  if (!(out->outputs = names(d, np->output, np->n_output))) return 0;
-  if (!(out->input_ids = name_ids(d, out->inputs, np->n_input))) return 0;
-  if (!(out->output_ids = name_ids(d, out->outputs, np->n_output))) return 0;
+  out->inputs = nn->in;
+  out->outputs = nn->out;
+  out->input_ids = nn->in_ids;
+  out->output_ids = nn->out_ids;
+  if (!take_names(d, np->input, np->n_input, &nn->in, &nn->in_ids)) return 0;
+  if (!take_names(d, np->output, np->n_output, &nn->out, &nn->out_ids)) return 0;
   OsiAttr *attrs = ALLOC_ARRAY(d, np->n_attribute, OsiAttr);
   if (!attrs) return 0;
   for (size_t i = 0; i < np->n_attribute; i++)
     if (!decode_attr(d, np->attribute[i], &attrs[i])) return 0;
   out->attrs = attrs;
+  out->graph_free = (unsigned char)osi_attrs_graph_free(attrs, out->n_attrs);
   return 1;
 }
 
@@ -280,9 +311,10 @@ static const OsiValueInfo *decode_value_infos(Decoder *d, Onnx__ValueInfoProto *
 
 static const OsiNode *decode_nodes(Decoder *d, Onnx__NodeProto **src, size_t n) {
   OsiNode *v = ALLOC_ARRAY(d, n, OsiNode);
-  if (!v) return NULL;
+  NodeNames nn;
+  if (!v || !node_names_init(d, src, n, &nn)) return NULL;
   for (size_t i = 0; i < n; i++)
-    if (!decode_node(d, src[i], &v[i])) return NULL;
+    if (!decode_node(d, src[i], &v[i], &nn)) return NULL;
   return v;
 }
 

@@ -69,16 +69,21 @@ const char *osi_names_intern(OsiNameInterner *n, const char *s, size_t len) {
     return osi_arena_strndup(n->arena, s, len);
   }
   uint32_t h = (uint32_t)osi_str_hash(s, len);
+  OsiNameSlot *r = &n->recent[(h ^ (h >> 8)) & 255];
+  if (r->name && r->hash == h && r->len == len && memcmp(r->name, s, len) == 0) return r->name;
   size_t i = (size_t)h & (n->cap - 1);
   for (; n->slots[i].name; i = (i + 1) & (n->cap - 1))
-    if (n->slots[i].hash == h && n->slots[i].len == len && memcmp(n->slots[i].name, s, len) == 0)
-      return n->slots[i].name;
+    if (n->slots[i].hash == h && n->slots[i].len == len && memcmp(n->slots[i].name, s, len) == 0) {
+      *r = n->slots[i];
+      return r->name;
+    }
   char *p = copy(n, s, len, (uint32_t)n->count + 1);
   if (!p) return NULL;
   n->slots[i].name = p;
   n->slots[i].hash = h;
   n->slots[i].len = (uint32_t)len;
   n->count++;
+  *r = n->slots[i];
   return p;
 }
 

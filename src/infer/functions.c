@@ -67,6 +67,7 @@ static const OsiNode *bind_body(OsiArena *arena, const OsiFunction *fn, const Os
     for (int i = 0; i < b->n_inputs; i++) ins[i] = input_bound(fn, caller, b->inputs[i]) ? b->inputs[i] : "";
     nodes[k].inputs = ins;
     nodes[k].input_ids = NULL; /* some inputs are now omitted */
+    nodes[k].graph_free = (unsigned char)osi_attrs_graph_free(nodes[k].attrs, nodes[k].n_attrs);
   }
   return nodes;
 }

@@ -266,7 +266,7 @@ static OsiStatus reject_negative_dims(OsiRun *run, OsiOpCtx *op) {
 static int64_t count_nodes(const OsiGraph *g, int depth) {
   int64_t n = g ? g->n_nodes : 0;
   for (int i = 0; g && depth < 256 && i < g->n_nodes; i++)
-    for (int a = 0; a < g->nodes[i].n_attrs; a++) {
+    for (int a = 0; !g->nodes[i].graph_free && a < g->nodes[i].n_attrs; a++) {
       const OsiAttr *at = &g->nodes[i].attrs[a];
       if (at->type == OSI_ATTR_GRAPH) n += count_nodes(at->g, depth + 1);
       for (size_t k = 0; at->type == OSI_ATTR_GRAPHS && k < at->n; k++)

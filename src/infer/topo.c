@@ -31,7 +31,7 @@ static int graph_free_names(OsiArena *arena, const OsiGraph *g, NameFn fn, void 
 
 /* The outer names n's subgraphs read. */
 static int subgraph_reads(OsiArena *arena, const OsiNode *n, NameFn fn, void *user, int depth) {
-  for (int a = 0; a < n->n_attrs; a++) {
+  for (int a = 0; !n->graph_free && a < n->n_attrs; a++) {
     const OsiAttr *at = &n->attrs[a];
     if (at->type == OSI_ATTR_GRAPH && at->g && !graph_free_names(arena, at->g, fn, user, depth + 1))
       return 0;

@@ -63,12 +63,22 @@ typedef struct OsiAttr {
   const OsiType *const *type_protos;
 } OsiAttr;
 
+/* Whether none of the n attributes at a holds a graph (or a list of them). */
+static inline int osi_attrs_graph_free(const OsiAttr *a, int n) {
+  for (int i = 0; i < n; i++)
+    if (a[i].type == OSI_ATTR_GRAPH || a[i].type == OSI_ATTR_GRAPHS) return 0;
+  return 1;
+}
+
 typedef struct OsiNode {
   const char *name;           /* "" when absent */
   const char *op_type;
   const char *domain;         /* "" for ai.onnx ("ai.onnx" is normalised to "") */
   const char *overload;
   int n_inputs, n_outputs, n_attrs;
+  /* 1 when no attribute holds a graph (osi_attrs_graph_free), so that walks
+   * for subgraphs skip the node without reading its attributes; 0: look. */
+  unsigned char graph_free;
   const char *const *inputs;  /* "" marks an omitted optional input */
   const char *const *outputs;
   /* The names' ids (osi_name_id; 0 for an omitted one) when the model
