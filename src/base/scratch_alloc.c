@@ -99,3 +99,20 @@ void osi_scratch_release(OsiScratch *s) {
   s->big = NULL;
   s->big_cap = s->big_count = 0;
 }
+
+void osi_scratch_rewind(OsiScratch *s) {
+  OsiScratchChunk *keep = s->chunks;
+  if (keep) {
+    for (OsiScratchChunk *c = keep->next, *next; c; c = next) {
+      next = c->next;
+      free(c);
+    }
+    keep->next = NULL;
+    keep->used = 0;
+  }
+  for (size_t i = 0; i < s->big_cap; i++) {
+    free(s->big[i]);
+    s->big[i] = NULL;
+  }
+  s->big_count = 0;
+}

@@ -10,7 +10,8 @@
  *   - large blocks are malloc'ed one by one and tracked in a pointer set, so
  *     freeing one (protobuf-c's temporary arrays, a bytes field given twice)
  *     returns it at once;
- *   - osi_scratch_release frees everything.
+ *   - osi_scratch_release frees everything, osi_scratch_rewind all but
+ *     one chunk.
  */
 #ifndef OSI_SCRATCH_ALLOC_H
 #define OSI_SCRATCH_ALLOC_H
@@ -31,6 +32,9 @@ typedef struct OsiScratch {
 void *osi_scratch_alloc(OsiScratch *s, size_t size);
 /* p must come from osi_scratch_alloc(s, ...) or be NULL. */
 void osi_scratch_free(OsiScratch *s, void *p);
+/* Frees every block but keeps one chunk for the next ones: for a tree
+ * unpacked, read and dropped over and over (one node at a time). */
+void osi_scratch_rewind(OsiScratch *s);
 /* Frees every block; the scratch is empty (reusable) afterwards. */
 void osi_scratch_release(OsiScratch *s);
 

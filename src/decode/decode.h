@@ -31,6 +31,10 @@ typedef struct OsiDecodeError {
 /* protobuf-c decoder: whole message in memory. */
 const OsiModel *osi_decode_pbc(const uint8_t *bytes, size_t len, OsiArena *arena,
                                OsiExprStore *exprs, OsiDecodeError *err);
+/* The same, freeing `bytes` (from malloc) as soon as protobuf-c has
+ * unpacked them, before the conversion: the two never take memory at once. */
+const OsiModel *osi_decode_pbc_owned(uint8_t *bytes, size_t len, OsiArena *arena, OsiExprStore *exprs,
+                                     OsiDecodeError *err);
 
 /* nanopb decoder (decode_npb.c): pulls the message through `read`/`skip`
  * (onnx_shapes.h, OsiReadFn/OsiSkipFn; skip may be NULL) in 64 KiB reads,

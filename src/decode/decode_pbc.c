@@ -24,7 +24,14 @@ typedef struct Decoder {
   OsiDecodeError *err;
   int depth;
   OsiNameInterner names; /* value names, op types, attribute names */
+  /* The model graph's nodes, unpacked one at a time: where each one's tree
+   * goes, and how many unpacked so far. */
+  OsiScratch node_scratch;
+  ProtobufCAllocator node_alloc;
+  size_t nodes_unpacked;
 } Decoder;
+
+#define PBC_REFUSED "the bytes are not a valid ONNX ModelProto (protobuf decoding failed)"
 
 static int fail(Decoder *d, OsiStatus status, const char *msg) {
   return osi_mb_fail(d->err, status, msg);
@@ -244,38 +251,54 @@ static uint32_t name_id(const Decoder *d, const char *v) {
   return !d->names.incomplete && v[0] ? osi_name_id(v) : 0;
 }
 
-/* A graph's node inputs and outputs, names and ids, in four arrays of their
- * own in node order: the topological order and the wiring walk them in
- * sequence, and scattered among the attributes every node was a cache miss. */
-typedef struct NodeNames {
-  const char **in, **out;
-  uint32_t *in_ids, *out_ids;
-} NodeNames;
+/* A graph's node inputs or outputs, names and ids, gathered here (malloc'ed)
+ * and then laid in arena arrays of their own, in node order: the
+ * topological order and the wiring walk them in sequence, where scattered
+ * among the attributes every node was a cache miss. */
+typedef struct NameVec {
+  const char **names;
+  uint32_t *ids;
+  size_t n, cap;
+} NameVec;
 
-static int node_names_init(Decoder *d, Onnx__NodeProto **src, size_t n, NodeNames *nn) {
-  size_t ins = 0, outs = 0;
-  for (size_t i = 0; i < n; i++) ins += src[i]->n_input, outs += src[i]->n_output;
-  nn->in = ALLOC_ARRAY(d, ins, const char *);
-  nn->out = ALLOC_ARRAY(d, outs, const char *);
-  nn->in_ids = ALLOC_ARRAY(d, ins, uint32_t);
-  nn->out_ids = ALLOC_ARRAY(d, outs, uint32_t);
-  return nn->in && nn->out && nn->in_ids && nn->out_ids;
+static void name_vec_free(NameVec *v) {
+  free(v->names);
+  free(v->ids);
 }
 
-/* Interns the n names at src into the next n slots of *v and *ids (an id
- * taken before interning turns incomplete is moot: the model's
- * n_name_ids is then 0). */
-static int take_names(Decoder *d, char **src, size_t n, const char ***v, uint32_t **ids) {
-  for (size_t i = 0; i < n; i++) {
-    if (!((*v)[i] = name(d, src[i]))) return 0;
-    (*ids)[i] = name_id(d, (*v)[i]);
+static int push_names(Decoder *d, NameVec *v, char **src, size_t n) {
+  if (n > v->cap - v->n) {
+    size_t cap = v->cap ? v->cap : 256;
+    while (cap - v->n < n && cap <= SIZE_MAX / 2 / sizeof(char *)) cap *= 2;
+    const char **names = cap - v->n >= n ? realloc(v->names, cap * sizeof *names) : NULL;
+    if (names) v->names = names;
+    uint32_t *ids = names ? realloc(v->ids, cap * sizeof *ids) : NULL;
+    if (!ids) return fail(d, OSI_ERR_NOMEM, "out of memory while decoding the model");
+    v->ids = ids;
+    v->cap = cap;
   }
-  *v += n;
-  *ids += n;
+  for (size_t i = 0; i < n; i++) {
+    const char *s = name(d, src[i]);
+    if (!s) return 0;
+    v->names[v->n + i] = s;
+    v->ids[v->n + i] = name_id(d, s); /* moot if interning turns incomplete later */
+  }
+  v->n += n;
   return 1;
 }
 
-static int decode_node(Decoder *d, const Onnx__NodeProto *np, OsiNode *out, NodeNames *nn) {
+/* The nodes of one graph or function body, either unpacked already or
+ * (the model's graph: see ModelProtoNodesLater in onnx_shapes.proto) as
+ * bytes that are unpacked one at a time. */
+typedef struct NodeSource {
+  Onnx__NodeProto **unpacked;
+  const ProtobufCBinaryData *bytes;
+  size_t n;
+} NodeSource;
+
+/* One NodeProto -> *out, its names pushed onto ins and outs (the arrays
+ * are set once the graph's are complete). */
+static int decode_node(Decoder *d, const Onnx__NodeProto *np, OsiNode *out, NameVec *ins, NameVec *outs) {
   out->name = str(d, np->name);
   out->op_type = name(d, np->op_type);
   out->domain = domain(d, np->domain);
@@ -283,12 +306,8 @@ static int decode_node(Decoder *d, const Onnx__NodeProto *np, OsiNode *out, Node
   out->n_inputs = (int)np->n_input;
   out->n_outputs = (int)np->n_output;
   out->n_attrs = (int)np->n_attribute;
-  out->inputs = nn->in;
-  out->outputs = nn->out;
-  out->input_ids = nn->in_ids;
-  out->output_ids = nn->out_ids;
-  if (!take_names(d, np->input, np->n_input, &nn->in, &nn->in_ids)) return 0;
-  if (!take_names(d, np->output, np->n_output, &nn->out, &nn->out_ids)) return 0;
+  if (!push_names(d, ins, np->input, np->n_input)) return 0;
+  if (!push_names(d, outs, np->output, np->n_output)) return 0;
   OsiAttr *attrs = ALLOC_ARRAY(d, np->n_attribute, OsiAttr);
   if (!attrs) return 0;
   for (size_t i = 0; i < np->n_attribute; i++)
@@ -296,6 +315,50 @@ static int decode_node(Decoder *d, const Onnx__NodeProto *np, OsiNode *out, Node
   out->attrs = attrs;
   out->graph_free = (unsigned char)osi_attrs_graph_free(attrs, out->n_attrs);
   return 1;
+}
+
+/* Node i of src, unpacked (into d->node_scratch for bytes); NULL when
+ * protobuf-c refuses the bytes (d->err set). */
+static const Onnx__NodeProto *source_node(Decoder *d, const NodeSource *src, size_t i) {
+  if (src->unpacked) return src->unpacked[i];
+  Onnx__NodeProto *np = onnx__node_proto__unpack(&d->node_alloc, src->bytes[i].len, src->bytes[i].data);
+  if (!np) fail(d, OSI_ERR_PARSE, PBC_REFUSED);
+  return np;
+}
+
+static const OsiNode *decode_nodes(Decoder *d, const NodeSource *src) {
+  OsiNode *v = ALLOC_ARRAY(d, src->n, OsiNode);
+  NameVec ins = {0}, outs = {0};
+  int ok = v != NULL;
+  for (size_t i = 0; ok && i < src->n; i++) {
+    const Onnx__NodeProto *np = source_node(d, src, i);
+    ok = np && decode_node(d, np, &v[i], &ins, &outs);
+    if (!src->unpacked) {
+      osi_scratch_rewind(&d->node_scratch); /* the node's tree, read */
+      d->nodes_unpacked += np != NULL;
+    }
+  }
+  const char **in = ok ? ALLOC_ARRAY(d, ins.n, const char *) : NULL;
+  const char **out = in ? ALLOC_ARRAY(d, outs.n, const char *) : NULL;
+  uint32_t *in_ids = out ? ALLOC_ARRAY(d, ins.n, uint32_t) : NULL;
+  uint32_t *out_ids = in_ids ? ALLOC_ARRAY(d, outs.n, uint32_t) : NULL;
+  if ((ok = out_ids != NULL)) {
+    COPY(in, ins.names, ins.n * sizeof *in);
+    COPY(out, outs.names, outs.n * sizeof *out);
+    COPY(in_ids, ins.ids, ins.n * sizeof *in_ids);
+    COPY(out_ids, outs.ids, outs.n * sizeof *out_ids);
+    for (size_t i = 0, at_in = 0, at_out = 0; i < src->n; i++) {
+      v[i].inputs = in + at_in;
+      v[i].input_ids = in_ids + at_in;
+      v[i].outputs = out + at_out;
+      v[i].output_ids = out_ids + at_out;
+      at_in += (size_t)v[i].n_inputs;
+      at_out += (size_t)v[i].n_outputs;
+    }
+  }
+  name_vec_free(&ins);
+  name_vec_free(&outs);
+  return ok ? v : NULL;
 }
 
 static const OsiValueInfo *decode_value_infos(Decoder *d, Onnx__ValueInfoProto **src, size_t n) {
@@ -309,16 +372,24 @@ static const OsiValueInfo *decode_value_infos(Decoder *d, Onnx__ValueInfoProto *
   return v;
 }
 
-static const OsiNode *decode_nodes(Decoder *d, Onnx__NodeProto **src, size_t n) {
-  OsiNode *v = ALLOC_ARRAY(d, n, OsiNode);
-  NodeNames nn;
-  if (!v || !node_names_init(d, src, n, &nn)) return NULL;
-  for (size_t i = 0; i < n; i++)
-    if (!decode_node(d, src[i], &v[i], &nn)) return NULL;
-  return v;
-}
+/* What GraphProto and GraphProtoNodesLater have alike. */
+typedef struct GraphParts {
+  const char *name;
+  NodeSource nodes;
+  Onnx__ValueInfoProto **input, **output, **value_info;
+  size_t n_input, n_output, n_value_info;
+  Onnx__TensorProto **initializer;
+  size_t n_initializer;
+  Onnx__SparseTensorProto **sparse_initializer;
+  size_t n_sparse_initializer;
+} GraphParts;
 
-static const OsiGraph *decode_graph(Decoder *d, const Onnx__GraphProto *gp) {
+#define GRAPH_PARTS(gp)                                                                         \
+  (gp)->name, {0}, (gp)->input, (gp)->output, (gp)->value_info, (gp)->n_input, (gp)->n_output, \
+      (gp)->n_value_info, (gp)->initializer, (gp)->n_initializer, (gp)->sparse_initializer,   \
+      (gp)->n_sparse_initializer
+
+static const OsiGraph *decode_graph_parts(Decoder *d, const GraphParts *gp) {
   if (++d->depth > OSI_MAX_GRAPH_DEPTH) {
     fail(d, OSI_ERR_LIMIT_EXCEEDED, "subgraph nesting exceeds the limit");
     return NULL;
@@ -326,12 +397,12 @@ static const OsiGraph *decode_graph(Decoder *d, const Onnx__GraphProto *gp) {
   OsiGraph *g = ALLOC_ARRAY(d, 1, OsiGraph);
   if (!g) return NULL;
   g->name = str(d, gp->name);
-  g->n_nodes = (int)gp->n_node;
+  g->n_nodes = (int)gp->nodes.n;
   g->n_inputs = (int)gp->n_input;
   g->n_outputs = (int)gp->n_output;
   g->n_value_info = (int)gp->n_value_info;
   g->n_initializers = (int)(gp->n_initializer + gp->n_sparse_initializer);
-  if (!(g->nodes = decode_nodes(d, gp->node, gp->n_node))) return NULL;
+  if (!(g->nodes = decode_nodes(d, &gp->nodes))) return NULL;
   if (!(g->inputs = decode_value_infos(d, gp->input, gp->n_input))) return NULL;
   if (!(g->outputs = decode_value_infos(d, gp->output, gp->n_output))) return NULL;
   if (!(g->value_info = decode_value_infos(d, gp->value_info, gp->n_value_info))) return NULL;
@@ -357,6 +428,12 @@ static const OsiGraph *decode_graph(Decoder *d, const Onnx__GraphProto *gp) {
   g->initializers = inits;
   d->depth--;
   return g;
+}
+
+static const OsiGraph *decode_graph(Decoder *d, const Onnx__GraphProto *gp) {
+  GraphParts parts = {GRAPH_PARTS(gp)};
+  parts.nodes = (NodeSource){gp->node, NULL, gp->n_node};
+  return decode_graph_parts(d, &parts);
 }
 
 static const OsiOpsetImport *decode_opsets(Decoder *d, Onnx__OperatorSetIdProto **src, size_t n) {
@@ -388,13 +465,14 @@ static int decode_function(Decoder *d, const Onnx__FunctionProto *fp, OsiFunctio
   for (size_t i = 0; i < fp->n_attribute_proto; i++)
     if (!decode_attr(d, fp->attribute_proto[i], &defaults[i])) return 0;
   f->attr_defaults = defaults;
-  if (!(f->nodes = decode_nodes(d, fp->node, fp->n_node))) return 0;
+  NodeSource nodes = {fp->node, NULL, fp->n_node};
+  if (!(f->nodes = decode_nodes(d, &nodes))) return 0;
   if (!(f->opsets = decode_opsets(d, fp->opset_import, fp->n_opset_import))) return 0;
   if (!(f->value_info = decode_value_infos(d, fp->value_info, fp->n_value_info))) return 0;
   return 1;
 }
 
-static const OsiModel *convert(Decoder *d, const Onnx__ModelProto *mp) {
+static const OsiModel *convert(Decoder *d, const Onnx__ModelProtoNodesLater *mp) {
   OsiModel *m = ALLOC_ARRAY(d, 1, OsiModel);
   if (!m) return NULL;
   m->ir_version = mp->ir_version;
@@ -411,17 +489,33 @@ static const OsiModel *convert(Decoder *d, const Onnx__ModelProto *mp) {
     fail(d, OSI_ERR_INVALID_MODEL, "the model has no graph");
     return NULL;
   }
-  if (!(m->graph = decode_graph(d, mp->graph))) return NULL;
+  const Onnx__GraphProtoNodesLater *gp = mp->graph;
+  GraphParts parts = {GRAPH_PARTS(gp)};
+  parts.nodes = (NodeSource){NULL, gp->node, gp->n_node};
+  if (!(m->graph = decode_graph_parts(d, &parts))) return NULL;
   m->n_name_ids = osi_names_id_limit(&d->names);
   return m;
+}
+
+/* Whether every node of the model's graph not unpacked yet unpacks: the
+ * decode reports a refused node before anything else found in converting. */
+static int later_nodes_unpack(Decoder *d, const Onnx__ModelProtoNodesLater *mp) {
+  for (size_t i = d->nodes_unpacked; mp->graph && i < mp->graph->n_node; i++) {
+    Onnx__NodeProto *np = onnx__node_proto__unpack(&d->node_alloc, mp->graph->node[i].len, mp->graph->node[i].data);
+    osi_scratch_rewind(&d->node_scratch);
+    if (!np) return 0;
+  }
+  return 1;
 }
 
 static void *scratch_alloc(void *user, size_t size) { return osi_scratch_alloc(user, size); }
 static void scratch_free(void *user, void *p) { osi_scratch_free(user, p); }
 
-const OsiModel *osi_decode_pbc(const uint8_t *bytes, size_t len, OsiArena *arena,
-                               OsiExprStore *exprs, OsiDecodeError *err) {
-  Decoder d = {arena, exprs, err, 0, {0}};
+/* osi_decode_pbc(_owned); `owned` (bytes, or NULL) is freed as soon as
+ * protobuf-c has what it needs of it. */
+static const OsiModel *decode(const uint8_t *bytes, size_t len, uint8_t *owned, OsiArena *arena,
+                              OsiExprStore *exprs, OsiDecodeError *err) {
+  Decoder d = {.arena = arena, .exprs = exprs, .err = err};
   osi_names_init(&d.names, arena);
   err->status = OSI_OK;
   err->message[0] = 0;
@@ -438,20 +532,41 @@ const OsiModel *osi_decode_pbc(const uint8_t *bytes, size_t len, OsiArena *arena
     merged = osi_pbc_strip_payloads(bytes, len, &strips, &len);
   }
   free(strips.items);
+  if (!ok || merged) { /* the bytes are not read again */
+    free(owned);
+    owned = NULL;
+  }
   if (!ok) return NULL;
   if (merged) bytes = merged;
   OsiScratch scratch = {0};
   ProtobufCAllocator alloc = {scratch_alloc, scratch_free, &scratch};
-  Onnx__ModelProto *mp = onnx__model_proto__unpack(&alloc, len, bytes);
-  free(merged);
+  Onnx__ModelProtoNodesLater *mp = onnx__model_proto_nodes_later__unpack(&alloc, len, bytes);
+  free(merged); /* protobuf-c copied every field, the nodes' bytes too */
+  free(owned);
   if (!mp) {
     osi_scratch_release(&scratch);
-    fail(&d, OSI_ERR_PARSE, "the bytes are not a valid ONNX ModelProto (protobuf decoding failed)");
+    fail(&d, OSI_ERR_PARSE, PBC_REFUSED);
     return NULL;
   }
+  d.node_alloc = (ProtobufCAllocator){scratch_alloc, scratch_free, &d.node_scratch};
   const OsiModel *m = convert(&d, mp);
+  if (!m && err->status != OSI_ERR_PARSE && !later_nodes_unpack(&d, mp)) {
+    err->status = OSI_OK; /* as when the whole model was unpacked first */
+    fail(&d, OSI_ERR_PARSE, PBC_REFUSED);
+  }
   osi_names_free(&d.names);
+  osi_scratch_release(&d.node_scratch);
   osi_scratch_release(&scratch); /* the whole unpacked tree at once */
   if (!m && err->status == OSI_OK) osi_mb_nomem(err, arena);
   return m;
+}
+
+const OsiModel *osi_decode_pbc(const uint8_t *bytes, size_t len, OsiArena *arena,
+                               OsiExprStore *exprs, OsiDecodeError *err) {
+  return decode(bytes, len, NULL, arena, exprs, err);
+}
+
+const OsiModel *osi_decode_pbc_owned(uint8_t *bytes, size_t len, OsiArena *arena, OsiExprStore *exprs,
+                                     OsiDecodeError *err) {
+  return decode(bytes, len, bytes, arena, exprs, err);
 }
