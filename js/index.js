@@ -24,6 +24,7 @@ const FLAG_PREFILL_VALUE_INFO = 1; // OSI_OPT_PREFILL_VALUE_INFO
 const FLAG_EVENTS = 2;             // OSI_OPT_EVENTS
 const FLAG_DECODER_PBC = 1 << 8;   // OSI_OPT_DECODER_PBC
 const FLAG_DECODER_NANOPB = 1 << 9; // OSI_OPT_DECODER_NANOPB
+const FLAG_FREE_BYTES = 1 << 10;    // OSI_OPT_FREE_BYTES
 const DECODERS = { 'protobuf-c': FLAG_DECODER_PBC, nanopb: FLAG_DECODER_NANOPB };
 const PROGRESS_INTERVAL_MS = 100;  // onProgress is called at most this often (plus once at the end)
 // inferShapes(bytes) streams models this big unless told. Below it protobuf-c, which unpacks the whole
@@ -344,17 +345,21 @@ class Engine {
       const M = this.#M;
       const sp = M.stackSave();
       // Pointers come back as signed i32: `>>> 0` keeps addresses above 2 GB (MAXIMUM_MEMORY=4GB) usable.
-      const ptr = M._malloc(input.length || 1) >>> 0;
+      let ptr = M._malloc(input.length || 1) >>> 0;
       if (!ptr) throw outOfMemory(`${input.length} bytes for the model`);
       let r = 0;
       try {
         M.HEAPU8.set(input, ptr); // read HEAPU8 after _malloc: memory may have grown
-        r = M._osi_infer_with(ptr, input.length, flags, this.#registry) >>> 0;
+        // The engine frees the copy once decoded, so that inference and the packed result reuse
+        // its memory (toModel() re-infers from a copy of its own).
+        const call = ptr;
+        ptr = 0;
+        r = M._osi_infer_with(call, input.length, flags | FLAG_FREE_BYTES, this.#registry) >>> 0;
         return this.#take(r);
       } finally {
         M.stackRestore(sp); // a no-op unless a wasm trap skipped the C epilogues
         if (r) M._osi_result_delete(r);
-        M._free(ptr);
+        if (ptr) M._free(ptr);
       }
     }));
   }

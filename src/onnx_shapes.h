@@ -60,6 +60,11 @@ enum {
    * streaming entries always use nanopb. Both produce the same result. */
   OSI_OPT_DECODER_PBC = 1u << 8,        /* protobuf-c: unpacks the whole message */
   OSI_OPT_DECODER_NANOPB = 1u << 9,     /* nanopb: one message at a time, payloads skipped */
+  /* osi_infer and osi_infer_with free `bytes` (from malloc) as soon as the
+   * model is decoded, whatever the outcome, so that inference and the
+   * result reuse that memory (the wasm heap never shrinks); osi_result_model
+   * then has no bytes to write back into and returns NULL. */
+  OSI_OPT_FREE_BYTES = 1u << 10,
 };
 
 /* Section - Inference */

@@ -77,13 +77,22 @@ typedef struct DecodeArgs {
   int decoder; /* 0 protobuf-c, 1 nanopb over bytes, 2 nanopb stream */
 } DecodeArgs;
 
+/* The caller's bytes, once decoded, under OSI_OPT_FREE_BYTES. */
+static void release_bytes(const DecodeArgs *a, uint32_t flags) {
+  if ((flags & OSI_OPT_FREE_BYTES) && a->decoder != 2) free((void *)a->bytes);
+}
+
 static OsiResult *infer(const DecodeArgs *a, uint32_t flags, const OsiRegistry *registry) {
   OsiResult *r = calloc(1, sizeof *r);
-  if (!r) return NULL;
+  if (!r) {
+    release_bytes(a, flags);
+    return NULL;
+  }
   r->arena = osi_arena_new();
   r->exprs = osi_expr_store_new();
   r->run.flags = flags;
   if (!r->arena || !r->exprs) {
+    release_bytes(a, flags);
     r->run.status = OSI_ERR_NOMEM;
     strcpy(r->run.message, "out of memory");
     r->run.error_node = "";
@@ -94,16 +103,20 @@ static OsiResult *infer(const DecodeArgs *a, uint32_t flags, const OsiRegistry *
   r->run.registry = registry;
   r->run.cur_node = -1;
   /* Write-back edits the caller's bytes (valid until the result is
-   * deleted); a streamed model has none to edit. */
-  r->src = a->decoder == 2 ? NULL : a->bytes;
-  r->src_len = a->decoder == 2 ? 0 : a->len;
+   * deleted); a streamed model has none to edit, nor one whose bytes go. */
+  int keep = a->decoder != 2 && !(flags & OSI_OPT_FREE_BYTES);
+  r->src = keep ? a->bytes : NULL;
+  r->src_len = keep ? a->len : 0;
   OsiDecodeError derr;
   const uint8_t *bytes = a->bytes ? a->bytes : (const uint8_t *)"";
+  int free_now = a->decoder == 0 && (flags & OSI_OPT_FREE_BYTES) && a->bytes;
   const OsiModel *m =
-      a->decoder == 0   ? osi_decode_pbc(bytes, a->len, r->arena, r->exprs, &derr)
+      free_now          ? osi_decode_pbc_owned((uint8_t *)a->bytes, a->len, r->arena, r->exprs, &derr)
+      : a->decoder == 0 ? osi_decode_pbc(bytes, a->len, r->arena, r->exprs, &derr)
       : a->decoder == 1 ? osi_decode_npb(bytes, a->len, r->arena, r->exprs, &derr)
                         : osi_decode_npb_stream(a->read, a->skip, a->user, a->total_len, r->arena,
                                                 r->exprs, &derr);
+  if (!free_now) release_bytes(a, flags);
   if (!m) {
     osi_run_fail(&r->run, derr.status, "", "%s", derr.message);
     return r;
@@ -468,6 +481,8 @@ static void render_named(OsiResult *r) {
  * distinct types, so the JSON is small. */
 
 enum { PACK_VERSION = 1, PACK_HEADER = 10, PACK_UTF8 = 1, PACK_ASTRAL = 2 };
+/* Bytes the packed buffer holds for its JSON before it must grow (a copy). */
+#define PACK_JSON_ROOM ((size_t)64 * 1024)
 
 /* Sufficient for identical getShape JSON: same kind, element type, rank,
  * dim ids (hash-consed), element type and shown content (expression ids). */
@@ -584,17 +599,6 @@ static int key_flags(const Row *rows, int n) {
   return flags;
 }
 
-/* The n node names of `nodes`, of lengths lens[], each NUL-terminated, then
- * NULs to a multiple of 4 bytes; returns the bytes written before the
- * padding. */
-static size_t put_node_names(OsiJson *out, const OsiNode *nodes, const uint32_t *lens, int n) {
-  size_t start = out->len;
-  for (int i = 0; i < n; i++) osi_json_bytes(out, nodes[i].name, (size_t)lens[i] + 1);
-  size_t bytes = out->len - start;
-  osi_json_bytes(out, "\0\0\0", pad4(bytes) - bytes);
-  return bytes;
-}
-
 static void render_packed_named(OsiResult *r);
 
 static void render_packed(OsiResult *r) {
@@ -613,20 +617,37 @@ static void render_packed_named(OsiResult *r) {
   size_t cap = 16;
   while (cap < 2 * (size_t)n + 2) cap *= 2;
   size_t n_words = 2 * (size_t)n_names + (size_t)n + cap + (size_t)n_nodes;
-  int32_t *words = rows ? malloc((n_words + 1) * sizeof *words) : NULL;
   /* each name's length, taken once (strlen goes byte by byte in wasm) */
   uint32_t *name_lens = malloc(((size_t)n_names + (size_t)n_nodes + 1) * sizeof *name_lens);
   uint32_t *node_lens = name_lens ? name_lens + n_names : NULL;
   Interner types = {0}, ops = {0};
-  OsiWords io = {0};
-  /* names: the value names, copied while they are hashed (on a 128-layer
-   * export each is a cache miss: read once, not again when the packed
-   * bytes are put together) */
-  OsiJson json = {0}, ref_keys = {0}, out = {0}, names = {0};
+  OsiJson json = {0}, ref_keys = {0}, out = {0};
   size_t n_all_nodes = (size_t)n_nodes;
   for (int i = 0; i < r->run.n_scopes; i++) n_all_nodes += (size_t)r->run.scopes[i].graph.n_nodes;
-  if (!words || !name_lens || !interner_init(&types, (size_t)n) || !interner_init(&ops, n_all_nodes))
+  if (!rows || !name_lens || !interner_init(&types, (size_t)n) || !interner_init(&ops, n_all_nodes))
     goto done;
+  /* The packed bytes in one allocation, every section but the JSON (known
+   * last, small: it is appended) written in place: parts built apart and
+   * then copied together counted twice in the peak heap, and a wasm heap
+   * never shrinks. */
+  size_t names_len = 0, node_names_len = 0, io_words = 0;
+  for (int i = 0; i < n_names; i++) names_len += strlen(root->order[i]->name) + 1;
+  for (int i = 0; i < n_nodes; i++) {
+    node_lens[i] = (uint32_t)strlen(g->nodes[i].name);
+    node_names_len += (size_t)node_lens[i] + 1;
+    io_words += 2 + (size_t)g->nodes[i].n_inputs + (size_t)g->nodes[i].n_outputs;
+  }
+  size_t at_words = PACK_HEADER * sizeof(uint32_t), at_io = at_words + n_words * sizeof(int32_t);
+  size_t at_names = at_io + io_words * sizeof(int32_t), at_node_names = at_names + pad4(names_len);
+  size_t fixed = at_node_names + pad4(node_names_len);
+  out.buf = malloc(fixed + PACK_JSON_ROOM);
+  if (!out.buf) goto done;
+  out.cap = fixed + PACK_JSON_ROOM;
+  out.len = fixed;
+  int32_t *words = (int32_t *)(void *)(out.buf + at_words);
+  OsiWords io = {(int32_t *)(void *)(out.buf + at_io), 0, io_words, 0, 1};
+  char *names = out.buf + at_names;
+  size_t names_at = 0;
   int32_t *producers = words, *type_of = producers + n_names, *row_refs = type_of + n_names;
   int32_t *table = row_refs + n, *node_ops = table + cap;
   OsiGraphView view = graph_view(r, sub_keys, 1);
@@ -672,7 +693,8 @@ static void render_packed_named(OsiResult *r) {
     const OsiValueEntry *e = root->order[v];
     if (!e->type) { /* no row */
       name_lens[v] = (uint32_t)strlen(e->name);
-      osi_json_bytes(&names, e->name, (size_t)name_lens[v] + 1);
+      memcpy(names + names_at, e->name, (size_t)name_lens[v] + 1);
+      names_at += (size_t)name_lens[v] + 1;
       continue;
     }
     size_t at = ((uintptr_t)e->type >> 4) & 255;
@@ -682,7 +704,8 @@ static void render_packed_named(OsiResult *r) {
     }
     type_of[v] = recent[at].index;
     size_t slot = key_hash(e->name, &seen, &name_lens[v]) & (cap - 1);
-    osi_json_bytes(&names, e->name, (size_t)name_lens[v] + 1);
+    memcpy(names + names_at, e->name, (size_t)name_lens[v] + 1);
+    names_at += (size_t)name_lens[v] + 1;
     while (table[slot]) slot = (slot + 1) & (cap - 1);
     table[slot] = row_at[v] + 1;
   }
@@ -713,49 +736,31 @@ static void render_packed_named(OsiResult *r) {
   }
   osi_json_char(&json, ']');
   render_tail_to(r, &json);
-  if (json.failed || io.failed || ref_keys.failed || names.failed) goto done;
+  if (json.failed || io.failed || io.count != io_words || ref_keys.failed || names_at != names_len) goto done;
 
   uint32_t header[PACK_HEADER] = {
       PACK_VERSION, (uint32_t)n_names, (uint32_t)n, (uint32_t)n_nodes, (uint32_t)io.count,
-      (uint32_t)cap, (uint32_t)(seen & 0x80 ? key_flags(rows, n) : PACK_UTF8), 0, 0,
-      (uint32_t)json.len};
-  /* The packed bytes in one allocation of their exact size: grown by
-   * doubling, the buffer's last copy (megabytes for 100k nodes) counted
-   * twice in the peak heap, and a wasm heap never shrinks. */
-  size_t names_len = 0, node_names_len = 0;
-  for (int i = 0; i < n_names; i++) names_len += (size_t)name_lens[i] + 1;
+      (uint32_t)cap, (uint32_t)(seen & 0x80 ? key_flags(rows, n) : PACK_UTF8), (uint32_t)names_len,
+      (uint32_t)node_names_len, (uint32_t)json.len};
+  memcpy(out.buf, header, sizeof header);
+  memset(names + names_len, 0, pad4(names_len) - names_len);
+  char *node_names = out.buf + at_node_names;
   for (int i = 0; i < n_nodes; i++) {
-    node_lens[i] = (uint32_t)strlen(g->nodes[i].name);
-    node_names_len += (size_t)node_lens[i] + 1;
+    memcpy(node_names, g->nodes[i].name, (size_t)node_lens[i] + 1);
+    node_names += node_lens[i] + 1;
   }
-  size_t total = sizeof header + n_words * sizeof *words + io.count * sizeof *io.items +
-                 pad4(names_len) + pad4(node_names_len) + json.len + 1;
-  out.buf = malloc(total);
-  if (!out.buf) goto done;
-  out.cap = total;
-  osi_json_bytes(&out, header, sizeof header);
-  osi_json_bytes(&out, words, n_words * sizeof *words);
-  osi_json_bytes(&out, io.items, io.count * sizeof *io.items);
-  size_t names_bytes = names.len;
-  osi_json_bytes(&out, names.buf, names.len);
-  osi_json_bytes(&out, "\0\0\0", pad4(names.len) - names.len);
-  size_t node_names_bytes = put_node_names(&out, g->nodes, node_lens, n_nodes);
+  memset(node_names, 0, pad4(node_names_len) - node_names_len);
   osi_json_bytes(&out, json.buf, json.len);
   if (out.failed || out.len > INT32_MAX) goto done;
-  uint32_t sizes[2] = {(uint32_t)names_bytes, (uint32_t)node_names_bytes};
-  memcpy(out.buf + 7 * sizeof *header, sizes, sizeof sizes);
   r->packed = (uint8_t *)out.buf;
   r->packed_len = out.len;
   out.buf = NULL;
 done:
   interner_free(&types);
   interner_free(&ops);
-  free(io.items);
   osi_json_free(&json);
   osi_json_free(&ref_keys);
   osi_json_free(&out);
-  osi_json_free(&names);
-  free(words);
   free(name_lens);
   free(rows);
   free(sub_keys);

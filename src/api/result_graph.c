@@ -75,6 +75,10 @@ void osi_json_node_io(OsiJson *j, const OsiGraphView *v, int k) {
 static void push_word(OsiWords *w, int32_t v) {
   if (w->failed) return;
   if (w->count == w->cap) {
+    if (w->fixed) {
+      w->failed = 1;
+      return;
+    }
     size_t cap = w->cap ? 2 * w->cap : 1024;
     int32_t *items = realloc(w->items, cap * sizeof *items);
     if (!items) {

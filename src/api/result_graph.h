@@ -28,7 +28,8 @@ void osi_json_node_io(OsiJson *j, const OsiGraphView *v, int k);
 typedef struct OsiWords {
   int32_t *items;
   size_t count, cap;
-  int failed; /* an allocation failed; the words are incomplete */
+  int failed; /* an allocation failed (or fixed room ran out); the words are incomplete */
+  int fixed;  /* items is room the caller owns, cap words: never grown */
 } OsiWords;
 
 /* Packed form (osi_result_packed): per top-level node n_in, refs, n_out,
