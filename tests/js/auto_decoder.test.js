@@ -39,10 +39,11 @@ test('a 40 MiB model is streamed: the heap does not grow by its bytes', async ()
   const r = engine.inferShapes(bytes);
   expect(r.getShape('Y')).toEqual({ kind: 'tensor', elemType: 'float', dims: ['N', 40 * 256] });
   expect(engine._heapBytes() - before).toBeLessThan(8 * MiB);
-  // The explicit choice still holds, and agrees: protobuf-c needs the 40 MiB in the heap.
+  // The explicit choice still holds, and agrees: protobuf-c needs the 40 MiB in the heap (the
+  // fresh heap's free room takes part of them; the copy is freed once unpacked).
   const pbc = engine.inferShapes(bytes, { decoder: 'protobuf-c' });
   expect(pbc.values).toEqual(r.values);
-  expect(engine._runHeapBytes()).toBeGreaterThan(engine._freshHeapBytes() + 32 * MiB);
+  expect(engine._runHeapBytes()).toBeGreaterThan(bytes.length);
   expect(engine._runHeapBytes()).toBeLessThan(engine._freshHeapBytes() + 56 * MiB);
   // Write-back works for streamed in-memory results too.
   expect(engine.inferShapes(r.toModel()).values).toEqual(r.values);
