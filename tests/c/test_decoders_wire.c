@@ -641,6 +641,47 @@ static void test_truncated(void) {
   w_free(&m);
 }
 
+/* Section - Which error comes first */
+
+/* Node 0 is a Constant whose tensor has rank 65 (past the limit, found in
+ * converting it), node 1 writes its input as a varint (refused by
+ * protobuf-c, and by nanopb when it gets there). protobuf-c reads the
+ * whole model before converting any of it, as far as errors go (it unpacks
+ * the graph's nodes one at a time but checks the rest before reporting
+ * what converting found): the refusal. nanopb converts as it reads: the
+ * limit. */
+static void test_refusal_before_conversion_error(void) {
+  Wire t = {0};
+  for (int i = 0; i < 65; i++) w_int(&t, 1, 1);
+  w_int(&t, 2, 1);
+  Wire a = {0};
+  w_str(&a, 1, "value");
+  w_msg(&a, 5, &t);
+  w_int(&a, 20, 4);
+  Wire attrs = {0};
+  w_msg(&attrs, 5, &a);
+  Wire n0 = w_node("Constant", (const char *const[]){NULL}, C, &attrs);
+  Wire n1 = w_node("Identity", (const char *const[]){"c", NULL}, Y, NULL);
+  w_int(&n1, 1, 5);
+  Wire nodes = {0};
+  w_msg(&nodes, 1, &n0);
+  w_msg(&nodes, 1, &n1);
+  Wire m = model_of(&nodes, NULL);
+  Runs x = run3(&m);
+  const OsiStatus want[N_RUNS] = {OSI_ERR_PARSE, OSI_ERR_LIMIT_EXCEEDED, OSI_ERR_LIMIT_EXCEEDED};
+  for (int i = 0; i < N_RUNS; i++) {
+    test_checks++;
+    if (osi_result_status(x.r[i]) != (int)want[i]) {
+      test_failures++;
+      fprintf(stderr, "refusal before a conversion error (%s): %s \"%s\", want %s\n", RUN_NAMES[i],
+              osi_status_name((OsiStatus)osi_result_status(x.r[i])), osi_result_error(x.r[i]),
+              osi_status_name(want[i]));
+    }
+  }
+  free3(&x);
+  w_free(&m);
+}
+
 /* Section - Nesting counts where it is */
 
 /* An INT attribute that also carries a TypeProto 70 levels deep in `tp`:
@@ -684,6 +725,7 @@ int main(void) {
   test_huge_length();
   test_nul_in_names();
   test_truncated();
+  test_refusal_before_conversion_error();
   test_unused_deep_type();
   TEST_MAIN_END();
 }
