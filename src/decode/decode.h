@@ -40,8 +40,9 @@ const OsiModel *osi_decode_pbc_owned(uint8_t *bytes, size_t len, OsiArena *arena
  * (onnx_shapes.h, OsiReadFn/OsiSkipFn; skip may be NULL) in 64 KiB reads,
  * decoding one NodeProto/TensorProto/... at a time. Tensor payloads that
  * inference does not keep are skipped at the source, never read: raw_data
- * longer than OSI_NPB_MAX_KEPT_RAW bytes and the part of repeated numeric
- * data past OSI_NPB_MAX_KEPT_ELEMS elements. Fills the same OsiModel as
+ * longer than OSI_NPB_MAX_KEPT_RAW bytes and the part of repeated
+ * fixed-width data past OSI_NPB_MAX_KEPT_ELEMS elements (repeated varints
+ * past it are read, to be checked as protobuf-c checks them, not kept). Fills the same OsiModel as
  * osi_decode_pbc. A truncated or corrupt stream fails with OSI_ERR_PARSE and
  * a message ending in "at byte N". */
 #define OSI_NPB_MAX_KEPT_ELEMS OSI_MAX_VALUE_ELEMS

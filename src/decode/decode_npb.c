@@ -16,8 +16,10 @@
  * (32 KiB: OSI_MAX_VALUE_ELEMS elements of 8 bytes) is held in a temporary
  * buffer; a longer one cannot be kept anyway and is skipped at the source
  * (a seek for files, a position bump for JS), as is every element of
- * repeated numeric data past OSI_NPB_MAX_KEPT_ELEMS and all of string_data,
- * external_data and SparseTensorProto.indices. Such a tensor is then seen
+ * repeated fixed-width data past OSI_NPB_MAX_KEPT_ELEMS and all of
+ * string_data, external_data and SparseTensorProto.indices (repeated
+ * varints past it are read and checked, not kept: protobuf-c refuses a
+ * malformed one wherever it is). Such a tensor is then seen
  * as "too big", which is what osi_tensor_keep_data concludes from the full
  * payload too.
  *

@@ -158,13 +158,29 @@ bool npb_varint_as_pbc(pb_istream_t *stream, uint64_t *out) {
   PB_RETURN_ERROR(stream, "varint overflow");
 }
 
+/* The rest of a run of numbers, not kept but checked as protobuf-c, which
+ * unpacks them all, checks it: every varint complete and at most 10 bytes
+ * (so these are read, not skipped at the source), fixed-width data a whole
+ * number of elements. */
+static bool skip_numbers(pb_istream_t *stream, NumWire wire) {
+  if (wire == NUM_FIXED32 || wire == NUM_FIXED64) {
+    if (stream->bytes_left % (wire == NUM_FIXED32 ? 4 : 8)) PB_RETURN_ERROR(stream, "end-of-stream");
+    return npb_skip_rest(stream);
+  }
+  while (stream->bytes_left) {
+    uint64_t u;
+    if (!npb_varint_as_pbc(stream, &u)) return false;
+  }
+  return true;
+}
+
 bool npb_cb_numbers(pb_istream_t *stream, const pb_field_t *field, void **arg) {
   (void)field;
   NumList *l = *arg;
   while (stream->bytes_left) {
     if (l->count >= l->limit) {
       l->count = l->limit + 1;
-      return npb_skip_rest(stream);
+      return skip_numbers(stream, l->wire);
     }
     void *slot = npb_vec_push(l->d, &l->v);
     if (!slot) return false;

@@ -97,7 +97,7 @@ typedef struct ListArg {
 
 /* Repeated numbers, packed or not, of which at most `limit` are stored;
  * `count` saturates at limit + 1 ("more than kept") and the rest of a packed
- * run is skipped at the source. */
+ * run is checked (varints read, fixed-width data measured) but not kept. */
 typedef enum { NUM_VARINT, NUM_SVARINT32, NUM_FIXED32, NUM_FIXED64 } NumWire;
 
 typedef struct NumList {

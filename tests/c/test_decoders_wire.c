@@ -542,6 +542,70 @@ static void test_huge_length(void) {
   }
 }
 
+/* Section - Numbers past what is kept */
+
+/* A Constant whose tensor (data_type `dtype`, one dim of `count`) carries
+ * `payload` as its packed field `field`. */
+static Wire constant_with_payload(int dtype, int64_t count, int field, const Wire *payload) {
+  Wire t = {0};
+  w_int(&t, 1, count);
+  w_int(&t, 2, dtype);
+  w_bytes(&t, field, payload->p, payload->n);
+  Wire a = {0};
+  w_str(&a, 1, "value");
+  w_msg(&a, 5, &t);
+  w_int(&a, 20, 4);
+  Wire attrs = {0};
+  w_msg(&attrs, 5, &a);
+  Wire nodes = {0};
+  add_node(&nodes, "Constant", (const char *const[]){NULL}, Y, &attrs);
+  Wire g = {0};
+  w_put(&g, nodes.p, nodes.n);
+  w_free(&nodes);
+  w_str(&g, 2, "g");
+  Wire yt = w_tensor_type(1, -1, NULL), vy = w_value_info("y", &yt);
+  w_msg(&g, 12, &vy);
+  return w_model(17, &g);
+}
+
+/* nanopb keeps the first OSI_NPB_MAX_KEPT_ELEMS numbers of a tensor and
+ * passes over the rest, which protobuf-c unpacks all the same: what it
+ * refuses there (a varint of 11 bytes, a last varint cut short, fixed-width
+ * data that is not a whole number of elements) nanopb must refuse too,
+ * kept or not, and what it reads the same must still decode. */
+static void test_numbers_past_the_kept(void) {
+  const int64_t n = OSI_MAX_VALUE_ELEMS + 100; /* OSI_NPB_MAX_KEPT_ELEMS */
+  for (int bad = 0; bad < 4; bad++) {
+    for (int kept = 0; kept < 2; kept++) {
+      int64_t count = kept ? 4 : n; /* the fault within the kept numbers or past them */
+      Wire payload = {0};
+      int dtype = bad >= 2 ? 1 : 7, field = bad >= 2 ? 4 : 7; /* float_data / int64_data */
+      for (int64_t i = 0; i + 1 < count; i++) {
+        if (dtype == 7) w_varint(&payload, (uint64_t)i);
+        else w_put(&payload, "\0\0\x80\x3f", 4);
+      }
+      if (bad == 0) w_put(&payload, "\x81\x81\x81\x81\x81\x81\x81\x81\x81\x81\x01", 11);
+      if (bad == 1) w_put(&payload, "\x81\x81", 2);
+      if (bad == 2) w_put(&payload, "\0\0\x80", 3);
+      if (bad == 3) w_put(&payload, "\0\0\x80\x3f", 4); /* well-formed */
+      Wire m = constant_with_payload(dtype, count, field, &payload);
+      w_free(&payload);
+      Runs x = run3(&m);
+      char what[80];
+      snprintf(what, sizeof what, "packed numbers, case %d, %s", bad, kept ? "kept" : "past the kept");
+      if (bad == 3) {
+        char dims[32];
+        snprintf(dims, sizeof dims, "[%lld]", (long long)count);
+        expect_tensor(what, &x, "y", 1, dims);
+      } else {
+        expect_error(what, &x, OSI_ERR_PARSE, "the bytes are not a valid ONNX ModelProto");
+      }
+      free3(&x);
+      w_free(&m);
+    }
+  }
+}
+
 /* Section - NUL bytes in strings */
 
 static void test_nul_in_names(void) {
@@ -723,6 +787,7 @@ int main(void) {
   test_merge_sparse();
   test_varint_lengths();
   test_huge_length();
+  test_numbers_past_the_kept();
   test_nul_in_names();
   test_truncated();
   test_refusal_before_conversion_error();
