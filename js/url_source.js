@@ -18,10 +18,11 @@ const { ShapeInferenceError } = (await (isNode ? import('./errors.cjs') : import
 
 const SMALL = 64 * 1024;            // a field this small is fetched whole, without looking inside
 // What the decoder reads of a tensor payload (src/decode/decode.h): a raw_data of at most
-// OSI_NPB_MAX_KEPT_RAW bytes, and the first OSI_NPB_MAX_KEPT_ELEMS numbers of a packed list
-// (4,096 varints of at most 10 bytes); beyond that it skips.
+// OSI_NPB_MAX_KEPT_RAW bytes, and the first OSI_NPB_MAX_KEPT_ELEMS numbers of a packed list of
+// floats or doubles (beyond that it skips); packed varints (int32/int64/uint64 data) it reads whole,
+// checking every one as protobuf-c does.
 const KEPT_RAW = 4096 * 8;
-const KEPT_PACKED = 4096 * 10;
+const KEPT_PACKED = 4096 * 8;
 const MIN_WINDOW = 64 * 1024;       // a request reads at least this much past where it starts
 const MAX_WINDOW = 4 * 1024 * 1024; // ... and doubles, while reads stay contiguous, up to this
 const COALESCE = 256 * 1024;        // a gap this small is read through rather than skipped
@@ -43,8 +44,8 @@ const SCHEMA = {
     14: 1, 15: 1, 20: 1, 21: 1, 22: 'Sparse', 23: 'skip',
   },
   Tensor: {
-    1: 1, 2: 1, 4: 'packed', 5: 'packed', 6: 'skip', 7: 'packed', 8: 1, 9: 'raw', 10: 'packed',
-    11: 'packed', 13: 'skip', 14: 1,
+    1: 1, 2: 1, 4: 'packed', 5: 1, 6: 'skip', 7: 1, 8: 1, 9: 'raw', 10: 'packed',
+    11: 1, 13: 'skip', 14: 1,
   },
   Sparse: { 1: 'Tensor', 2: 'skip', 3: 1 },
   Function: { 1: 1, 4: 1, 5: 1, 6: 1, 7: 'Node', 9: 1, 10: 1, 11: 'Attribute', 12: 1, 13: 1 },
