@@ -259,13 +259,15 @@ static bool decode_attr_msg(NpbDecoder *d, pb_istream_t *stream, OsiAttr *out) {
     out->name = a.name ? a.name : "";
     out->type = (OsiAttrType)m.type;
     out->ref_attr_name = a.ref_attr_name;
-    out->i = m.i;
-    out->f = m.f;
-    if (a.has_s) {
-      out->s = a.s;
-      out->s_len = a.s_len;
-    }
     switch (out->type) {
+    case OSI_ATTR_INT: out->i = m.i; break;
+    case OSI_ATTR_FLOAT: out->f = m.f; break;
+    case OSI_ATTR_STRING:
+      if (a.has_s) {
+        out->s = a.s;
+        out->n = a.s_len;
+      }
+      break;
     case OSI_ATTR_INTS: ok = attr_list(d, &a.ints, (const void **)&out->ints, &out->n); break;
     case OSI_ATTR_FLOATS: ok = attr_list(d, &a.floats, (const void **)&out->floats, &out->n); break;
     case OSI_ATTR_STRINGS: ok = attr_list(d, &a.strings, (const void **)&out->strings, &out->n); break;

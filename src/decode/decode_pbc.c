@@ -135,13 +135,15 @@ static int decode_attr(Decoder *d, const Onnx__AttributeProto *ap, OsiAttr *out)
   out->name = name(d, ap->name);
   out->type = (OsiAttrType)ap->type;
   out->ref_attr_name = ap->ref_attr_name ? str(d, ap->ref_attr_name) : NULL;
-  out->i = ap->i;
-  out->f = ap->f;
-  if (ap->has_s) {
-    out->s = osi_arena_strndup(d->arena, (const char *)ap->s.data, ap->s.len);
-    out->s_len = ap->s.len;
-  }
   switch (out->type) {
+  case OSI_ATTR_INT: out->i = ap->i; break;
+  case OSI_ATTR_FLOAT: out->f = ap->f; break;
+  case OSI_ATTR_STRING:
+    if (ap->has_s) {
+      if (!(out->s = osi_arena_strndup(d->arena, (const char *)ap->s.data, ap->s.len))) return 0;
+      out->n = ap->s.len;
+    }
+    break;
   case OSI_ATTR_INTS: {
     int64_t *v = ALLOC_ARRAY(d, ap->n_ints, int64_t);
     if (!v) return 0;

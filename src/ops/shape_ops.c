@@ -492,48 +492,52 @@ OsiStatus osi_op_constant_of_shape(OsiOpCtx *ctx) {
 OsiStatus osi_op_constant(OsiOpCtx *ctx) {
   OsiExprStore *s = osi_op_exprs(ctx);
   OsiArena *a = osi_op_arena(ctx);
-  const OsiAttr *at;
-  if ((at = osi_attr(ctx, "value")) && at->t) {
-    osi_set_out(ctx, 0, osi_op_tensor_type(ctx, at->t));
-  } else if ((at = osi_attr(ctx, "sparse_value")) && at->t) {
-    osi_set_out(ctx, 0, osi_op_tensor_type(ctx, at->t));
-  } else if ((at = osi_attr(ctx, "value_int"))) {
+  const OsiTensor *t;
+  const int64_t *ints;
+  const double *floats;
+  int n;
+  /* Typed reads: an attribute of another type than its name says is the
+   * node's error (reported by infer_node), not a value. */
+  if ((t = osi_attr_tensor(ctx, "value")) || (t = osi_attr_tensor(ctx, "sparse_value"))) {
+    osi_set_out(ctx, 0, osi_op_tensor_type(ctx, t));
+  } else if (osi_attr_has(ctx, "value_int")) {
     OsiType *y = osi_out_tensor(ctx, 0, OSI_DT_INT64, 0);
-    OsiExpr e = osi_expr_const(s, at->i);
+    OsiExpr e = osi_expr_const(s, osi_attr_int(ctx, "value_int", 0));
     if (y) osi_set_value(ctx, y, 1, &e);
-  } else if ((at = osi_attr(ctx, "value_ints"))) {
+  } else if (osi_attr_has(ctx, "value_ints")) {
     OsiType *y = osi_out_tensor(ctx, 0, OSI_DT_INT64, 1);
-    if (!y) return OSI_OK;
-    osi_type_dims_mut(y)[0] = osi_expr_const(s, (int64_t)at->n);
+    if (!y || (n = osi_attr_ints(ctx, "value_ints", &ints)) < 0) return OSI_OK;
+    osi_type_dims_mut(y)[0] = osi_expr_const(s, n);
     OsiExpr *e;
-    OsiValue *v = osi_value_ints(a, (int64_t)at->n, &e);
+    OsiValue *v = osi_value_ints(a, n, &e);
     if (v) {
-      for (size_t i = 0; i < at->n; i++) e[i] = osi_expr_const(s, at->ints[i]);
+      for (int i = 0; i < n; i++) e[i] = osi_expr_const(s, ints[i]);
       y->value = v;
     }
-  } else if ((at = osi_attr(ctx, "value_float"))) {
+  } else if (osi_attr_has(ctx, "value_float")) {
     OsiType *y = osi_out_tensor(ctx, 0, OSI_DT_FLOAT, 0);
     OsiExpr *f;
     OsiValue *v = osi_value_floats(a, 1, &f);
     if (y && v) {
-      f[0] = osi_expr_fconst(s, (double)(float)at->f);
+      f[0] = osi_expr_fconst(s, (double)(float)osi_attr_float(ctx, "value_float", 0.0));
       y->value = v;
     }
-  } else if ((at = osi_attr(ctx, "value_floats"))) {
+  } else if (osi_attr_has(ctx, "value_floats")) {
     OsiType *y = osi_out_tensor(ctx, 0, OSI_DT_FLOAT, 1);
-    if (!y) return OSI_OK;
-    osi_type_dims_mut(y)[0] = osi_expr_const(s, (int64_t)at->n);
+    if (!y || (n = osi_attr_floats(ctx, "value_floats", &floats)) < 0) return OSI_OK;
+    osi_type_dims_mut(y)[0] = osi_expr_const(s, n);
     OsiExpr *f;
-    OsiValue *v = osi_value_floats(a, (int64_t)at->n, &f);
+    OsiValue *v = osi_value_floats(a, n, &f);
     if (v) {
-      for (size_t i = 0; i < at->n; i++) f[i] = osi_expr_fconst(s, (double)(float)at->floats[i]);
+      for (int i = 0; i < n; i++) f[i] = osi_expr_fconst(s, (double)(float)floats[i]);
       y->value = v;
     }
-  } else if ((at = osi_attr(ctx, "value_string"))) {
+  } else if (osi_attr_has(ctx, "value_string")) {
     osi_out_tensor(ctx, 0, OSI_DT_STRING, 0);
-  } else if ((at = osi_attr(ctx, "value_strings"))) {
+  } else if (osi_attr_has(ctx, "value_strings")) {
+    const OsiAttr *at = osi_attr(ctx, "value_strings");
     OsiType *y = osi_out_tensor(ctx, 0, OSI_DT_STRING, 1);
-    if (y) osi_type_dims_mut(y)[0] = osi_expr_const(s, (int64_t)at->n);
+    if (y) osi_type_dims_mut(y)[0] = at->type == OSI_ATTR_STRINGS ? osi_expr_const(s, (int64_t)at->n) : osi_expr_const(s, 0);
   } else {
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "Constant has no value attribute");
   }

@@ -40,7 +40,7 @@ OsiStatus osi_op_string_normalizer(OsiOpCtx *ctx) {
   OsiExpr *d = osi_type_dims_mut(y);
   if (x->rank == 2) d[0] = osi_expr_const(s, 1);
   const OsiAttr *stop = osi_attr(ctx, "stopwords");
-  if (stop && stop->n > 0) {
+  if (stop && stop->type == OSI_ATTR_STRINGS && stop->n > 0) {
     d[x->rank - 1] = osi_op_fresh_dim(ctx, "kept_strings");
     osi_op_diag(ctx, "DATA_DEPENDENT", "the number of strings left after removing stopwords depends on the input");
   } else if (osi_expr_is_const(s, x->dims[x->rank - 1], &c) && c == 0) {

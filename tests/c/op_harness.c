@@ -64,7 +64,7 @@ void op_attr_float(OpTest *t, const char *name, double v) { new_attr(t, name, OS
 void op_attr_str(OpTest *t, const char *name, const char *v) {
   OsiAttr *a = new_attr(t, name, OSI_ATTR_STRING);
   a->s = osi_arena_strdup(t->arena, v);
-  a->s_len = strlen(v);
+  a->n = strlen(v);
 }
 
 void op_attr_ints(OpTest *t, const char *name, int n, const int64_t *v) {
