@@ -1080,6 +1080,25 @@ static void test_wrong_attribute_types(void) {
   CHECK(has_diag(r, "INVALID_MODEL", "attribute 'perm' has type INT; expected INTS"));
   CHECK_STR(dims_of(r, "y"), "none");
   osi_result_delete(r);
+
+  /* A Constant's value attribute of another type than its name says (the
+   * value is the attribute's one member of that type: not read as another) */
+  for (int k = 0; k < 3; k++) {
+    x = input_float("x", 2, dims, NULL);
+    n = node("Constant", "c", (const char *[]){NULL}, (const char *[]){"y", NULL});
+    if (k == 0) attr_string(&n, "value_ints", "12");
+    else if (k == 1) attr_float(&n, "value_int", 3.0f);
+    else attr_int(&n, "value", 7);
+    g = graph1("g", &x, &n, 1, "y");
+    m = model(17, &g);
+    r = run_both(&m, 0);
+    CHECK_STATUS(r, "OK");
+    CHECK(has_diag(r, "INVALID_MODEL", k == 0   ? "attribute 'value_ints' has type STRING; expected INTS"
+                                       : k == 1 ? "attribute 'value_int' has type FLOAT; expected INT"
+                                                : "attribute 'value' has type INT; expected TENSOR"));
+    CHECK_STR(dims_of(r, "y"), "none");
+    osi_result_delete(r);
+  }
 }
 
 /* Section - Allocation cap */
