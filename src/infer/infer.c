@@ -306,6 +306,9 @@ static const OsiType *reduce_type(OsiRun *run, const OsiType *t, int depth) {
   return nt;
 }
 
+/* Inputs or outputs of a node whose types infer_node keeps on its stack. */
+#define INLINE_IO 16
+
 static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index, OsiWiring *w) {
   OsiRun *run = scope->run;
   if (run->max_node_visits == 0) run->max_node_visits = node_budget(run->model);
@@ -325,9 +328,17 @@ static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index, OsiW
   op.bad_attr_want = 0;
   op.in_entry = w->in + w->in_at[index];
   op.out_entry = w->out + w->out_at[index];
-  op.in = osi_arena_array(run->arena, (size_t)n->n_inputs + 1, sizeof(OsiType *));
-  op.out = osi_arena_array(run->arena, (size_t)n->n_outputs + 1, sizeof(OsiType *));
+  /* The types in and out live as long as this call (what stays is each
+   * output's entry, below): on the stack for the usual counts, not one
+   * arena allocation per node. */
+  const OsiType *in_here[INLINE_IO + 1], *out_here[INLINE_IO + 1];
+  op.in = n->n_inputs <= INLINE_IO ? in_here
+                                   : osi_arena_array(run->arena, (size_t)n->n_inputs + 1, sizeof(OsiType *));
+  op.out = n->n_outputs <= INLINE_IO ? out_here
+                                     : osi_arena_array(run->arena, (size_t)n->n_outputs + 1, sizeof(OsiType *));
   if (!op.in || !op.out) return osi_run_fail(run, OSI_ERR_NOMEM, n->name, "out of memory");
+  op.in[n->n_inputs] = NULL;
+  memset(op.out, 0, ((size_t)n->n_outputs + 1) * sizeof(OsiType *));
   const OsiValueEntry **kept =
       !scope->parent && !scope->path[0] && run->top_io ? run->top_io + run->top_io_at[index] : NULL;
   OsiValueEntry *const *in = w->in + w->in_at[index];
