@@ -110,9 +110,11 @@ void osi_scratch_rewind(OsiScratch *s) {
     keep->next = NULL;
     keep->used = 0;
   }
-  for (size_t i = 0; i < s->big_cap; i++) {
+  /* (Rewound once per node: the table is walked only when it holds a block.) */
+  for (size_t i = 0; s->big_count && i < s->big_cap; i++) {
+    if (!s->big[i]) continue;
     free(s->big[i]);
     s->big[i] = NULL;
+    s->big_count--;
   }
-  s->big_count = 0;
 }
