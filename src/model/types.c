@@ -48,14 +48,14 @@ int osi_dtype_is_float(int32_t dtype) {
 
 OsiType *osi_type_tensor(OsiArena *a, int32_t elem_type, int32_t rank) {
   if (rank > OSI_MAX_RANK) return NULL;
-  OsiType *t = osi_arena_alloc(a, sizeof *t);
+  /* The dims right after the type, in one allocation: read together. */
+  OsiType *t = osi_arena_alloc(a, sizeof *t + (rank > 0 ? (size_t)rank * sizeof(OsiExpr) : 0));
   if (!t) return NULL;
   t->kind = OSI_KIND_TENSOR;
   t->elem_type = elem_type;
   t->rank = rank < 0 ? -1 : rank;
   if (rank > 0) {
-    t->dims = osi_arena_array(a, (size_t)rank, sizeof(OsiExpr));
-    if (!t->dims) return NULL;
+    t->dims = (const OsiExpr *)(t + 1);
   } else if (rank == 0) {
     /* not NULL: rules copy and compare `rank` dims with memcpy/memcmp, which
      * may not be given NULL even for 0 bytes */
@@ -72,14 +72,13 @@ OsiType *osi_type_tensor_dims(OsiArena *a, int32_t elem_type, int32_t rank, cons
 }
 
 OsiType *osi_type_copy(OsiArena *a, const OsiType *src) {
-  OsiType *t = osi_arena_alloc(a, sizeof *t);
+  size_t dims = src->rank > 0 ? (size_t)src->rank * sizeof(OsiExpr) : 0;
+  OsiType *t = osi_arena_alloc(a, sizeof *t + dims);
   if (!t) return NULL;
   *t = *src;
-  if (src->rank > 0) {
-    OsiExpr *d = osi_arena_array(a, (size_t)src->rank, sizeof(OsiExpr));
-    if (!d) return NULL;
-    memcpy(d, src->dims, (size_t)src->rank * sizeof(OsiExpr));
-    t->dims = d;
+  if (dims) {
+    memcpy(t + 1, src->dims, dims);
+    t->dims = (const OsiExpr *)(t + 1);
   }
   return t;
 }
