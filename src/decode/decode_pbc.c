@@ -29,6 +29,10 @@ typedef struct Decoder {
   OsiScratch node_scratch;
   ProtobufCAllocator node_alloc;
   size_t nodes_unpacked;
+  /* The tensors whose payloads are dropped, and the first of them not
+   * passed yet by the nodes unpacked from the original bytes. */
+  const OsiPbcStrips *strips;
+  size_t strip_at;
 } Decoder;
 
 #define PBC_REFUSED "the bytes are not a valid ONNX ModelProto (protobuf decoding failed)"
@@ -292,9 +296,12 @@ static int push_names(Decoder *d, NameVec *v, char **src, size_t n) {
 /* The nodes of one graph or function body, either unpacked already or
  * (the model's graph: see ModelProtoNodesLater in onnx_shapes.proto) as
  * bytes that are unpacked one at a time. */
+/* A graph's nodes: unpacked (a subgraph's), or each its bytes, in a copy
+ * protobuf-c made (`bytes`) or where they are in the model (`spans`). */
 typedef struct NodeSource {
   Onnx__NodeProto **unpacked;
   const ProtobufCBinaryData *bytes;
+  const OsiPbcStrip *spans;
   size_t n;
 } NodeSource;
 
@@ -323,7 +330,24 @@ static int decode_node(Decoder *d, const Onnx__NodeProto *np, OsiNode *out, Name
  * protobuf-c refuses the bytes (d->err set). */
 static const Onnx__NodeProto *source_node(Decoder *d, const NodeSource *src, size_t i) {
   if (src->unpacked) return src->unpacked[i];
-  Onnx__NodeProto *np = onnx__node_proto__unpack(&d->node_alloc, src->bytes[i].len, src->bytes[i].data);
+  Onnx__NodeProto *np;
+  if (src->spans) {
+    const OsiPbcStrip *node = &src->spans[i];
+    const OsiPbcStrips *st = d->strips;
+    uint8_t *stripped = NULL;
+    size_t len = 0;
+    /* A node holding a tensor whose payload is dropped (a Constant's
+     * weights) is written again without it; without the memory to, it is
+     * unpacked as it is (the same model, payload included). */
+    while (d->strip_at < st->count && st->items[d->strip_at].start < node->start) d->strip_at++;
+    if (d->strip_at < st->count && st->items[d->strip_at].start < node->start + node->len)
+      stripped = osi_pbc_strip_node(st, node, &d->strip_at, &len);
+    np = stripped ? onnx__node_proto__unpack(&d->node_alloc, len, stripped)
+                  : onnx__node_proto__unpack(&d->node_alloc, node->len, node->start);
+    free(stripped);
+  } else {
+    np = onnx__node_proto__unpack(&d->node_alloc, src->bytes[i].len, src->bytes[i].data);
+  }
   if (!np) fail(d, OSI_ERR_PARSE, PBC_REFUSED);
   return np;
 }
@@ -434,7 +458,7 @@ static const OsiGraph *decode_graph_parts(Decoder *d, const GraphParts *gp) {
 
 static const OsiGraph *decode_graph(Decoder *d, const Onnx__GraphProto *gp) {
   GraphParts parts = {GRAPH_PARTS(gp)};
-  parts.nodes = (NodeSource){gp->node, NULL, gp->n_node};
+  parts.nodes = (NodeSource){gp->node, NULL, NULL, gp->n_node};
   return decode_graph_parts(d, &parts);
 }
 
@@ -467,7 +491,7 @@ static int decode_function(Decoder *d, const Onnx__FunctionProto *fp, OsiFunctio
   for (size_t i = 0; i < fp->n_attribute_proto; i++)
     if (!decode_attr(d, fp->attribute_proto[i], &defaults[i])) return 0;
   f->attr_defaults = defaults;
-  NodeSource nodes = {fp->node, NULL, fp->n_node};
+  NodeSource nodes = {fp->node, NULL, NULL, fp->n_node};
   if (!(f->nodes = decode_nodes(d, &nodes))) return 0;
   if (!(f->opsets = decode_opsets(d, fp->opset_import, fp->n_opset_import))) return 0;
   if (!(f->value_info = decode_value_infos(d, fp->value_info, fp->n_value_info))) return 0;
@@ -493,7 +517,8 @@ static const OsiModel *convert(Decoder *d, const Onnx__ModelProtoNodesLater *mp)
   }
   const Onnx__GraphProtoNodesLater *gp = mp->graph;
   GraphParts parts = {GRAPH_PARTS(gp)};
-  parts.nodes = (NodeSource){NULL, gp->node, gp->n_node};
+  parts.nodes = d->strips ? (NodeSource){NULL, NULL, d->strips->nodes, d->strips->n_nodes}
+                          : (NodeSource){NULL, gp->node, NULL, gp->n_node};
   if (!(m->graph = decode_graph_parts(d, &parts))) return NULL;
   m->n_name_ids = osi_names_id_limit(&d->names);
   return m;
@@ -502,8 +527,12 @@ static const OsiModel *convert(Decoder *d, const Onnx__ModelProtoNodesLater *mp)
 /* Whether every node of the model's graph not unpacked yet unpacks: the
  * decode reports a refused node before anything else found in converting. */
 static int later_nodes_unpack(Decoder *d, const Onnx__ModelProtoNodesLater *mp) {
-  for (size_t i = d->nodes_unpacked; mp->graph && i < mp->graph->n_node; i++) {
-    Onnx__NodeProto *np = onnx__node_proto__unpack(&d->node_alloc, mp->graph->node[i].len, mp->graph->node[i].data);
+  size_t n = d->strips ? d->strips->n_nodes : mp->graph ? mp->graph->n_node : 0;
+  for (size_t i = d->nodes_unpacked; i < n; i++) {
+    /* (a payload left in changes nothing protobuf-c accepts) */
+    Onnx__NodeProto *np =
+        d->strips ? onnx__node_proto__unpack(&d->node_alloc, d->strips->nodes[i].len, d->strips->nodes[i].start)
+                  : onnx__node_proto__unpack(&d->node_alloc, mp->graph->node[i].len, mp->graph->node[i].data);
     osi_scratch_rewind(&d->node_scratch);
     if (!np) return 0;
   }
@@ -512,6 +541,28 @@ static int later_nodes_unpack(Decoder *d, const Onnx__ModelProtoNodesLater *mp) 
 
 static void *scratch_alloc(void *user, size_t size) { return osi_scratch_alloc(user, size); }
 static void scratch_free(void *user, void *p) { osi_scratch_free(user, p); }
+
+/* The caller's bytes, of which only the nodes are read now: cut after the
+ * last one. Exporters write the nodes before the weights, so the weights'
+ * memory goes back to the heap before the model is built (in wasm, a heap
+ * that never shrinks). The spans and strips are moved along should the
+ * bytes move. */
+static void keep_nodes_only(uint8_t **owned, OsiPbcStrips *strips) {
+  const OsiPbcStrip *last = &strips->nodes[strips->n_nodes - 1];
+  size_t keep = (size_t)(last->start + last->len - *owned);
+  while (strips->count && strips->items[strips->count - 1].start >= *owned + keep) strips->count--;
+  uintptr_t before = (uintptr_t)*owned;
+  uint8_t *kept = realloc(*owned, keep ? keep : 1);
+  if (!kept) return; /* all kept, then */
+  uintptr_t delta = (uintptr_t)kept - before;
+  if (delta) {
+    for (size_t i = 0; i < strips->n_nodes; i++)
+      strips->nodes[i].start = (const uint8_t *)((uintptr_t)strips->nodes[i].start + delta);
+    for (size_t i = 0; i < strips->count; i++)
+      strips->items[i].start = (const uint8_t *)((uintptr_t)strips->items[i].start + delta);
+  }
+  *owned = kept;
+}
 
 /* osi_decode_pbc(_owned); `owned` (bytes, or NULL) is freed as soon as
  * protobuf-c has what it needs of it. */
@@ -528,28 +579,39 @@ static const OsiModel *decode(const uint8_t *bytes, size_t len, uint8_t *owned, 
   if (ok && merge) { /* a non-repeated message field written twice: see pbc_prescan.h */
     if (!(merged = osi_pbc_merge_fields(bytes, len, &len)))
       ok = fail(&d, OSI_ERR_NOMEM, "out of memory while decoding the model");
+  } else if (ok && !strips.failed && !strips.nodes_failed && strips.n_nodes > 0) {
+    /* The nodes stay where they are (unpacked from there, one at a time);
+     * the rest is written again without them and without the payloads.
+     * Without the memory to, the original is unpacked. */
+    if ((merged = osi_pbc_strip_nodes(bytes, len, &strips, &len))) d.strips = &strips;
   } else if (ok && osi_pbc_strip_pays(&strips, len)) {
     /* Weights protobuf-c would copy only for them to be dropped. Without
      * the memory to write the model again, the original is unpacked. */
     merged = osi_pbc_strip_payloads(bytes, len, &strips, &len);
   }
-  free(strips.items);
-  if (!ok || merged) { /* the bytes are not read again */
+  if (!ok || (merged && !d.strips)) { /* the bytes are not read again */
     free(owned);
     owned = NULL;
   }
-  if (!ok) return NULL;
+  if (!ok) {
+    free(strips.items);
+    free(strips.nodes);
+    return NULL;
+  }
   if (merged) bytes = merged;
   OsiScratch scratch = {0};
   ProtobufCAllocator alloc = {scratch_alloc, scratch_free, &scratch};
   Onnx__ModelProtoNodesLater *mp = onnx__model_proto_nodes_later__unpack(&alloc, len, bytes);
-  free(merged); /* protobuf-c copied every field, the nodes' bytes too */
-  free(owned);
+  free(merged); /* protobuf-c copied every field (the nodes' bytes too, when they were in it) */
   if (!mp) {
+    free(owned);
+    free(strips.items);
+    free(strips.nodes);
     osi_scratch_release(&scratch);
     fail(&d, OSI_ERR_PARSE, PBC_REFUSED);
     return NULL;
   }
+  if (owned && d.strips) keep_nodes_only(&owned, &strips);
   d.node_alloc = (ProtobufCAllocator){scratch_alloc, scratch_free, &d.node_scratch};
   const OsiModel *m = convert(&d, mp);
   if (!m && err->status != OSI_ERR_PARSE && !later_nodes_unpack(&d, mp)) {
@@ -557,6 +619,9 @@ static const OsiModel *decode(const uint8_t *bytes, size_t len, uint8_t *owned, 
     fail(&d, OSI_ERR_PARSE, PBC_REFUSED);
   }
   osi_names_free(&d.names);
+  free(owned); /* (the nodes were read from it) */
+  free(strips.items);
+  free(strips.nodes);
   osi_scratch_release(&d.node_scratch);
   osi_scratch_release(&scratch); /* the whole unpacked tree at once */
   if (!m && err->status == OSI_OK) osi_mb_nomem(err, arena);

@@ -196,6 +196,22 @@ static void note_tensor(Scan *s, const uint8_t *p, size_t len) {
   st->bytes += drop;
 }
 
+static void note_node(Scan *s, const uint8_t *p, size_t len) {
+  OsiPbcStrips *st = s->strips;
+  if (!st || st->nodes_failed) return;
+  if (st->n_nodes == st->cap_nodes) {
+    size_t cap = st->cap_nodes ? st->cap_nodes * 2 : 256;
+    OsiPbcStrip *nodes = realloc(st->nodes, cap * sizeof *nodes);
+    if (!nodes) {
+      st->nodes_failed = 1; /* the nodes are then unpacked from a copy */
+      return;
+    }
+    st->nodes = nodes;
+    st->cap_nodes = cap;
+  }
+  st->nodes[st->n_nodes++] = (OsiPbcStrip){p, len};
+}
+
 /* One message's own fields (pass 1), then its message-typed fields (pass
  * 2). 1: fine so far; 0: refused (s->err set). `nest`: GraphProto and
  * TypeProto messages on the path, this one excluded. */
@@ -211,6 +227,8 @@ static int scan_msg(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8
     return limit(s, desc == &onnx__graph_proto__descriptor ? "subgraph nesting exceeds the limit"
                                                            : "type nesting exceeds the limit");
   const uint8_t *end = p + len;
+  /* ModelProto.graph: the one GraphProto two messages deep */
+  int model_graph = depth == 2 && desc == &onnx__graph_proto__descriptor;
   uint64_t seen = 0; /* non-repeated message fields met, by index */
   size_t subs = s->n_subs; /* this message's submessages: s->subs[subs ..] */
   for (size_t at = 0; at < len;) {
@@ -263,6 +281,7 @@ static int scan_msg(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8
       }
       if (f && f->type == PROTOBUF_C_TYPE_MESSAGE && !push_sub(s, f->descriptor, p + at, (size_t)n))
         return 0;
+      if (model_graph && f && f->id == 1) note_node(s, p + at, (size_t)n);
       if (f && f->type == PROTOBUF_C_TYPE_MESSAGE && f->label != PROTOBUF_C_LABEL_REPEATED) {
         size_t i = (size_t)(f - desc->fields);
         if (i < 64 && (seen >> i & 1)) s->merge = 1;

@@ -20,12 +20,18 @@ typedef struct OsiPbcStrip {
   size_t len;
 } OsiPbcStrip;
 
-/* Such tensors, in byte order, and the bytes their payload fields take. */
+/* Such tensors, in byte order, and the bytes their payload fields take; and
+ * the model graph's nodes (the contents of ModelProto.graph.node), in byte
+ * order, which decode_pbc.c unpacks from where they are rather than from a
+ * copy (osi_pbc_strip_nodes). */
 typedef struct OsiPbcStrips {
   OsiPbcStrip *items;
   size_t count, cap;
   size_t bytes;
   int failed; /* out of memory: the list is incomplete (then it is not used) */
+  OsiPbcStrip *nodes;
+  size_t n_nodes, cap_nodes;
+  int nodes_failed; /* out of memory: `nodes` is incomplete (then it is not used) */
 } OsiPbcStrips;
 
 /* Walks the ModelProto in `bytes` with protobuf-c's descriptors. 1: protobuf-c
@@ -35,7 +41,8 @@ typedef struct OsiPbcStrips {
  * string with a NUL byte; LIMIT_EXCEEDED for nesting). *merge is set when
  * some message holds a non-repeated message field more than once. When
  * `strips` is not NULL, the tensors whose raw_data and string_data inference
- * never reads (osi_tensor_wants_data) are appended to it (free items). */
+ * never reads (osi_tensor_wants_data) are appended to it, and the model
+ * graph's nodes to its `nodes` (free both). */
 int osi_pbc_prescan(const uint8_t *bytes, size_t len, OsiDecodeError *err, int *merge,
                     OsiPbcStrips *strips);
 
@@ -65,5 +72,17 @@ void osi_pbc_strip_always(int on);
  * otherwise). */
 uint8_t *osi_pbc_strip_payloads(const uint8_t *bytes, size_t len, const OsiPbcStrips *strips,
                                 size_t *out_len);
+/* The same, and without the model graph's nodes (strips->nodes), which
+ * protobuf-c would otherwise copy (as bytes: ModelProtoNodesLater) before
+ * they are unpacked one at a time: decode_pbc.c unpacks each from the
+ * original bytes instead, through osi_pbc_strip_node when it holds a
+ * payload to drop. Same conditions and failure as osi_pbc_strip_payloads. */
+uint8_t *osi_pbc_strip_nodes(const uint8_t *bytes, size_t len, const OsiPbcStrips *strips,
+                             size_t *out_len);
+/* The NodeProto `node` (one of strips->nodes) without the payloads of the
+ * tensors in strips inside it; *next: the first of strips->items not
+ * passed yet, advanced past the node's. NULL when memory runs out. */
+uint8_t *osi_pbc_strip_node(const OsiPbcStrips *strips, const OsiPbcStrip *node, size_t *next,
+                            size_t *out_len);
 
 #endif

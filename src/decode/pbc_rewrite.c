@@ -225,7 +225,9 @@ uint8_t *osi_pbc_merge_fields(const uint8_t *bytes, size_t len, size_t *out_len)
 
 typedef struct Strip {
   const OsiPbcStrips *strips;
-  size_t next; /* the first strip not written yet */
+  size_t next;      /* the first strip not written yet */
+  size_t n_drops;   /* strips->nodes[next_drop .. n_drops): fields left out */
+  size_t next_drop;
 } Strip;
 
 /* Writes the 5-byte length reserved at len_at for what follows it. */
@@ -280,14 +282,21 @@ static int strip_msg(Strip *st, Out *o, const ProtobufCMessageDescriptor *desc, 
       at += (size_t)v;
       break;
     }
-    /* no strip starts inside this field: copied as it is */
-    if (!content || st->next >= count || items[st->next].start >= p + at) {
+    const OsiPbcStrip *drop = st->next_drop < st->n_drops ? &st->strips->nodes[st->next_drop] : NULL;
+    if (drop && content == drop->start) { /* left out, with the strips inside it */
+      st->next_drop++;
+      while (st->next < count && items[st->next].start < p + at) st->next++;
+      continue;
+    }
+    /* no strip and no field left out starts inside this field: copied as it is */
+    if (!content || ((st->next >= count || items[st->next].start >= p + at) &&
+                     (!drop || drop->start >= p + at))) {
       out_put(o, p + start, at - start);
       continue;
     }
     const ProtobufCFieldDescriptor *f = pbc_field_of(desc, key);
     if (!f || f->type != PROTOBUF_C_TYPE_MESSAGE) return 0; /* the scan notes only message fields */
-    if (items[st->next].start == content && f->descriptor == &onnx__tensor_proto__descriptor) {
+    if (st->next < count && items[st->next].start == content && f->descriptor == &onnx__tensor_proto__descriptor) {
       strip_tensor(o, key, content, (size_t)v);
       st->next++;
       continue;
@@ -300,17 +309,56 @@ static int strip_msg(Strip *st, Out *o, const ProtobufCMessageDescriptor *desc, 
   return !o->failed;
 }
 
-uint8_t *osi_pbc_strip_payloads(const uint8_t *bytes, size_t len, const OsiPbcStrips *strips,
-                                size_t *out_len) {
-  Strip st = {strips, 0};
-  /* Each message written again may take 4 bytes more for its length. */
-  Out o = {malloc(len - strips->bytes + 64 * strips->count + 256), 0, 0, 0};
+/* The message `desc` at bytes[0..len) written again, with st's strips and
+ * fields left out, into `cap` bytes to begin with (strip_msg grows them
+ * when needed). */
+static uint8_t *strip_all(Strip *st, const ProtobufCMessageDescriptor *desc, const uint8_t *bytes,
+                          size_t len, size_t cap, size_t *out_len) {
+  Out o = {malloc(cap), 0, cap, 0};
   if (!o.p) return NULL;
-  o.cap = len - strips->bytes + 64 * strips->count + 256;
-  if (!strip_msg(&st, &o, &onnx__model_proto__descriptor, bytes, len) || st.next != strips->count) {
+  if (!strip_msg(st, &o, desc, bytes, len)) {
     free(o.p);
     return NULL;
   }
   *out_len = o.n;
   return o.p;
+}
+
+/* Room for the model without `drops` bytes and the strips: each message
+ * written again may take 4 bytes more for its length. */
+static size_t model_room(const OsiPbcStrips *strips, size_t len, size_t drops) {
+  size_t left = strips->bytes + drops <= len ? len - strips->bytes - drops : len;
+  return left + 64 * strips->count + 256;
+}
+
+uint8_t *osi_pbc_strip_payloads(const uint8_t *bytes, size_t len, const OsiPbcStrips *strips,
+                                size_t *out_len) {
+  Strip st = {strips, 0, 0, 0};
+  uint8_t *out = strip_all(&st, &onnx__model_proto__descriptor, bytes, len, model_room(strips, len, 0), out_len);
+  if (out && st.next != strips->count) {
+    free(out);
+    return NULL;
+  }
+  return out;
+}
+
+uint8_t *osi_pbc_strip_nodes(const uint8_t *bytes, size_t len, const OsiPbcStrips *strips,
+                             size_t *out_len) {
+  Strip st = {strips, 0, strips->n_nodes, 0};
+  size_t drops = 0;
+  for (size_t i = 0; i < strips->n_nodes; i++) drops += strips->nodes[i].len;
+  uint8_t *out = strip_all(&st, &onnx__model_proto__descriptor, bytes, len, model_room(strips, len, drops), out_len);
+  if (out && (st.next != strips->count || st.next_drop != strips->n_nodes)) {
+    free(out);
+    return NULL;
+  }
+  return out;
+}
+
+uint8_t *osi_pbc_strip_node(const OsiPbcStrips *strips, const OsiPbcStrip *node, size_t *next,
+                            size_t *out_len) {
+  Strip st = {strips, *next, 0, 0};
+  uint8_t *out = strip_all(&st, &onnx__node_proto__descriptor, node->start, node->len, node->len + 256, out_len);
+  *next = st.next;
+  return out;
 }

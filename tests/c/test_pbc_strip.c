@@ -192,6 +192,89 @@ static void test_rewrite_matches_protobuf_c(void) {
   onnx__model_proto__free_unpacked(rewritten, NULL);
   free(out);
   free(strips.items);
+  free(strips.nodes);
+  w_free(&m);
+}
+
+static uint8_t *repack_node(const Onnx__NodeProto *n, size_t *len) {
+  *len = onnx__node_proto__get_packed_size(n);
+  uint8_t *p = malloc(*len ? *len : 1);
+  onnx__node_proto__pack(n, p);
+  return p;
+}
+
+/* The nodes left where they are (osi_pbc_strip_nodes) and each written
+ * again when it holds a payload to drop (osi_pbc_strip_node): the model
+ * without its graph's nodes, and each node, unpack to the original's parts
+ * with those payloads cleared. */
+static void test_node_rewrites_match_protobuf_c(void) {
+  Wire m = test_model();
+  OsiDecodeError err = {0};
+  int merge = 0;
+  OsiPbcStrips strips = {0};
+  CHECK(osi_pbc_prescan(m.p, m.n, &err, &merge, &strips));
+  CHECK_INT(strips.n_nodes, 3);
+  CHECK(!strips.nodes_failed);
+  size_t out_len = 0;
+  uint8_t *out = osi_pbc_strip_nodes(m.p, m.n, &strips, &out_len);
+  CHECK(out != NULL);
+  Onnx__ModelProto *orig = onnx__model_proto__unpack(NULL, m.n, m.p);
+  Onnx__ModelProto *rewritten = out ? onnx__model_proto__unpack(NULL, out_len, out) : NULL;
+  CHECK(orig && rewritten);
+  if (orig && rewritten) {
+    Onnx__GraphProto *g = orig->graph;
+    CHECK_INT(g->n_node, 3);
+    CHECK_INT(rewritten->graph->n_node, 0);
+    /* each node: its span is where it is, and its rewrite (when it holds
+     * a payload to drop) is the node without it */
+    size_t next = 0;
+    int rewrites = 0;
+    for (size_t i = 0; i < g->n_node && i < strips.n_nodes; i++) {
+      const OsiPbcStrip *span = &strips.nodes[i];
+      while (next < strips.count && strips.items[next].start < span->start) next++;
+      Saved saved[4];
+      int cleared = 0;
+      for (size_t a = 0; a < g->node[i]->n_attribute && cleared < 4; a++)
+        if (g->node[i]->attribute[a]->t && must_drop(g->node[i]->attribute[a]->t->name))
+          saved[cleared++] = clear_payload(g->node[i]->attribute[a]->t);
+      size_t la, lb = span->len;
+      uint8_t *a = repack_node(g->node[i], &la), *b = (uint8_t *)span->start;
+      if (next < strips.count && strips.items[next].start < span->start + span->len) {
+        b = osi_pbc_strip_node(&strips, span, &next, &lb);
+        rewrites++;
+      }
+      CHECK(b != NULL);
+      Onnx__NodeProto *nb = b ? onnx__node_proto__unpack(NULL, lb, b) : NULL;
+      size_t lc = 0;
+      uint8_t *c = nb ? repack_node(nb, &lc) : NULL;
+      CHECK(c && la == lc && memcmp(a, c, la) == 0);
+      free(a);
+      free(c);
+      if (b != span->start) free(b);
+      onnx__node_proto__free_unpacked(nb, NULL);
+      for (int k = 0; k < cleared; k++) restore_payload(&saved[k]);
+    }
+    CHECK_INT(rewrites, 1); /* the Constant's */
+    /* the rest: the original without nodes and with its initializers' payloads cleared */
+    Saved saved[16];
+    int cleared = 0;
+    for (size_t i = 0; i < g->n_initializer && cleared < 16; i++)
+      if (must_drop(g->initializer[i]->name)) saved[cleared++] = clear_payload(g->initializer[i]);
+    size_t n_node = g->n_node;
+    g->n_node = 0;
+    size_t la, lb;
+    uint8_t *a = repack(orig, &la), *b = repack(rewritten, &lb);
+    CHECK(la == lb && memcmp(a, b, la) == 0);
+    free(a);
+    free(b);
+    g->n_node = n_node;
+    for (int i = 0; i < cleared; i++) restore_payload(&saved[i]);
+  }
+  onnx__model_proto__free_unpacked(orig, NULL);
+  onnx__model_proto__free_unpacked(rewritten, NULL);
+  free(out);
+  free(strips.items);
+  free(strips.nodes);
   w_free(&m);
 }
 
@@ -231,6 +314,7 @@ static void test_same_answer_in_every_decoder(void) {
 
 int main(void) {
   test_rewrite_matches_protobuf_c();
+  test_node_rewrites_match_protobuf_c();
   test_same_answer_in_every_decoder();
   TEST_MAIN_END();
 }
