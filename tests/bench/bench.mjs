@@ -12,7 +12,9 @@
 //   shapes   tests/bench/make_models.py (onnx.helper, a temp folder): exporter-style decoders of 1,
 //            8, 32 and 128 layers, a ~100k-node CNN and a 100k-node chain.
 // For each model:
-//   native   build/bench_native (tests/bench/bench_native.c), median of N runs after a warm-up:
+//   native   build/bench_native (tests/bench/bench_native.c), medians of N runs after a warm-up, in
+//            5 calls per model taken in turn with the other models' (so that a model and its 4x
+//            larger sibling see the same load; then the median over the calls):
 //            decode alone (protobuf-c unpack + the graph model) and decode + inference (osi_infer),
 //            each run timing one then the other; "pack" is osi_result_packed, the form JS reads;
 //            "cpu" is the ratio dec+infer / decode in the thread's CPU time (same runs' medians).
@@ -119,7 +121,7 @@ function server(cmd, argv, what) {
   };
 }
 
-/** Medians of `rounds` alternating wasm and python runs on `file`. */
+/** Medians of `count` alternating wasm and python runs on `file`. */
 async function rounds(file, count) {
   const wasm = server(process.execPath, [SELF, '--serve-wasm', file], 'wasm');
   const py = server('/usr/bin/python3', ['-c', PY_SERVE, file], 'python3-onnx');
@@ -134,6 +136,18 @@ async function rounds(file, count) {
   await py.close();
   const med = (runs, key) => median(runs.map((x) => x[key]));
   return { wasm: med(w, 'ms'), py: med(p, 'ms'), wasmCpu: med(w, 'cpu'), pyCpu: med(p, 'cpu'), heap: end.heap, values: end.values };
+}
+
+/** Per model: bench_native's medians, from NATIVE_ROUNDS calls a model taken in turn with the
+ * other models' (each call runs counts[k] / NATIVE_ROUNDS times after its warm-up), the median
+ * of each figure over the calls. */
+const NATIVE_ROUNDS = 5;
+function nativeRounds(native, files, counts) {
+  const calls = files.map(() => []);
+  for (let i = 0; i < NATIVE_ROUNDS; i++)
+    for (const [k, f] of files.entries())
+      calls[k].push(JSON.parse(run(native, [f, String(Math.max(3, Math.ceil(counts[k] / NATIVE_ROUNDS)))], 'bench_native').pop()));
+  return calls.map((c) => Object.fromEntries(Object.keys(c[0]).map((key) => [key, median(c.map((x) => x[key]))])));
 }
 
 function run(cmd, argv, what) {
@@ -211,19 +225,19 @@ async function shapesBench(only) {
     console.log(`== shape inference: medians; wasm and python3-onnx in alternating rounds (load average ${load()}) ==`);
     console.log('                              | native (ms)                                | wall time (ms)                 | CPU time (ms)');
     console.log('model            nodes   MiB |   decode dec+infer  ratio    cpu     pack |     wasm   python3-onnx  ratio |     wasm   python3-onnx  ratio | heap');
+    const counts = models.map((m) => Number(opt('--rounds', m.nodes > 20000 ? 7 : m.nodes > 3000 ? 15 : 31)));
+    const nats = native ? nativeRounds(native, models.map((m) => m.file), counts) : models.map(() => null);
     const rows = [];
-    for (const m of models) {
-      const big = m.nodes > 20000;
-      const count = Number(opt('--rounds', big ? 7 : m.nodes > 3000 ? 15 : 31));
-      const nat = native ? JSON.parse(run(native, [m.file, String(count)], 'bench_native').pop()) : null;
-      const r = await rounds(m.file, count);
+    for (const [k, m] of models.entries()) {
+      const nat = nats[k], r = await rounds(m.file, counts[k]);
       const name = m.file.split('/').pop().replace(/\.onnx$/, '');
       const row = { name, nodes: m.nodes, mib: m.bytes / MiB, decode: nat?.decode_ms, infer: nat?.infer_ms, pack: nat?.pack_ms,
         decodeCpu: nat?.decode_cpu_ms, inferCpu: nat?.infer_cpu_ms, ...r };
       rows.push(row);
-      console.log(`${name.padEnd(16)} ${String(m.nodes).padStart(6)} ${row.mib.toFixed(1).padStart(5)} | ${fmt(row.decode)} ${fmt(row.infer)}  ${row.infer ? (row.infer / row.decode).toFixed(2).padStart(5) : '  n/a'}  ${row.inferCpu ? (row.inferCpu / row.decodeCpu).toFixed(2).padStart(5) : '  n/a'} ${fmt(row.pack)} | ${fmt(row.wasm)}       ${fmt(row.py)}   ${(row.wasm / row.py).toFixed(2)} | ${fmt(row.wasmCpu)}       ${fmt(row.pyCpu)}   ${(row.wasmCpu / row.pyCpu).toFixed(2)} | ${(row.heap / MiB).toFixed(0).padStart(4)} MiB  (${r.values} values, load ${load()})`);
-      if (!keep && m.file.startsWith(tmp)) rmSync(m.file, { force: true });
+      console.log(`${name.padEnd(16)} ${String(m.nodes).padStart(6)} ${row.mib.toFixed(1).padStart(5)} | ${fmt(row.decode)} ${fmt(row.infer)}  ${row.infer ? (row.infer / row.decode).toFixed(2).padStart(5) : '  n/a'}  ${row.inferCpu ? (row.inferCpu / row.decodeCpu).toFixed(2).padStart(5) : '  n/a'} ${fmt(row.pack)} | ${fmt(row.wasm)}       ${fmt(row.py)}   ${(row.wasm / row.py).toFixed(2)} | ${fmt(row.wasmCpu)}       ${fmt(row.pyCpu)}   ${(row.wasmCpu / row.pyCpu).toFixed(2)} | ${(row.heap / MiB).toFixed(0).padStart(4)} MiB  (${r.values} values)`);
     }
+    if (!keep) for (const m of models) if (m.file.startsWith(tmp)) rmSync(m.file, { force: true });
+    console.log(`(load average after the rounds ${load()})`);
     console.log('');
     const by = Object.fromEntries(rows.map((r) => [r.name, r]));
     const checks = [];
