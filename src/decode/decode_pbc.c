@@ -1,10 +1,12 @@
 /*
- * protobuf-c decoder. protobuf-c unpacks the whole message (copying every
- * bytes field) into a scratch allocator (scratch_alloc.h: no malloc per
- * message); we copy out only what inference needs into the arena and free
- * the protobuf tree right away, so weights never outlive decoding. The
- * bytes are scanned first, and rewritten when protobuf-c would merge them
- * wrongly (pbc_prescan.h).
+ * protobuf-c decoder. protobuf-c unpacks the message (copying every bytes
+ * field) into a scratch allocator (scratch_alloc.h: no malloc per message);
+ * we copy out only what inference needs into the arena and free the
+ * protobuf tree right away, so weights never outlive decoding. The bytes
+ * are scanned first, and rewritten when protobuf-c would merge them wrongly
+ * (pbc_prescan.h); otherwise they are written again without the model
+ * graph's nodes and the payloads nothing reads, and each node is unpacked,
+ * then converted, one at a time from where it lies in the original bytes.
  */
 #include <stdio.h>
 #include <stdlib.h>
