@@ -14,9 +14,11 @@ void osi_names_init(OsiNameInterner *n, OsiArena *arena) {
 }
 
 void osi_names_free(OsiNameInterner *n) {
-  free(n->slots);
-  n->slots = NULL;
-  n->cap = n->count = 0;
+  free(n->index);
+  free(n->names);
+  n->index = NULL;
+  n->names = NULL;
+  n->cap = n->count = n->cap_names = 0;
 }
 
 /* A copy of s after its 4-byte id. */
@@ -41,21 +43,28 @@ static char *copy(OsiNameInterner *n, const char *s, size_t len, uint32_t id) {
   return p;
 }
 
-/* Doubles the table (at least 1024 slots; at most 2^32, so that the 32
- * bits of hash kept place a name in it); 0 without memory. */
+/* Doubles the index (at least 1024 slots; at most 2^32, so that the 32
+ * bits of hash kept place a name in it), and the names with it; 0 without
+ * memory. */
 static int grow(OsiNameInterner *n) {
   size_t cap = n->cap ? n->cap * 2 : 1024;
-  int fits = cap <= SIZE_MAX / sizeof(OsiNameSlot) && cap - 1 <= UINT32_MAX;
-  OsiNameSlot *slots = fits ? calloc(cap, sizeof *slots) : NULL;
-  if (!slots) return 0;
-  for (size_t i = 0; i < n->cap; i++) {
-    if (!n->slots[i].name) continue;
-    size_t j = (size_t)n->slots[i].hash & (cap - 1);
-    while (slots[j].name) j = (j + 1) & (cap - 1);
-    slots[j] = n->slots[i];
+  if (cap > SIZE_MAX / sizeof(OsiNameIndex) || cap - 1 > UINT32_MAX) return 0;
+  if (n->cap_names < cap / 2) {
+    OsiNameSlot *names = realloc(n->names, cap / 2 * sizeof *names);
+    if (!names) return 0;
+    n->names = names;
+    n->cap_names = cap / 2;
   }
-  free(n->slots);
-  n->slots = slots;
+  OsiNameIndex *index = calloc(cap, sizeof *index);
+  if (!index) return 0;
+  for (size_t i = 0; i < n->cap; i++) {
+    if (!n->index[i].id) continue;
+    size_t j = (size_t)n->index[i].hash & (cap - 1);
+    while (index[j].id) j = (j + 1) & (cap - 1);
+    index[j] = n->index[i];
+  }
+  free(n->index);
+  n->index = index;
   n->cap = cap;
   return 1;
 }
@@ -72,18 +81,20 @@ const char *osi_names_intern(OsiNameInterner *n, const char *s, size_t len) {
   OsiNameSlot *r = &n->recent[(h ^ (h >> 8)) & 255];
   if (r->name && r->hash == h && r->len == len && memcmp(r->name, s, len) == 0) return r->name;
   size_t i = (size_t)h & (n->cap - 1);
-  for (; n->slots[i].name; i = (i + 1) & (n->cap - 1))
-    if (n->slots[i].hash == h && n->slots[i].len == len && memcmp(n->slots[i].name, s, len) == 0) {
-      *r = n->slots[i];
+  for (; n->index[i].id; i = (i + 1) & (n->cap - 1)) {
+    if (n->index[i].hash != h) continue;
+    const OsiNameSlot *e = &n->names[n->index[i].id - 1];
+    if (e->len == len && memcmp(e->name, s, len) == 0) {
+      *r = *e;
       return r->name;
     }
-  char *p = copy(n, s, len, (uint32_t)n->count + 1);
+  }
+  uint32_t id = (uint32_t)n->count + 1;
+  char *p = copy(n, s, len, id);
   if (!p) return NULL;
-  n->slots[i].name = p;
-  n->slots[i].hash = h;
-  n->slots[i].len = (uint32_t)len;
-  n->count++;
-  *r = n->slots[i];
+  n->names[n->count++] = (OsiNameSlot){p, h, (uint32_t)len};
+  n->index[i] = (OsiNameIndex){h, id};
+  *r = n->names[id - 1];
   return p;
 }
 

@@ -24,16 +24,26 @@ typedef struct OsiNameSlot {
   uint32_t len;
 } OsiNameSlot;
 
+/* A slot of the hash index: 8 bytes, so that the index a lookup probes
+ * (one cache miss per new name on a big graph) is half or two thirds the
+ * size of a table of OsiNameSlot, and a probe that ends on another name
+ * reads no name. */
+typedef struct OsiNameIndex {
+  uint32_t hash; /* low 32 bits of osi_str_hash */
+  uint32_t id;   /* 0: empty; else names[id - 1] */
+} OsiNameIndex;
+
 typedef struct OsiNameInterner {
   OsiArena *arena;
   char *block; /* the current block of copies, block_left bytes free */
   size_t block_left;
-  OsiNameSlot *slots; /* malloc'ed; NULL after a failed allocation */
+  OsiNameSlot *names;  /* malloc'ed, by id - 1 (in the order first seen) */
+  OsiNameIndex *index; /* malloc'ed, open addressing; NULL after a failed allocation */
   /* The names interned last, by hash: most reads name a value written a
-   * few nodes before, and this finds them without touching the table
+   * few nodes before, and this finds them without touching the index
    * (MiBs on a big graph: a cache miss per lookup). */
   OsiNameSlot recent[256];
-  size_t cap, count;
+  size_t cap, count, cap_names;
   int incomplete; /* some name was copied without an id (no memory for the table) */
 } OsiNameInterner;
 

@@ -298,7 +298,10 @@ OsiExpr expr_find_symbol(const OsiExprStore *s, const char *name, size_t namelen
 
 OsiExpr osi_expr_const(OsiExprStore *s, int64_t v) {
   if (!s) return OSI_EXPR_UNKNOWN;
-  return expr_intern(s, EK_CONST, NULL, 0, NULL, v, NULL, 0);
+  if (v < OSI_SMALL_CONST_LO || v >= OSI_SMALL_CONST_HI) return expr_intern(s, EK_CONST, NULL, 0, NULL, v, NULL, 0);
+  uint32_t *slot = &s->small_const[v - OSI_SMALL_CONST_LO];
+  if (!*slot) *slot = expr_intern(s, EK_CONST, NULL, 0, NULL, v, NULL, 0);
+  return *slot;
 }
 
 OsiExpr osi_expr_symbol(OsiExprStore *s, const char *name) {

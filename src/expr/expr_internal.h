@@ -97,6 +97,10 @@ typedef struct IvalMemo {
   uint32_t cap;
 } IvalMemo;
 
+/* The constants osi_expr_const finds without hashing: [LO, HI). */
+#define OSI_SMALL_CONST_LO (-64)
+#define OSI_SMALL_CONST_HI 1024
+
 struct OsiExprStore {
   ExprNode *nodes;
   uint32_t nnodes, capnodes;
@@ -136,6 +140,10 @@ struct OsiExprStore {
   /* expr_naming.c: named derived sizes, printed as names while naming_on */
   ExprNaming *naming;
   int naming_on;
+  /* osi_expr_const's ids of the small constants (0 = not interned yet): a
+   * shape rule makes a few on every node (pads, strides, 1), and a table
+   * lookup is a hash, a probe and a compare per constant */
+  uint32_t small_const[OSI_SMALL_CONST_HI - OSI_SMALL_CONST_LO];
 };
 
 /* Section - Store internals (expr.c) */
