@@ -570,18 +570,17 @@ static int intern_op(void *user, const OsiNode *n) {
 
 static size_t pad4(size_t n) { return (n + 3) & ~(size_t)3; }
 
-/* FNV-1a, 32 bits, over the bytes of s; js/result.js computes the same over
- * a name's UTF-8 encoding. ORs every byte into *seen; *len is strlen(s). */
-static uint32_t key_hash(const char *s, unsigned *seen, uint32_t *len) {
+/* FNV-1a, 32 bits, over the len bytes at s; js/result.js computes the same
+ * over a name's UTF-8 encoding. ORs every byte into *seen. */
+static uint32_t key_hash(const char *s, size_t len, unsigned *seen) {
   uint32_t h = 2166136261u;
   unsigned any = 0;
   const unsigned char *p = (const unsigned char *)s;
-  for (; *p; p++) {
-    h = (h ^ *p) * 16777619u;
-    any |= *p;
+  for (size_t i = 0; i < len; i++) {
+    h = (h ^ p[i]) * 16777619u;
+    any |= p[i];
   }
   *seen |= any;
-  *len = (uint32_t)(p - (const unsigned char *)s);
   return h;
 }
 
@@ -631,7 +630,10 @@ static void render_packed_named(OsiResult *r) {
    * then copied together counted twice in the peak heap, and a wasm heap
    * never shrinks. */
   size_t names_len = 0, node_names_len = 0, io_words = 0;
-  for (int i = 0; i < n_names; i++) names_len += strlen(root->order[i]->name) + 1;
+  for (int i = 0; i < n_names; i++) {
+    name_lens[i] = (uint32_t)strlen(root->order[i]->name);
+    names_len += (size_t)name_lens[i] + 1;
+  }
   for (int i = 0; i < n_nodes; i++) {
     node_lens[i] = (uint32_t)strlen(g->nodes[i].name);
     node_names_len += (size_t)node_lens[i] + 1;
@@ -684,15 +686,13 @@ static void render_packed_named(OsiResult *r) {
     osi_json_char(&json, ',');
     osi_json_string(&json, rows[i].sub->name);
     row_refs[i] = -1 - k++;
-    uint32_t key_len;
-    size_t slot = key_hash(rows[i].key, &seen, &key_len) & (cap - 1);
+    size_t slot = key_hash(rows[i].key, strlen(rows[i].key), &seen) & (cap - 1);
     while (table[slot]) slot = (slot + 1) & (cap - 1);
     table[slot] = i + 1;
   }
   for (int v = 0; v < n_names; v++) {
     const OsiValueEntry *e = root->order[v];
     if (!e->type) { /* no row */
-      name_lens[v] = (uint32_t)strlen(e->name);
       memcpy(names + names_at, e->name, (size_t)name_lens[v] + 1);
       names_at += (size_t)name_lens[v] + 1;
       continue;
@@ -703,7 +703,7 @@ static void render_packed_named(OsiResult *r) {
       recent[at].index = intern_type(&types, e->type);
     }
     type_of[v] = recent[at].index;
-    size_t slot = key_hash(e->name, &seen, &name_lens[v]) & (cap - 1);
+    size_t slot = key_hash(e->name, name_lens[v], &seen) & (cap - 1);
     memcpy(names + names_at, e->name, (size_t)name_lens[v] + 1);
     names_at += (size_t)name_lens[v] + 1;
     while (table[slot]) slot = (slot + 1) & (cap - 1);
