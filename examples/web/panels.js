@@ -1,6 +1,6 @@
 // The side panels of the demo page: model summary, symbols and sizes, memory, diagnostics (with
 // the first broken node), constraints, named sizes.
-import { $, esc, now, fmtInt, fmtBytes, symChip, exprHTML } from './page_util.js';
+import { $, esc, fmtInt, fmtBytes, symChip, exprHTML } from './page_util.js';
 import { state, ioAt, memoryFigures, DIAG_LEVEL, constraintHTML } from './page_data.js';
 
 export function renderSummary() {

@@ -1,0 +1,52 @@
+// The Graph tab of the page: the graph view (graph_view.js draws, layout_worker.js lays out) fed
+// from the inference worker, the Table/Graph tabs, and "Show in graph" for a value.
+import { tokenize } from '../../js/expr.js';
+import { $, hue } from './page_util.js';
+import { state, brokenNode } from './page_data.js';
+import { ask } from './worker_client.js';
+import { createGraphView } from './graph_view.js';
+
+// What a click on a value in the graph does; set by the page (the detail panel opens it).
+const handlers = { onValue: () => {} };
+
+/** Sets what a click on a value (an edge) in the graph does: fn(key). */
+export function onGraphValue(fn) { handlers.onValue = fn; }
+
+export const graphView = createGraphView({
+  root: $('graph'),
+  hue,
+  tokenize,
+  brokenNode,
+  workerUrl: globalThis.__ONNX_SHAPES_LAYOUT_URL__ ?? new URL('./layout_worker.js', import.meta.url),
+  workerType: 'classic',
+  requestGraph: () => ask({ type: 'graph' }).then((m) => m.json),
+  onValue: (key) => { if (state.byName.has(key)) handlers.onValue(key); },
+});
+
+export function setTab(tab) {
+  state.tab = tab;
+  for (const b of document.querySelectorAll('[data-tab]')) b.setAttribute('aria-selected', String(b.dataset.tab === tab));
+  document.querySelector('.values-panel').dataset.tab = tab;
+  $('values').hidden = tab !== 'table';
+  $('filter-help').hidden = tab !== 'table';
+  $('graph').hidden = tab !== 'graph';
+  if (tab === 'graph' && !graphView.state.view) return graphView.show();
+  return null;
+}
+
+/** Shows value `key` in the graph: its producer (or first reader), in the graph that holds it. */
+export function showInGraph(key) {
+  const path = state.result.subgraphValues?.[key]?.path ?? '';
+  state.tab = 'graph';
+  setTab('graph');
+  return graphView.focusValue(key, path);
+}
+
+/** Shows the first broken node in the graph (the diagnostics' "show in graph"). */
+export function showBrokenInGraph() {
+  const b = brokenNode();
+  setTab('graph');
+  graphView.state.scope = b.path;
+  graphView.state.focus = { node: b.nodeIndex };
+  graphView.show();
+}

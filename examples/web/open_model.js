@@ -1,0 +1,131 @@
+// Opening a model: files chosen or dropped (the model among its external data files), a URL (the
+// worker fetches the graph with Range requests), a bundled example; the progress bar while the
+// worker reads and infers, and the error card when it fails.
+import { $, esc, now, fmtInt, fmtBytes } from './page_util.js';
+import { state } from './page_data.js';
+import { ask, whenReady } from './worker_client.js';
+import { showError, toast } from './error_card.js';
+import { showModel } from './show_model.js';
+
+function setProgress(label, fraction) {
+  const bar = $('progress');
+  bar.hidden = false;
+  $('progress-label').textContent = label;
+  const fill = $('progress-fill');
+  if (fraction === null || fraction === undefined) {
+    bar.classList.add('indeterminate');
+    fill.style.width = '';
+  } else {
+    bar.classList.remove('indeterminate');
+    fill.style.width = `${Math.round(Math.max(0, Math.min(1, fraction)) * 100)}%`;
+  }
+}
+const hideProgress = () => { $('progress').hidden = true; };
+
+/**
+ * The model among files given at once: a model saved with external data comes as model.onnx plus
+ * its data files (model.onnx.data, or one file per tensor). Inference reads the graph only, so
+ * only the .onnx is read; the others are named in a note. Returns {model, ignored}.
+ */
+function pickModelFile(files) {
+  const list = [...files];
+  const onnx = list.filter((f) => /\.(onnx|ort)$/i.test(f.name));
+  const model = onnx.length ? onnx.reduce((a, b) => (b.name.length < a.name.length ? b : a)) : list.reduce((a, b) => (b.size > a.size ? b : a), list[0]);
+  return { model, ignored: list.filter((f) => f !== model) };
+}
+
+/** Loads the model of a set of files (pickModelFile), saying which files were not read. */
+export async function loadFiles(files) {
+  if (!files.length) return;
+  const { model, ignored } = pickModelFile(files);
+  state.loaded = { read: model.name, ignored: ignored.map((f) => f.name) };
+  await loadFile(model);
+  if (ignored.length && state.fileName === model.name) {
+    const bytes = ignored.reduce((n, f) => n + f.size, 0);
+    toast(`Read <code>${esc(model.name)}</code> only. ${ignored.length === 1 ? `<code>${esc(ignored[0].name)}</code>` : `${fmtInt(ignored.length)} other files`} (${fmtBytes(bytes)}) ${ignored.length === 1 ? 'was' : 'were'} not read: inference needs the graph, not the weights.`);
+  }
+}
+
+/** Loads a model from a URL: the worker fetches the graph with Range requests, skipping weights. */
+export async function loadUrl(url) {
+  let href;
+  try { href = new URL(url, location.href).href; } catch { showError({ code: 'URL', message: `${url} is not a URL` }, url); return; }
+  const name = decodeURIComponent(new URL(href).pathname.split('/').pop() || href);
+  state.loaded = { url: href };
+  await loadFrom({ url: href }, name, null);
+}
+
+async function loadFile(file, displayName = file.name) {
+  await loadFrom({ file }, displayName, file.size);
+}
+
+async function loadFrom(message, displayName, size) {
+  $('error-card').hidden = true;
+  $('toast').hidden = true;
+  document.body.dataset.state = 'loading';
+  setProgress(`Starting the engine…`, null);
+  try {
+    await whenReady();
+  } catch (err) {
+    hideProgress();
+    showError({ code: 'LOAD', message: err?.message ?? String(err) });
+    return;
+  }
+  setProgress(`Reading ${displayName}…`, null);
+  let msg;
+  try {
+    msg = await ask({ type: 'infer', name: displayName, ...message }, (p) => {
+      const pct = p.fraction === null ? '' : ` ${Math.round(p.fraction * 100)}%`;
+      if (p.phase === 'read') setProgress(`Reading ${displayName}…${pct}`, p.fraction);
+      else if (p.phase === 'scan') setProgress(`Reading the graph of ${displayName}…`, null);
+      else setProgress(`Inferring shapes of ${displayName}…${pct}`, p.fraction);
+    });
+  } catch (err) {
+    hideProgress();
+    showError(err, displayName);
+    return;
+  }
+  setProgress('Building the table…', 1);
+  await new Promise((r) => requestAnimationFrame(() => r()));
+  const t0 = now();
+  showModel(msg, displayName, size);
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  const t1 = now();
+  hideProgress();
+  window.__onnxShapesDemo.timings = {
+    inferMs: msg.info.inferMs,
+    scanMs: msg.info.scanMs,
+    // From the moment the worker finished inference to the first painted table (includes the
+    // transfer of the result to this thread, building rows, and the first render).
+    tableMs: t1 - msg.info.doneAt,
+    buildMs: t1 - t0,
+    transferMs: msg.receivedAt - msg.info.doneAt,
+    rows: state.rows.length,
+  };
+  document.body.dataset.state = 'ready';
+  document.body.dataset.model = displayName;
+}
+
+export async function loadExample(name) {
+  const file = `${name}.onnx`;
+  let bytes;
+  const inline = globalThis.__ONNX_SHAPES_EXAMPLES__;
+  try {
+    if (inline && inline[name]) {
+      const bin = atob(inline[name]);
+      bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    } else {
+      setProgress(`Fetching ${file}…`, null);
+      const r = await fetch(new URL(`../models/${file}`, import.meta.url));
+      if (!r.ok) throw new Error(`HTTP ${r.status} for ${file}`);
+      bytes = new Uint8Array(await r.arrayBuffer());
+    }
+  } catch (err) {
+    hideProgress();
+    showError({ code: 'FETCH', message: `The example could not be loaded: ${err.message}` }, file);
+    return;
+  }
+  await loadFile(new File([bytes], file, { type: 'application/octet-stream' }));
+}
+

@@ -1,0 +1,46 @@
+// The page's side of the inference worker (worker.js): starts it once, and asks it for work by
+// message id (inference, write-back, the graph for the graph view), with progress callbacks.
+import { now } from './page_util.js';
+
+let worker = null;
+let nextId = 1;
+const pending = new Map();
+
+let workerReady = null;
+
+/** Resolves with the worker's `ready` message (engine version), rejects if it cannot start. */
+export const whenReady = () => workerReady;
+
+export function startWorker() {
+  const url = globalThis.__ONNX_SHAPES_WORKER_URL__ ?? new URL('./worker.js', import.meta.url);
+  worker = new Worker(url, { type: globalThis.__ONNX_SHAPES_WORKER_TYPE__ ?? 'module', name: 'onnx-shapes' });
+  workerReady = new Promise((resolve, reject) => {
+    worker.addEventListener('message', function first(ev) {
+      if (ev.data.type === 'ready') { worker.removeEventListener('message', first); resolve(ev.data); }
+      else if (ev.data.type === 'error' && ev.data.id === null) { reject(ev.data.error); }
+    });
+    worker.addEventListener('error', (ev) => reject({ code: 'LOAD', message: ev.message || 'the worker could not start' }));
+  });
+  worker.addEventListener('message', (ev) => {
+    const msg = ev.data;
+    const p = pending.get(msg.id);
+    if (!p) return;
+    if (msg.type === 'progress') p.onProgress?.(msg);
+    else {
+      msg.receivedAt = now();
+      pending.delete(msg.id);
+      if (msg.type === 'error') p.reject(msg.error);
+      else p.resolve(msg);
+    }
+  });
+  return workerReady;
+}
+
+/** Sends `message` to the worker; resolves with its answer, rejects with its error. */
+export function ask(message, onProgress, transfer) {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject, onProgress });
+    worker.postMessage({ ...message, id }, transfer || []);
+  });
+}
