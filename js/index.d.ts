@@ -174,6 +174,16 @@ export interface UrlOptions {
    * undefined until known (a server without Range support that sends no Content-Length).
    */
   onProgress?: (bytesFetched: number, fileSize: number | undefined) => void;
+  /**
+   * The most milliseconds the whole fetching may take (every request, body and retry); past it,
+   * a FETCH_ERROR that says so. Default: no limit (a server sending a byte a second is waited for).
+   */
+  timeout?: number;
+  /**
+   * The most bytes kept in memory: those the decoder reads (the graph, not the weights), plus
+   * what is read ahead. Past it, LIMIT_EXCEEDED. Default 2 GiB (2**31).
+   */
+  maxBytes?: number;
 }
 
 /** How inferShapesFromUrl got the model (result.download). */

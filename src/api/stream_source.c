@@ -3,7 +3,6 @@
  * JavaScript callbacks (WebAssembly builds). Both only move bytes; the
  * 64 KiB read buffer is the decoder's (decode_npb.c).
  */
-#include <math.h>
 #include <stdint.h>
 
 #include "onnx_shapes.h"
@@ -93,7 +92,9 @@ static int js_skip(void *user, uint64_t n) {
 }
 
 OsiResult *osi_infer_js_stream(double total_len, uint32_t flags, const OsiRegistry *registry) {
-  uint64_t total = total_len > 0 && isfinite(total_len) ? (uint64_t)total_len : 0;
+  /* The JS wrapper passes a safe integer; anything else (NaN, negative, 2^64 and above, whose
+   * conversion to uint64_t is undefined behaviour) is an empty input, never a wrapped size. */
+  uint64_t total = total_len > 0 && total_len < 18446744073709551616.0 ? (uint64_t)total_len : 0;
   return osi_infer_stream_with(js_read, js_skip, NULL, total, flags, registry);
 }
 

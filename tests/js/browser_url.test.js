@@ -29,11 +29,14 @@ function pageServer() {
   return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
 }
 
-/** Another origin serving `dir` with CORS; `mode`: 'range', 'plain' (no Range) or 'hidden' (Content-Range not exposed). */
+/**
+ * Another origin serving `dir` with CORS; `mode`: 'range', 'plain' (no Range), 'hidden' (Content-Range
+ * not exposed) or 'nocors' (no CORS headers at all: the page may not read it).
+ */
 function modelServer(dir, stats) {
   const server = http.createServer((req, res) => {
     const mode = new URL(req.url, 'http://x').searchParams.get('mode');
-    const cors = {
+    const cors = mode === 'nocors' ? {} : {
       'Access-Control-Allow-Origin': '*',
       ...(mode === 'hidden' ? {} : { 'Access-Control-Expose-Headers': 'Content-Range, Content-Length' }),
     };
@@ -151,11 +154,21 @@ describe('inferShapesFromUrl in Chromium', () => {
     expect(stats.bytes).toBeLessThan(size / 100);
   }, 60000);
 
-  test('a missing model: FETCH_ERROR', async () => {
+  test('a missing model: FETCH_ERROR that says HTTP 404 and nothing else', async () => {
+    const url = `http://127.0.0.1:${pages.address().port}/no-such-model.onnx`;
     const out = await page.evaluate(async (u) => {
       const api = await import('/js/index.js');
-      return api.inferShapesFromUrl(u).then(() => 'no error', (e) => ({ name: e.name, code: e.code, isClass: e instanceof api.ShapeInferenceError }));
-    }, `http://127.0.0.1:${pages.address().port}/no-such-model.onnx`);
-    expect(out).toEqual({ name: 'ShapeInferenceError', code: 'FETCH_ERROR', isClass: true });
+      return api.inferShapesFromUrl(u).then(() => 'no error', (e) => ({
+        name: e.name, code: e.code, isClass: e instanceof api.ShapeInferenceError, message: e.message,
+      }));
+    }, url);
+    expect(out).toEqual({ name: 'ShapeInferenceError', code: 'FETCH_ERROR', isClass: true, message: `${url}: HTTP 404 Not Found` });
+  });
+
+  test('another origin that does not allow this one: FETCH_ERROR with a CORS hint', async () => {
+    const out = await run(at('mid.onnx', 'nocors'));
+    expect(out.error).toMatchObject({ name: 'ShapeInferenceError', code: 'FETCH_ERROR' });
+    expect(out.error.message).toMatch(/Failed to fetch/);
+    expect(out.error.message).toMatch(/Access-Control-Allow-Origin/);
   });
 });
