@@ -11,6 +11,7 @@ import { evaluateDim, printSymbol } from './expr.js';
 import { parseBindArgument, resolveBindings } from './cli_bind.js';
 import { eventLines, explainValue } from './cli_events.js';
 import { columnWidths, formatType, layoutRow, outputWidth, valueRows } from './cli_table.js';
+import { escapeControls, escapeJson, wrapLine } from './cli_text.js';
 
 /** Exit codes, one per kind of outcome. */
 const EXIT = Object.freeze({
@@ -67,7 +68,7 @@ function reason(err) {
 /** A warning on stderr: the run goes on. */
 function warn(text) {
   try {
-    writeAll(2, `onnx-shapes: warning: ${text}\n`);
+    writeAll(2, `onnx-shapes: warning: ${escapeControls(text)}\n`);
   } catch { /* stderr is gone */ }
 }
 
@@ -147,7 +148,7 @@ function inferModel(engine, o, options) {
       }
       return engine.inferShapes(bytes, opts);
     }
-    return engine.inferShapesFromPath(fd, { ...opts, maxBytes: o.maxBytes });
+    return engine.inferShapesFromPath(fd, { ...opts, maxBytes: o.maxBytes, name });
   } catch (err) {
     if (err instanceof CliError || err instanceof ShapeInferenceError) throw err;
     if (typeof err?.code === 'string' && typeof err?.syscall === 'string') throw fileError(err);
@@ -173,11 +174,18 @@ function writeAll(fd, data) {
   }
 }
 
-/** Standard output, written in 64 KiB blocks (a line at a time would be a system call per row). */
+/**
+ * Standard output, written in 64 KiB blocks (a line at a time would be a system call per row).
+ * A line shows its control characters escaped (js/cli_text.js); a block is text of our own.
+ */
 class Output {
   #text = '';
 
   line(s) {
+    this.block(escapeControls(s));
+  }
+
+  block(s) {
     this.#text += `${s}\n`;
     if (this.#text.length >= 65536) this.flush();
   }
@@ -234,28 +242,32 @@ function printTable(out, result, o, bound) {
   const show = bound ? (d) => evaluateDim(d, bound.env) ?? d ?? '?' : (d) => d ?? '?';
   const rows = valueRows(result, o.sort).map(([key, op]) => {
     const t = result.getShape(key);
-    const row = [key, op, formatType(t, show)];
+    const row = [escapeControls(key), escapeControls(op), escapeControls(formatType(t, show))];
     if (bound) row.push(String(byteSize(t, bound.env) ?? ''));
     return row;
   });
   const head = bound ? ['value', 'op', 'type and shape', 'bytes'] : ['value', 'op', 'type and shape'];
-  const widths = columnWidths(head, rows, outputWidth(), bound ? [0.3, 0.15, 0.4] : [0.4, 0.2]);
-  for (const l of layoutRow(head, widths)) out.line(l);
+  const width = outputWidth();
+  const widths = columnWidths(head, rows, width, bound ? [0.3, 0.15, 0.4] : [0.4, 0.2]);
+  for (const l of layoutRow(head, widths, width)) out.line(l);
   for (const r of rows) {
-    for (const l of layoutRow(r, widths)) out.line(l);
+    for (const l of layoutRow(r, widths, width, 2)) out.line(l);
   }
+  const para = (text) => {
+    for (const l of wrapLine(escapeControls(text), width)) out.line(l);
+  };
   // Named sizes the dims use (result.definitions), in order: with --bind, their values too.
   for (const { name, expr } of result.definitions ?? []) {
     const v = bound ? evaluateDim(name, bound.env) : null;
-    out.line(`where ${name} = ${expr}${v === null ? '' : ` = ${v}`}`);
+    para(`where ${name} = ${expr}${v === null ? '' : ` = ${v}`}`);
   }
-  if (bound) for (const l of bindingLines(bound)) out.line(l);
+  if (bound) for (const l of bindingLines(bound)) para(l);
   // Names declared on outputs for sizes inference computed: the table shows the sizes.
   for (const [label, expr] of Object.entries(result.constraints?.labels ?? {})) {
-    out.line(`label: ${label} = ${expr}`);
+    para(`label: ${label} = ${expr}`);
   }
   for (const d of result.diagnostics) {
-    out.line(`note: ${d.code}${d.node ? ` (node '${d.node}', ${d.opType})` : ''}: ${d.message}`);
+    para(`note: ${d.code}${d.node ? ` (node '${d.node}', ${d.opType})` : ''}: ${d.message}`);
   }
 }
 
@@ -265,7 +277,7 @@ function printTable(out, result, o, bound) {
  */
 function printJson(out, result, bound) {
   if (!bound) {
-    out.line(JSON.stringify(result, null, 2));
+    out.block(escapeJson(JSON.stringify(result, null, 2)));
     return;
   }
   const dim = boundDim(bound.env);
@@ -295,14 +307,14 @@ function printJson(out, result, bound) {
     derived: Object.fromEntries(bound.derived.map(([k, v, from]) => [k, { value: v, from }])),
     unbound: bound.unbound,
   };
-  out.line(JSON.stringify({ ...result, values, bindings, bytes }, null, 2));
+  out.block(escapeJson(JSON.stringify({ ...result, values, bindings, bytes }, null, 2)));
 }
 
 /** --events NAME: text, or the same as JSON with --json. */
 function printEvents(out, result, key, json) {
   const explained = explainValue(result, key);
   if (!explained) throw usageError(`'${key}' is not a value of this model`);
-  if (json) out.line(JSON.stringify(explained, null, 2));
+  if (json) out.block(escapeJson(JSON.stringify(explained, null, 2)));
   else for (const l of eventLines(explained, (t) => formatType(t, (d) => d ?? '?'))) out.line(l);
 }
 
@@ -324,7 +336,7 @@ function bindSizes(result, given) {
 async function run(argv, out) {
   const o = parseArgs(argv);
   if (o.help) {
-    out.line(USAGE);
+    out.block(USAGE);
     return EXIT.OK;
   }
   const engine = await init();
@@ -357,13 +369,13 @@ async function run(argv, out) {
 
 /** The exit code of a failure, after its one-line message on stderr. */
 function report(err) {
-  const say = (text) => {
+  const say = (text, usage = false) => {
     try {
-      writeAll(2, `onnx-shapes: ${text}\n`);
+      writeAll(2, `onnx-shapes: ${escapeControls(text)}\n${usage ? `${USAGE}\n` : ''}`);
     } catch { /* stderr is gone too */ }
   };
   if (err instanceof CliError) {
-    say(err.showUsage ? `${err.message}\n${USAGE}` : err.message);
+    say(err.message, err.showUsage);
     return err.exitCode;
   }
   if (err instanceof ShapeInferenceError) {
@@ -373,7 +385,11 @@ function report(err) {
     return EXIT.INVALID_MODEL;
   }
   if (err?.code === 'EPIPE') return EXIT.FILE; // the reader of the output went away: nothing to say
-  say(`internal error (a bug in onnx-shapes: please report it): ${err?.stack ?? err}`);
+  // The stack's own line breaks stay; any other control character is escaped.
+  const stack = String(err?.stack ?? err).split('\n').map(escapeControls).join('\n');
+  try {
+    writeAll(2, `onnx-shapes: internal error (a bug in onnx-shapes: please report it): ${stack}\n`);
+  } catch { /* stderr is gone too */ }
   return EXIT.INTERNAL;
 }
 

@@ -21,19 +21,28 @@ const PHRASES = {
   requirement: 'requirement',
 };
 
+/** Whether `key` names a value of the model, whatever its type: a node writes or reads it, or a graph has it. */
+function isValue(result, key) {
+  if (typeof key !== 'string' || key === '') return false;
+  if (result.producer?.(key) || result.consumers?.(key)?.length) return true;
+  if (result.inputs?.includes(key) || result.outputs?.includes(key)) return true;
+  return Object.values(result.subgraphs ?? {}).some((g) => g.inputs.includes(key) || g.outputs.includes(key));
+}
+
 /**
- * What --events prints for value `key`, as data: { value, type, producer, events: [{ kind, node,
- * nodeIndex, opType, path, detail, rejected? }] }, or null when the model has no such value.
+ * What --events prints for value `key`, as data: { value, type (null when unknown), producer,
+ * events: [{ kind, node, nodeIndex, opType, path, detail, rejected? }] }, or null when the model
+ * has no such value.
  */
 export function explainValue(result, key) {
   const type = result.getShape(key);
-  if (!type) return null;
+  if (!type && !isValue(result, key)) return null;
   const where = result.subgraphValues?.[key] ?? { path: '', name: key };
   const ref = result.producer?.(key) ?? null;
   const producer = ref ? { index: ref.index, name: ref.node.name, opType: ref.node.opType, path: ref.path } : null;
   // Constraints and renames matter when they mention a symbol of the final shape.
   const symbols = new Set();
-  for (const d of [...(type.dims ?? []), ...(type.value ?? [])]) {
+  for (const d of [...(type?.dims ?? []), ...(Array.isArray(type?.value) ? type.value : [])]) {
     if (typeof d === 'string') for (const s of symbolsOf(d)) symbols.add(s);
   }
   const mentions = (detail) => detail.split(/ -> | == | <= /).some((side) => symbolsOf(side).some((s) => symbols.has(s)));

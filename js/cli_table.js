@@ -1,8 +1,12 @@
 // The command line's table: a row per value (name, producing op, type and shape, and byte size
 // when symbols are bound), then the labels and the diagnostics. Every step is one pass over the
 // rows, so a 150k-value model prints like a small one. Padded columns are capped so the table fits
-// the terminal: a cell longer than its column is printed whole and the rest of its row continues
-// on the next line, aligned (a name stays whole, so it can still be searched for).
+// the terminal: a name longer than its column is printed on a line of its own and the rest of its
+// row continues on the next line, aligned (a name is cut only where it is longer than the line:
+// subgraph values of a torch export reach 100 characters); a type and shape longer than its
+// column wraps inside it, aligned. No line is longer than the width. Cells come escaped
+// (js/cli_text.js).
+import { wrapText } from './cli_text.js';
 
 /**
  * A type as the table prints it: `float [N, 3, ?]`; `?` is unknown, `[*]` an unknown rank. A known
@@ -50,19 +54,40 @@ export function columnWidths(head, rows, width, shares, minimum = 12) {
   return widths;
 }
 
-/** The line(s) of one row: a cell wider than its column ends the line, the row goes on below. */
-export function layoutRow(cells, widths) {
+/** The narrowest a wrapped column is made, however little room the terminal leaves it. */
+const MIN_WRAP = 16;
+const HANG = '  '; // the indent of the rest of a name cut to fit the width
+
+/**
+ * The line(s) of one row: a cell wider than its column ends the line (cut to `width` only when
+ * even the line cannot hold it, its parts after the first indented by HANG), the row goes on
+ * below, aligned; but the cell of column `wrap` (the type and shape) is cut into lines inside its
+ * column (the last column: up to `width`), each below the one before, aligned.
+ */
+export function layoutRow(cells, widths, width = Infinity, wrap = -1) {
   const lines = [];
+  let below = [];
   let line = '';
   let indent = 0;
   for (let c = 0; c < cells.length; c++) {
-    const cell = cells[c];
-    if (c === cells.length - 1) {
+    let cell = cells[c];
+    const last = c === cells.length - 1;
+    const room = last ? width - indent : widths[c];
+    if (c === wrap && cell.length > room) {
+      const parts = wrapText(cell, Math.max(MIN_WRAP, room));
+      cell = parts[0];
+      below = parts.slice(1).map((p) => ' '.repeat(indent) + p);
+    }
+    if (last) {
       line += cell;
       break;
     }
-    if (cell.length > widths[c] && c + 1 < cells.length) {
-      lines.push(line + cell);
+    if (cell.length > widths[c]) {
+      // Alone on its line; cut (after a '/' where it can) only where the line cannot hold it whole.
+      const room = Math.max(MIN_WRAP, width - indent);
+      const parts = cell.length > room ? wrapText(cell, room, room - HANG.length) : [cell];
+      lines.push(line + parts[0]);
+      for (let i = 1; i < parts.length; i++) lines.push(' '.repeat(indent) + HANG + parts[i]);
       indent += widths[c] + GAP.length;
       line = ' '.repeat(indent);
       continue;
@@ -71,24 +96,23 @@ export function layoutRow(cells, widths) {
     indent += widths[c] + GAP.length;
   }
   lines.push(line.trimEnd());
+  for (const l of below) lines.push(l);
   return lines;
 }
 
 /**
  * The values to list, each with the op of the node that writes it ('' for none): in graph order
  * (graph inputs, then values no node writes, such as initializers, then every node's outputs in
- * node order, a node's subgraph bodies just before its own outputs), or sorted by name. Only
- * values with a known type, each once.
+ * node order, a node's subgraph bodies just before its own outputs), or sorted by name. Each
+ * once; a value whose type is unknown (an output of a custom op) is listed too, its type `?`.
  */
 export function valueRows(result, sort) {
   const names = result.names();
   const opOf = (key) => result.producer?.(key)?.node.opType ?? result.nodes[result.producers[key]]?.opType ?? '';
-  if (sort === 'name') return names.map((key) => [key, opOf(key)]);
-  const known = new Set(names);
   const seen = new Set();
   const walked = [];
   const add = (list, key, op) => {
-    if (key !== null && known.has(key) && !seen.has(key)) {
+    if (typeof key === 'string' && key !== '' && !seen.has(key)) {
       seen.add(key);
       list.push([key, op]);
     }
@@ -114,5 +138,6 @@ export function valueRows(result, sort) {
   walk('', result.nodes);
   const rest = [];
   for (const key of names) if (!seen.has(key)) add(rest, key, opOf(key));
+  if (sort === 'name') return [...inputs, ...rest, ...walked].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   return [...inputs, ...rest, ...walked];
 }

@@ -35,15 +35,16 @@ function readRetrying(fs, fd, buf, offset, len, position) {
 
 /**
  * Opens `path` (a string, URL or Buffer, or an open file descriptor, which is neither moved back
- * nor closed) for reading. The answer:
+ * nor closed) for reading; errors call it `name` when given (the path a descriptor was opened
+ * from). The answer:
  * - `size`: the byte count of a regular file, or null for an input without a size;
  * - `read(pos, heap, dst, len)`: copies up to len bytes at offset pos of the input to heap[dst..];
  *   0 at the end (a sizeless input is read in order: the bytes up to pos are read and kept first);
  * - `ended`: a sizeless input's end was reached; `bytes()`: what was kept of it (one Uint8Array);
  * - `close()`.
  */
-export function openSource(fs, path, { maxBytes = DEFAULT_MAX_BYTES, ShapeInferenceError }) {
-  const name = path === 0 ? 'standard input' : typeof path === 'number' ? `file descriptor ${path}` : String(path);
+export function openSource(fs, path, { maxBytes = DEFAULT_MAX_BYTES, name: given, ShapeInferenceError }) {
+  const name = given ?? (path === 0 ? 'standard input' : typeof path === 'number' ? `file descriptor ${path}` : String(path));
   const ioError = (err) => new ShapeInferenceError(`cannot read ${name}: ${reason(err)}`, { code: 'IO_ERROR', cause: err });
   const owned = typeof path !== 'number';
   let fd;

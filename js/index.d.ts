@@ -156,6 +156,11 @@ export interface InferOptions {
    * most 2**32 - 1.
    */
   maxBytes?: number;
+  /**
+   * inferShapesFromPath: what error messages call the input (default: the path, or "file
+   * descriptor N" for a descriptor), e.g. the path a descriptor was opened from.
+   */
+  name?: string;
 }
 
 /** Options of inferShapesFromUrl: those of inferShapes (but the decoder, always nanopb), and the fetch's. */

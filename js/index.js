@@ -429,7 +429,8 @@ class Engine {
       throw new TypeError(`onnx-shapes: options.maxBytes must be an integer from 1 to ${fileSource.MAX_MAX_BYTES}`);
     }
     if (this.#busy) throw reentrant('inferShapesFromPath');
-    const source = fileSource.openSource(fs, path, { maxBytes, ShapeInferenceError });
+    if (options?.name !== undefined && typeof options.name !== 'string') throw new TypeError('onnx-shapes: options.name must be a string');
+    const source = fileSource.openSource(fs, path, { maxBytes, name: options?.name, ShapeInferenceError });
     try {
       const read = (pos, dst, len) => source.read(pos, this.#M.HEAPU8, dst, len);
       if (source.size !== null) return this.#runStream('inferShapesFromPath', flags, source.size, options, read);
