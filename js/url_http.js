@@ -15,9 +15,11 @@ const { ShapeInferenceError } = (await (isNode ? import('./errors.cjs') : import
 
 export const FIRST_REQUEST = 64 * 1024; // bytes 0.. of the file: its start, and whether Range works
 const MAX_READ_AHEAD = 4 * 1024 * 1024;
-// Read past what the walk asked for, always: a tensor's header after a skipped payload takes one
-// request, not one per field.
-const MIN_READ_AHEAD = 4 * 1024;
+// Read past what the walk asked for, always (a little: after a skipped payload the next stretch is
+// most often a tensor's header, of some 100 bytes) ...
+const MIN_READ_AHEAD = 256;
+// ... and, after a skip, as much as the stretch before it plus a quarter, up to this.
+const AFTER_SKIP = 64 * 1024;
 const COALESCE = 256 * 1024; // at most this gap is read through rather than skipped (within the budget)
 // In a body read from start to end, a gap this small between two kept spans is kept too: the spans
 // of one message's fields then grow one buffer rather than make a piece each.
@@ -436,15 +438,16 @@ export class UrlReader {
 
   /**
    * One Range request for [from, end), read ahead (and through a gap behind it) as far as the
-   * walk is likely to go on without a skip: as far as its current stretch has gone, or its last
-   * one went (so a contiguous graph is read in doubling requests, and a layer between two skipped
-   * payloads in one), but never past a budget: what is fetched stays within twice what the
-   * walk asked for (the decoder's bytes), plus the first request and 4 KiB a request, however the
-   * graph and the payloads it skips are interleaved.
+   * walk is likely to go on without a skip: half as far again as its current stretch has gone (a
+   * contiguous graph is read in requests growing by half), or, at the start of a stretch, as far
+   * as the last one went (a layer between two skipped payloads in one request, a tensor's header
+   * in one). Never past the budget: what is fetched stays within twice what the walk asked for
+   * (the bytes the decoder reads), plus the first request.
    */
   async range(from, end) {
     const budget = 2 * this.needed + FIRST_REQUEST - this.bytesFetched - (end - from);
-    const likely = Math.max(this.neededTo - this.runStart, this.lastRun);
+    const run = this.neededTo - this.runStart;
+    const likely = Math.max(Math.floor(run / 2), Math.min(AFTER_SKIP, this.lastRun + Math.floor(this.lastRun / 4) + 128));
     let ahead = Math.min(MAX_READ_AHEAD, Math.max(MIN_READ_AHEAD, Math.min(budget, likely)));
     const gap = from - this.lastEnd;
     if (this.lastEnd >= 0 && gap > 0 && gap <= Math.min(COALESCE, ahead - MIN_READ_AHEAD)) {
