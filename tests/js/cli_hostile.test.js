@@ -3,6 +3,7 @@
 // text the CLI prints (--json stays exact JSON); a FIFO over --max-bytes is named by its path; at
 // 80 columns no line of a real export's table overflows (a torchvision Faster R-CNN, exported here
 // by torch); a value whose type is unknown is listed and can be explained with --events.
+import { jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { REPO } from './helpers.js';
 import { model } from './onnx_builder.js';
 
 const CLI = join(REPO, 'js', 'cli.js');
+jest.setTimeout(120000); // a few CLI runs per test; this is for a machine under load
 const cli = (args, input, env) => spawnSync(process.execPath, [CLI, ...args], {
   encoding: 'utf8', input, env: { ...process.env, COLUMNS: '', ...env }, maxBuffer: 256 * 1024 * 1024,
 });
