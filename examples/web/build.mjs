@@ -5,8 +5,8 @@
 //
 // Inlined: styles.css, the page script (app.js and the modules it imports, expr.js), the worker (worker.js +
 // model_scan.js + js/index.js + js/errors.js + dist/onnx_shapes.mjs, started from a blob: URL), the
-// graph view's layout worker (@dagrejs/dagre's dist/dagre.min.js + layout_worker.js, a classic
-// script, also from a blob: URL), the wasm (base64, handed to the engine as wasmBinary) and the
+// graph view's layout worker (@dagrejs/dagre's dist/dagre.min.js + layout_worker.js and the
+// modules it imports, bundled as a classic script, also from a blob: URL), the wasm (base64, handed to the engine as wasmBinary) and the
 // bundled example models (base64).
 //
 // The ES modules are joined by a deliberately small bundler: each module becomes an async factory
@@ -147,10 +147,10 @@ function build() {
   const css = readFileSync(join(HERE, 'styles.css'), 'utf8');
   const app = bundle(join(HERE, 'app.js'));
   const worker = `globalThis.__ONNX_SHAPES_WASM__ = ${JSON.stringify(wasm.toString('base64'))};\n${bundle(join(HERE, 'worker.js'))}`;
-  // The layout library defines the global `dagre`, so layout_worker.js skips its importScripts.
+  // The layout library defines the global `dagre`, so layout_worker.js does not import it.
   const dagre = readFileSync(need(join(REPO, 'node_modules/@dagrejs/dagre/dist/dagre.min.js'), 'run `npm ci`'), 'utf8')
     .replace(/^\/\/# sourceMappingURL=.*$/m, '');
-  const layout = `${dagre}\n${readFileSync(join(HERE, 'layout_worker.js'), 'utf8')}`;
+  const layout = `${dagre}\n${bundle(join(HERE, 'layout_worker.js'))}`;
   const examples = {};
   for (const name of EXAMPLES) {
     examples[name] = readFileSync(need(join(REPO, `examples/models/${name}.onnx`))).toString('base64');

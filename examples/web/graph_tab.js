@@ -18,7 +18,7 @@ export const graphView = createGraphView({
   tokenize,
   brokenNode,
   workerUrl: globalThis.__ONNX_SHAPES_LAYOUT_URL__ ?? new URL('./layout_worker.js', import.meta.url),
-  workerType: 'classic',
+  workerType: globalThis.__ONNX_SHAPES_LAYOUT_URL__ ? 'classic' : 'module', // the single-file build's is a classic script
   requestGraph: () => ask({ type: 'graph' }).then((m) => m.json),
   onValue: (key) => { if (state.byName.has(key)) handlers.onValue(key); },
 });

@@ -1,31 +1,49 @@
 // The graph view of the demo page: operators as boxes, values as edges labelled with their
 // symbolic shapes. What to show and where is decided off the main thread by layout_worker.js
-// (at most `budget` boxes: collapsed name groups, the neighbourhood of the focus); this module
-// asks it for views and draws the answers as SVG.
+// (graph_model.js, graph_layout.js); this module asks it for views, draws the answers
+// (graph_draw.js) and handles zoom, pan, the minimap and clicks.
 //
-//   const view = createGraphView({ root, hue, tokenize, requestGraph, onValue, onNode });
-//   view.reset(result)    a new model (nothing is laid out until the view is shown)
-//   view.show()           lays out the current scope (the first time: the model's graph, or the
-//                         graph of the first broken node, focused on it)
-//   view.focusValue(key)  the producer of value `key` (or its first reader), in its graph
-//   view.select(key)      highlights a value's edges (the page's open detail)
+//   const view = createGraphView({ root, hue, tokenize, requestGraph, onValue, onNodeSelect, brokenNode, notes });
+//   view.reset(result)          a new model (nothing is laid out until the view is shown)
+//   view.show()                 lays out the current scope (the first time: the model's graph, or the
+//                               graph of the first broken node, focused on it)
+//   view.focusValue(key, path)  the producer of value `key` (or its first reader), in its graph, at a
+//                               readable zoom
+//   view.focusNode(path, index) node `index` of graph `path`, likewise
+//   view.select(key)            highlights a value's edges (the page's open detail)
+//   view.setNotes(notes)        an extra short line per box and edge (costs, ...): notes.node({path,
+//                               index}), notes.group({path, prefix, members: node indices}),
+//                               notes.edge({path, key, keys}) each return a string ('' for none)
+//
+// Hooks: onValue(key, {fromGraph}) opens a value's details (an edge, a pill, a constant listed in
+// a box); onNodeSelect({path, index}) a node's (a node box; without it, its first output's value).
+import { drawView, minimapSVG, esc } from './graph_draw.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
 const now = () => performance.now();
 
-/** Default number of boxes a view may hold (see layout_worker.js for what is shown past it). */
+/** Default number of boxes a level may hold (see graph_layout.js for what is shown past it). */
 export const DEFAULT_BUDGET = 120;
+/** Fit never zooms out further: the smallest text (11 px) stays at least 8 px on screen. */
+export const MIN_FIT_ZOOM = 0.75;
+/** "Show in graph" zooms to at least this (the box's text at its size). */
+export const READABLE_ZOOM = 1;
 
 /**
  * root: the element holding the view's markup (see index.html #graph); hue(symbol) → hue;
  * tokenize(expr) → tokens of js/expr.js; requestGraph() → Promise of the graph JSON text
- * (worker.js); onValue(key) opens a value's details; brokenNode() → {path, nodeIndex} or null.
+ * (worker.js); brokenNode() → {path, nodeIndex} or null; workerUrl/workerType: the layout worker
+ * (a module worker when served; the single-file build makes it a classic one).
  */
-export function createGraphView({ root, hue, tokenize, requestGraph, onValue, brokenNode, workerUrl, workerType }) {
+export function createGraphView({ root, hue, tokenize, requestGraph, onValue, onNodeSelect, brokenNode, workerUrl, workerType, notes = null }) {
   const $ = (sel) => root.querySelector(sel);
   const canvas = $('.graph-canvas');
   const svgHost = $('.graph-svg-host');
+  const minimap = document.createElement('div');
+  minimap.className = 'graph-minimap';
+  minimap.hidden = true;
+  minimap.setAttribute('aria-hidden', 'true');
+  canvas.after(minimap);
   let worker = null;
   let graphSent = null; // Promise: the current model's graph is in the worker
   let nextId = 1;
@@ -41,11 +59,12 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, br
     budget: DEFAULT_BUDGET,
     subgraphs: {},
     metrics: null,
+    notes,
   };
 
   function ensureWorker() {
     if (worker) return;
-    worker = new Worker(workerUrl, { type: workerType, name: 'onnx-shapes-layout' });
+    worker = new Worker(workerUrl, { type: workerType ?? 'module', name: 'onnx-shapes-layout' });
     worker.onmessage = ({ data }) => {
       const p = pending.get(data.id);
       if (!p) return;
@@ -72,8 +91,12 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, br
     $('.graph-status').textContent = text;
   }
 
-  /** Asks the worker for a view of the current scope and focus, and draws it (the newest answer wins). */
-  async function refresh() {
+  /**
+   * Asks the worker for a view of the current scope and focus, and draws it (the newest answer
+   * wins). `fit`: the view is made to fit the canvas (deeper groups closed) and zoomed to it;
+   * `zoom`: the zoom to draw at.
+   */
+  async function refresh({ fit = false, zoom = null } = {}) {
     const t0 = now();
     const id = ++latest;
     status('Laying out…');
@@ -92,15 +115,21 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, br
         type: 'view',
         scope: st.scope,
         expanded: st.expanded.get(st.scope) ?? null,
-        focus: st.focus,
+        focus: fit ? null : st.focus,
         budget: st.budget,
         mark: broken && broken.path === st.scope ? broken.nodeIndex : -1,
+        notes: { node: !!st.notes?.node, group: !!st.notes?.group, edge: !!st.notes?.edge },
+        members: !!st.notes?.group,
+        fit: fit ? { width: canvas.clientWidth, height: canvas.clientHeight, minZoom: MIN_FIT_ZOOM } : null,
       });
       if (id !== latest) return; // a newer request is on its way
       const tView = now();
       st.view = view;
       st.expanded.set(st.scope, view.expanded);
+      if (fit) st.zoom = fitZoom(view);
+      else if (zoom !== null) st.zoom = zoom;
       draw(view);
+      if (fit) { canvas.scrollLeft = Math.max(0, (view.width * st.zoom - canvas.clientWidth) / 2); canvas.scrollTop = 0; }
       const tDraw = now();
       // Painted: the next frame after the SVG went in.
       await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
@@ -112,6 +141,7 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, br
         totalMs: now() - t0,
         graphMs: tGraph - t0,
         drawMs: tDraw - tView,
+        zoom: st.zoom,
       };
       root.dataset.busy = 'false';
       status('');
@@ -122,114 +152,23 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, br
     }
   }
 
+  const fitZoom = (v) => Math.max(MIN_FIT_ZOOM, Math.min(canvas.clientWidth / v.width, canvas.clientHeight / v.height, 1));
+
   // Section - Drawing
 
-  /** An expression as SVG tspans, each symbol in its colour. */
-  function exprSVG(text) {
-    let toks;
-    try { toks = tokenize(text); } catch { return esc(text); }
-    let out = '';
-    for (const t of toks) {
-      if (t.t === 'sym') out += `<tspan class="s" style="--h:${hue(t.v)}">${esc(t.s)}</tspan>`;
-      else if (t.t === ',') out += ', ';
-      else out += esc(t.s);
-    }
-    return out;
-  }
-
-  /** "[batch, (H+1)//2]" (and " = [content]") with coloured symbols. */
-  function shapeSVG(label) {
-    const eq = label.indexOf('] = [');
-    if (eq >= 0) return `${shapeSVG(label.slice(0, eq + 1))} = ${shapeSVG(label.slice(eq + 4))}`;
-    const m = /^\[(.*)\]$/.exec(label);
-    if (!m) return esc(label);
-    const parts = [];
-    let depth = 0;
-    let cur = '';
-    for (const c of m[1]) {
-      if (c === '(') depth++;
-      else if (c === ')') depth--;
-      if (c === ',' && depth === 0) { parts.push(cur.trim()); cur = ''; } else cur += c;
-    }
-    if (cur.trim() || parts.length) parts.push(cur.trim());
-    return `[${parts.map((p) => (/^-?\d+$|^\?$/.test(p) ? esc(p) : exprSVG(p))).join(', ')}]`;
-  }
-
-  function pathOf(points) {
-    if (points.length < 2) return '';
-    let d = `M${points[0][0].toFixed(1)},${points[0][1].toFixed(1)}`;
-    if (points.length === 2) return `${d}L${points[1][0].toFixed(1)},${points[1][1].toFixed(1)}`;
-    // Through the midpoints with quadratic curves: a smooth line that follows dagre's route.
-    for (let i = 1; i < points.length - 1; i++) {
-      const [x, y] = points[i];
-      const [nx, ny] = points[i + 1];
-      const mx = i === points.length - 2 ? nx : (x + nx) / 2;
-      const my = i === points.length - 2 ? ny : (y + ny) / 2;
-      d += `Q${x.toFixed(1)},${y.toFixed(1)} ${mx.toFixed(1)},${my.toFixed(1)}`;
-    }
-    return d;
-  }
-
   function draw(view) {
-    const sel = st.selected;
-    let html = `<defs><marker id="gv-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="gv-arrowhead"/></marker></defs>`;
-    for (const c of view.clusters) {
-      const tail = c.prefix.split('/').pop();
-      html += `<g class="gv-cluster" data-collapse="${esc(c.prefix)}"><rect x="${c.x}" y="${c.y}" width="${c.width}" height="${c.height}" rx="10"/>`
-        + `<text x="${c.x + 10}" y="${c.y + 15}" class="gv-cluster-label"><title>${esc(c.prefix)} (click to collapse)</title>▾ ${esc(tail)}</text></g>`;
-    }
-    for (const e of view.edges) {
-      const hot = sel && e.keys.includes(sel);
-      html += `<g class="gv-edge${hot ? ' hot' : ''}" data-value="${esc(e.key)}"><path d="${pathOf(e.points)}" marker-end="url(#gv-arrow)"/>`
-        + `<path class="gv-hit" d="${pathOf(e.points)}"/></g>`;
-    }
-    for (const e of view.edges) {
-      if (!e.label) continue;
-      const hot = sel && e.keys.includes(sel);
-      const w = Math.max(20, e.label.length * 6.6 + 10);
-      html += `<g class="gv-elabel${hot ? ' hot' : ''}" data-value="${esc(e.key)}"><title>${esc(e.keys.join(', '))}${e.count > e.keys.length ? ', …' : ''}</title>`
-        + `<rect x="${(e.lx - w / 2).toFixed(1)}" y="${(e.ly - 8).toFixed(1)}" width="${w.toFixed(1)}" height="16" rx="4"/>`
-        + `<text x="${e.lx.toFixed(1)}" y="${(e.ly + 4).toFixed(1)}">${e.count > 1 ? esc(e.label) : shapeSVG(e.label)}</text></g>`;
-    }
-    for (const b of view.items) {
-      const cx = b.x + b.width / 2;
-      const shared = (b.sharedOut ? `<g class="gv-shared" data-focus="${esc(b.id)}"><title>feeds ${b.sharedOut} boxes of this view (edges not drawn)</title><rect x="${b.x + b.width - 30}" y="${b.y + b.height - 7}" width="34" height="14" rx="7"/><text x="${b.x + b.width - 13}" y="${b.y + b.height + 3.5}">⇉${b.sharedOut}</text></g>` : '')
-        + (b.sharedIn.length ? `<g class="gv-shared" data-value="${esc(b.sharedIn[0].key)}"><title>also reads ${esc(b.sharedIn.map((x) => `${x.key} (from ${x.label})`).join(', '))}</title><rect x="${b.x + b.width - 22}" y="${b.y - 7}" width="26" height="14" rx="7"/><text x="${b.x + b.width - 9}" y="${b.y + 3.5}">⇣${b.sharedIn.length}</text></g>` : '');
-      const hidden = shared + (b.hiddenIn ? `<g class="gv-more" data-focus="${esc(b.id)}"><title>${b.hiddenIn} more input${b.hiddenIn > 1 ? 's' : ''} not shown: click to centre the view here</title><rect x="${cx - 16}" y="${b.y - 9}" width="32" height="14" rx="7"/><text x="${cx}" y="${b.y + 1.5}">+${b.hiddenIn}</text></g>` : '')
-        + (b.hiddenOut ? `<g class="gv-more" data-focus="${esc(b.id)}"><title>${b.hiddenOut} more reader${b.hiddenOut > 1 ? 's' : ''} not shown: click to centre the view here</title><rect x="${cx - 16}" y="${b.y + b.height - 5}" width="32" height="14" rx="7"/><text x="${cx}" y="${b.y + b.height + 5.5}">+${b.hiddenOut}</text></g>` : '');
-      if (b.kind === 'node') {
-        let bx = b.x + (b.width - b.bodies.reduce((w, x) => w + x.width, 0)) / 2;
-        const bodies = b.bodies.map((x) => {
-          const t = `<text class="gv-body-link" data-scope="${esc(x.path)}" x="${bx + 4}" y="${b.y + b.height - 8}"><title>open ${esc(x.path)}</title>▸ ${esc(x.attribute.length > 14 ? `${x.attribute.slice(0, 13)}…` : x.attribute)}</text>`;
-          bx += x.width;
-          return t;
-        }).join('');
-        html += `<g class="gv-node${b.broken ? ' broken' : ''}${b.domain ? ' custom' : ''}" data-node="${b.node}" data-id="${esc(b.id)}"><title>${esc(b.name || b.op)} (${esc(b.domain ? `${b.domain}:` : '')}${esc(b.op)})</title>`
-          + `<rect x="${b.x}" y="${b.y}" width="${b.width}" height="${b.height}" rx="6"/>`
-          + `<text class="gv-op" x="${cx}" y="${b.y + (b.label || b.bodies.length ? 18 : 20)}">${esc(b.op)}</text>`
-          + (b.label ? `<text class="gv-name" x="${cx}" y="${b.y + 33}">${esc(b.label.length > 34 ? `${b.label.slice(0, 33)}…` : b.label)}</text>` : '')
-          + `${bodies}${hidden}</g>`;
-      } else if (b.kind === 'group') {
-        html += `<g class="gv-group${b.broken ? ' broken' : ''}" data-expand="${esc(b.prefix)}" data-id="${esc(b.id)}"><title>${esc(b.prefix)}: ${b.count} nodes${b.io ? `, ${esc(b.io)}` : ''} (click to open)</title>`
-          + `<rect class="gv-stack" x="${b.x + 4}" y="${b.y + 4}" width="${b.width}" height="${b.height}" rx="8"/>`
-          + `<rect x="${b.x}" y="${b.y}" width="${b.width}" height="${b.height}" rx="8"/>`
-          + `<text class="gv-op" x="${cx}" y="${b.y + 20}">▸ ${esc(b.label)} <tspan class="gv-count">${b.count}</tspan></text>`
-          + `<text class="gv-name" x="${cx}" y="${b.y + 37}">${esc(b.ops)}</text>${hidden}</g>`;
-      } else {
-        html += `<g class="gv-pill gv-${b.kind}" data-value="${esc(b.key)}" data-id="${esc(b.id)}"><title>${b.kind === 'outer' ? 'a value of an enclosing graph' : b.kind === 'in' ? 'graph input' : 'graph output'} ${esc(b.key)}</title>`
-          + `<rect x="${b.x}" y="${b.y}" width="${b.width}" height="${b.height}" rx="${b.height / 2}"/>`
-          + `<text x="${cx}" y="${b.y + 17}">${esc(b.label.length > 30 ? `${b.label.slice(0, 29)}…` : b.label)}</text>${hidden}</g>`;
-      }
-    }
     const w = Math.ceil(view.width);
     const h = Math.ceil(view.height);
+    const html = drawView(view, { hue, tokenize, selected: st.selected, notes: st.notes, path: view.scope });
     svgHost.innerHTML = `<svg xmlns="${SVG_NS}" class="gv-svg" viewBox="0 0 ${w} ${h}" width="${Math.ceil(w * st.zoom)}" height="${Math.ceil(h * st.zoom)}" role="img" aria-label="Graph of ${esc(view.scope || 'the model')}">${html}</svg>`;
+    minimap.innerHTML = `<svg xmlns="${SVG_NS}" viewBox="0 0 ${w} ${h}" preserveAspectRatio="xMidYMid meet">${minimapSVG(view)}<rect class="mm-viewport" x="0" y="0" width="0" height="0"/></svg>`;
     crumbs();
     const s = view.stats;
-    $('.graph-stats').textContent = `${s.boxes.toLocaleString('en-US')} boxes of ${s.nodes.toLocaleString('en-US')} nodes${s.allBoxes > s.boxes ? ' (neighbourhood)' : ''} · laid out in ${Math.round(s.totalMs)} ms`;
+    $('.graph-stats').textContent = `${s.boxes.toLocaleString('en-US')} boxes of ${s.nodes.toLocaleString('en-US')} nodes${s.folded ? ` (${s.folded.toLocaleString('en-US')} constants shown in their readers)` : ''}${s.allBoxes > s.boxes ? ' · neighbourhood' : ''} · laid out in ${Math.round(s.totalMs)} ms`;
     const broken = brokenNode();
     $('[data-graph=error]').hidden = !broken;
     scrollToFocus();
+    updateMinimap();
   }
 
   function crumbs() {
@@ -248,18 +187,31 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, br
       : `<button type="button" class="crumb link" data-scope="${esc(c.path)}">${esc(c.label)}</button><span class="crumb-sep">›</span>`)).join('');
   }
 
+  /** The box (or frame, or edge label) the focus designates in the current view. */
+  function focusTarget() {
+    const v = st.view;
+    const f = st.focus;
+    if (!v || !f) return null;
+    if (f.node !== undefined) return v.items.find((b) => b.node === f.node) ?? v.items.find((b) => b.members?.includes(f.node));
+    if (f.key !== undefined) {
+      const e = v.edges.find((x) => x.keys.includes(f.key) && x.lx !== null);
+      return e ? { x: e.lx, y: e.ly } : v.items.find((b) => b.key === f.key || b.weights?.some((w) => w.key === f.key));
+    }
+    if (f.group !== undefined) return v.items.find((b) => b.prefix === f.group) ?? v.clusters.find((c) => c.prefix === f.group);
+    if (f.id !== undefined) return v.items.find((b) => b.id === f.id);
+    return null;
+  }
+
   /** Scrolls the focused box (else the top of the graph) into view. */
   function scrollToFocus() {
     const v = st.view;
     if (!v) return;
-    let target = null;
-    if (st.focus?.node !== undefined) target = v.items.find((b) => b.node === st.focus.node);
-    else if (st.focus?.key !== undefined) target = v.items.find((b) => b.key === st.focus.key) ?? v.edges.find((e) => e.keys.includes(st.focus.key));
-    else if (st.focus?.group !== undefined) target = v.items.find((b) => b.prefix === st.focus.group) ?? v.clusters.find((c) => c.prefix === st.focus.group);
-    else if (st.focus?.id !== undefined) target = v.items.find((b) => b.id === st.focus.id);
+    const target = focusTarget();
     if (!target) { canvas.scrollTop = 0; canvas.scrollLeft = Math.max(0, (v.width * st.zoom - canvas.clientWidth) / 2); return; }
-    const x = (target.x ?? target.lx) + (target.width ?? 0) / 2;
-    const y = (target.y ?? target.ly) + (target.height ?? 0) / 2;
+    // A frame taller than the canvas: its top, not its middle.
+    const tall = (target.height ?? 0) * st.zoom > canvas.clientHeight;
+    const x = target.x + (target.width ?? 0) / 2;
+    const y = tall ? target.y + canvas.clientHeight / (2 * st.zoom) - 20 : target.y + (target.height ?? 0) / 2;
     canvas.scrollLeft = Math.max(0, x * st.zoom - canvas.clientWidth / 2);
     canvas.scrollTop = Math.max(0, y * st.zoom - canvas.clientHeight / 2);
   }
@@ -277,14 +229,53 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, br
     }
     canvas.scrollLeft = cx * st.zoom - canvas.clientWidth / 2;
     canvas.scrollTop = cy * st.zoom - canvas.clientHeight / 2;
+    if (st.metrics) st.metrics.zoom = st.zoom;
+    updateMinimap();
   }
+
+  // Section - Minimap (shown while the drawing overflows the canvas)
+
+  function updateMinimap() {
+    const v = st.view;
+    const over = v && (v.width * st.zoom > canvas.clientWidth + 2 || v.height * st.zoom > canvas.clientHeight + 2);
+    minimap.hidden = !over;
+    if (!over) return;
+    // Its box keeps the view's proportions within 200 x 160 px.
+    const k = Math.min(200 / v.width, 160 / v.height);
+    minimap.style.width = `${Math.max(24, Math.round(v.width * k))}px`;
+    minimap.style.height = `${Math.max(24, Math.round(v.height * k))}px`;
+    const r = minimap.querySelector('.mm-viewport');
+    if (!r) return;
+    r.setAttribute('x', String(canvas.scrollLeft / st.zoom));
+    r.setAttribute('y', String(canvas.scrollTop / st.zoom));
+    r.setAttribute('width', String(Math.min(v.width, canvas.clientWidth / st.zoom)));
+    r.setAttribute('height', String(Math.min(v.height, canvas.clientHeight / st.zoom)));
+  }
+
+  /** Centres the canvas on the minimap point under the pointer. */
+  function minimapGo(e) {
+    const v = st.view;
+    const svg = minimap.querySelector('svg');
+    if (!v || !svg) return;
+    const box = svg.getBoundingClientRect();
+    const k = Math.min(box.width / v.width, box.height / v.height);
+    const x = (e.clientX - box.left - (box.width - v.width * k) / 2) / k;
+    const y = (e.clientY - box.top - (box.height - v.height * k) / 2) / k;
+    canvas.scrollLeft = x * st.zoom - canvas.clientWidth / 2;
+    canvas.scrollTop = y * st.zoom - canvas.clientHeight / 2;
+  }
+  let mmDrag = false;
+  minimap.addEventListener('pointerdown', (e) => { mmDrag = true; minimap.setPointerCapture(e.pointerId); minimapGo(e); });
+  minimap.addEventListener('pointermove', (e) => { if (mmDrag) minimapGo(e); });
+  minimap.addEventListener('pointerup', () => { mmDrag = false; });
+  canvas.addEventListener('scroll', () => updateMinimap(), { passive: true });
 
   // Section - Interaction
 
-  function goScope(path, focus = null) {
+  function goScope(path, focus = null, opts = {}) {
     st.scope = path;
     st.focus = focus;
-    return refresh();
+    return refresh(opts);
   }
 
   root.addEventListener('click', (e) => {
@@ -298,6 +289,8 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, br
       refresh();
       return;
     }
+    const weight = t.closest('.gv-weight[data-value]');
+    if (weight) { onValue(weight.dataset.value, { fromGraph: true }); return; }
     const group = t.closest('[data-expand]');
     if (group) {
       const ex = new Set(st.expanded.get(st.scope) ?? []);
@@ -318,10 +311,13 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, br
     const node = t.closest('[data-node]');
     if (node) {
       const b = st.view.items.find((x) => x.id === node.dataset.id);
-      const out = st.view.edges.find((x) => x.from === b.id)?.key ?? b.outputs?.[0];
       st.focus = { node: b.node };
-      if (out) onValue(out, { fromGraph: true });
       markFocus(b.id);
+      if (onNodeSelect) onNodeSelect({ path: st.scope, index: b.node });
+      else {
+        const out = st.view.edges.find((x) => x.from === b.id)?.key ?? b.outputs?.find((k) => k !== null);
+        if (out) onValue(out, { fromGraph: true });
+      }
       return;
     }
     const value = t.closest('[data-value]');
@@ -331,12 +327,10 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, br
       const what = btn.dataset.graph;
       if (what === 'in') setZoom(st.zoom * 1.25);
       else if (what === 'out') setZoom(st.zoom / 1.25);
-      else if (what === 'fit') {
-        const v = st.view;
-        if (v) setZoom(Math.min(canvas.clientWidth / v.width, canvas.clientHeight / v.height, 1));
-      } else if (what === 'overview') { st.expanded.delete(st.scope); st.focus = null; refresh(); } else if (what === 'error') {
+      else if (what === 'fit') refresh({ fit: true });
+      else if (what === 'overview') { st.expanded.delete(st.scope); st.focus = null; refresh(); } else if (what === 'error') {
         const b = brokenNode();
-        if (b) goScope(b.path, { node: b.nodeIndex });
+        if (b) goScope(b.path, { node: b.nodeIndex }, { zoom: Math.max(st.zoom, READABLE_ZOOM) });
       }
     }
   });
@@ -379,15 +373,20 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, br
       st.zoom = 1;
       st.subgraphs = result?.subgraphs ?? {};
       svgHost.innerHTML = '';
+      minimap.hidden = true;
       $('.graph-stats').textContent = '';
       const b = brokenNode();
       if (b) { st.scope = b.path; st.focus = { node: b.nodeIndex }; }
     },
     show: () => refresh(),
-    /** Shows the producer of value `key` (or its first reader) in its graph. */
+    /** Shows the producer of value `key` (or its first reader) in its graph, readable. */
     focusValue(key, path) {
       st.selected = key;
-      return goScope(path ?? st.scope, { key });
+      return goScope(path ?? st.scope, { key }, { zoom: Math.max(st.zoom, READABLE_ZOOM) });
+    },
+    /** Shows node `index` of graph `path`, readable. */
+    focusNode(path, index) {
+      return goScope(path, { node: index }, { zoom: Math.max(st.zoom, READABLE_ZOOM) });
     },
     select(key) {
       st.selected = key;
@@ -395,6 +394,12 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, br
         const v = st.view?.edges.find((e) => e.key === el.dataset.value);
         el.classList.toggle('hot', !!key && !!v && v.keys.includes(key));
       }
+    },
+    /** The page's extra lines (see the top of this file); the view is laid out again if shown. */
+    setNotes(next) {
+      st.notes = next;
+      if (st.view) return refresh();
+      return null;
     },
     get metrics() { return st.metrics; },
     get state() { return st; },

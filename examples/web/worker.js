@@ -12,6 +12,7 @@
 import { init } from '../../js/index.js';
 import { fetchModelSource } from '../../js/url_source.js';
 import { scanModel } from './model_scan.js';
+import { graphJson } from './graph_data.js';
 
 const now = () => performance.timeOrigin + performance.now(); // comparable across threads
 
@@ -98,34 +99,6 @@ function compactModel(model) {
   if (!model) return null;
   const { nodes, ...rest } = model;
   return rest;
-}
-
-/**
- * "[batch, 8, (H+1)//2]" for an edge label, followed by a short known content ("[4] = [batch,
- * seq, 4, 16]": the shape a Reshape gets); '' when nothing is known.
- */
-function shapeText(t) {
-  while (t && (t.kind === 'sequence' || t.kind === 'optional')) t = t.elem;
-  if (!t || t.kind !== 'tensor') return t?.kind ?? '';
-  const dims = !t.dims ? '[*]' : t.dims.length ? `[${t.dims.map((d) => d ?? '?').join(', ')}]` : 'scalar';
-  const value = t.value ? `[${t.value.map((d) => d ?? '?').join(', ')}]` : '';
-  return value && value.length <= 40 && t.dims?.length <= 1 ? `${dims} = ${value}` : dims;
-}
-
-/**
- * The graph of the last result for the graph view's worker (layout_worker.js): every graph (the
- * model's, then each body) with its nodes as [name, opType, domain, inputs, outputs], and each
- * value's shape as text.
- */
-function graphJson(result) {
-  const row = (n) => [n.name, n.opType, n.domain, n.inputs, n.outputs];
-  const scopes = [{ path: '', parent: null, node: -1, attribute: '', inputs: result.inputs, outputs: result.outputs, nodes: result.nodes.map(row) }];
-  for (const [path, g] of Object.entries(result.subgraphs)) {
-    scopes.push({ path, parent: g.parent, node: g.node, attribute: g.attribute, inputs: g.inputs, outputs: g.outputs, nodes: g.nodes.map(row) });
-  }
-  const shapes = {};
-  for (const key of result.names()) shapes[key] = shapeText(result.getShape(key));
-  return JSON.stringify({ scopes, shapes });
 }
 
 async function infer({ id, file, bytes, url, name }) {

@@ -262,5 +262,7 @@ test('single-file build (dist/onnx-shapes-demo.html) works from file://', async 
 
 await import('./page_edges.test.mjs');
 await import('./graph_view.test.mjs');
+await import('./graph_model.test.mjs');
+await import('./graph_overview.test.mjs');
 await import('./url_data.test.mjs');
 await runTests();
