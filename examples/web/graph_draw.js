@@ -1,7 +1,7 @@
 // Drawing for the graph view (graph_view.js): a view from the layout worker (graph_layout.js) as
 // SVG text, and the minimap's SVG. Shapes are drawn with each symbol in its colour.
 //
-//   drawView(view, { hue, tokenize, selected, notes: {node, group, edge} | null, path }) → SVG inner text
+//   drawView(view, { hue, tokenize, selected, notes: {node, group, edge} | null, path }) → SVG pieces
 //   minimapSVG(view) → SVG inner text (frames and boxes, no text)
 
 export const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
@@ -116,39 +116,51 @@ function pillSVG(b) {
     + `<text x="${cx}" y="${b.y + 17}">${esc(b.label)}</text>${marksSVG(b)}</g>`;
 }
 
-/** The view as the inner text of the view's <svg>. */
+export const DEFS = '<defs><marker id="gv-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="gv-arrowhead"/></marker></defs>';
+
+/**
+ * The view as SVG pieces in three layers (frames, edges and their labels, boxes), each with its
+ * bounding box, so that the page can put in what is on screen first: {frames, edges, labels,
+ * boxes}, each an array of {x0, y0, x1, y1, html}.
+ */
 export function drawView(view, ctx) {
   const sel = ctx.selected;
-  let html = '<defs><marker id="gv-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="gv-arrowhead"/></marker></defs>';
+  const out = { frames: [], edges: [], labels: [], boxes: [] };
   for (const c of view.clusters) {
-    html += `<g class="gv-cluster" data-collapse="${esc(c.prefix)}" data-id="${esc(c.id)}"><rect x="${c.x}" y="${c.y}" width="${c.width}" height="${c.height}" rx="10"/>`
-      + `<text x="${c.x + 10}" y="${c.y + 15}" class="gv-cluster-label"><title>${esc(c.prefix)} (click to close)</title>▾ ${esc(clip(c.label, 40))}</text></g>`;
+    out.frames.push({
+      x0: c.x, y0: c.y, x1: c.x + c.width, y1: c.y + c.height,
+      html: `<g class="gv-cluster" data-collapse="${esc(c.prefix)}" data-id="${esc(c.id)}"><rect x="${c.x}" y="${c.y}" width="${c.width}" height="${c.height}" rx="10"/>`
+        + `<text x="${c.x + 10}" y="${c.y + 15}" class="gv-cluster-label"><title>${esc(c.prefix)} (click to close)</title>▾ ${esc(clip(c.label, 40))}</text></g>`,
+    });
   }
   for (const e of view.edges) {
     const hot = sel && e.keys.includes(sel);
     const d = pathOf(e.points);
-    html += `<g class="gv-edge${hot ? ' hot' : ''}" data-value="${esc(e.key)}"><path d="${d}"${e.arrow ? ' marker-end="url(#gv-arrow)"' : ''}/>`
-      + `<path class="gv-hit" d="${d}"/></g>`;
-  }
-  for (const e of view.edges) {
+    let x0 = Infinity; let y0 = Infinity; let x1 = -Infinity; let y1 = -Infinity;
+    for (const [x, y] of e.points) { x0 = Math.min(x0, x); y0 = Math.min(y0, y); x1 = Math.max(x1, x); y1 = Math.max(y1, y); }
+    out.edges.push({
+      x0, y0, x1, y1,
+      html: `<g class="gv-edge${hot ? ' hot' : ''}" data-value="${esc(e.key)}"><path d="${d}"${e.arrow ? ' marker-end="url(#gv-arrow)"' : ''}/><path class="gv-hit" d="${d}"/></g>`,
+    });
     if (!e.label || e.lx === null) continue;
-    const hot = sel && e.keys.includes(sel);
     const more = e.count > 1 ? ` +${e.count - 1}` : '';
     const note = ctx.notes?.edge ? noteOf(ctx.notes.edge, { path: ctx.path, key: e.key, keys: e.keys }) : '';
     const w = Math.max(20, (e.label.length + more.length) * 6.6 + 10, note.length * 6.2 + 10);
     const h = note ? 30 : 16;
-    html += `<g class="gv-elabel${hot ? ' hot' : ''}" data-value="${esc(e.key)}"><title>${esc(e.keys.join(', '))}${e.count > e.keys.length ? ', …' : ''}</title>`
-      + `<rect x="${(e.lx - w / 2).toFixed(1)}" y="${(e.ly - h / 2).toFixed(1)}" width="${w.toFixed(1)}" height="${h}" rx="4"/>`
-      + `<text x="${e.lx.toFixed(1)}" y="${(e.ly - h / 2 + 12).toFixed(1)}">${shapeSVG(e.label, ctx)}${more ? `<tspan class="gv-more-values">${esc(more)}</tspan>` : ''}</text>`
-      + (note ? `<text class="gv-note" x="${e.lx.toFixed(1)}" y="${(e.ly + 11).toFixed(1)}">${esc(note)}</text>` : '')
-      + '</g>';
+    out.labels.push({
+      x0: e.lx - w / 2, y0: e.ly - h / 2, x1: e.lx + w / 2, y1: e.ly + h / 2,
+      html: `<g class="gv-elabel${hot ? ' hot' : ''}" data-value="${esc(e.key)}"><title>${esc(e.keys.join(', '))}${e.count > e.keys.length ? ', …' : ''}</title>`
+        + `<rect x="${(e.lx - w / 2).toFixed(1)}" y="${(e.ly - h / 2).toFixed(1)}" width="${w.toFixed(1)}" height="${h}" rx="4"/>`
+        + `<text x="${e.lx.toFixed(1)}" y="${(e.ly - h / 2 + 12).toFixed(1)}">${shapeSVG(e.label, ctx)}${more ? `<tspan class="gv-more-values">${esc(more)}</tspan>` : ''}</text>`
+        + (note ? `<text class="gv-note" x="${e.lx.toFixed(1)}" y="${(e.ly + 11).toFixed(1)}">${esc(note)}</text>` : '')
+        + '</g>',
+    });
   }
   for (const b of view.items) {
-    if (b.kind === 'node') html += nodeSVG(b, ctx);
-    else if (b.kind === 'group') html += groupSVG(b, ctx);
-    else html += pillSVG(b);
+    const html = b.kind === 'node' ? nodeSVG(b, ctx) : b.kind === 'group' ? groupSVG(b, ctx) : pillSVG(b);
+    out.boxes.push({ x0: b.x - 10, y0: b.y - 10, x1: b.x + b.width + 10, y1: b.y + b.height + 10, html });
   }
-  return html;
+  return out;
 }
 
 /** The minimap: frames and boxes only, in the view's coordinates. */

@@ -34,7 +34,7 @@ const clip = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
  * The view of graph `g` for request `req` ({expanded: prefixes|null, focus, budget, mark,
  * notes: {node, group, edge}, members, fit: {width, height, minZoom}|null}); `env`:
  * {dagre, shapes, types, cache: Map}. With `fit`, the deepest open groups are closed until the
- * view fits the given size at minZoom (or nothing is left to close).
+ * view fits the given size at minZoom, or only the default view's groups are left open.
  */
 export function makeView(g, req, env) {
   const t0 = performance.now();
@@ -43,8 +43,10 @@ export function makeView(g, req, env) {
   let open = openGroups(g, t, req, focus);
   let view = compute(g, t, open, req, focus, env);
   let collapsed = 0;
+  // Fit closes what was opened beyond the first view, never that view's own groups.
+  const base = req.fit ? autoExpand(t, Math.max(8, req.budget >> 1), req.budget) : null;
   while (req.fit && (view.width * req.fit.minZoom > req.fit.width || view.height * req.fit.minZoom > req.fit.height)) {
-    const fewer = closeDeepest(t, open);
+    const fewer = closeDeepest(t, open, base);
     if (!fewer) break;
     open = fewer;
     collapsed++;
@@ -152,13 +154,13 @@ function autoExpand(t, limit, most) {
   return open;
 }
 
-/** The open set without its deepest open frames, or null when none is left to close. */
-function closeDeepest(t, open) {
+/** The open set without its deepest open frames (`keep`'s aside), or null when none is left. */
+function closeDeepest(t, open, keep) {
   let deepest = 0;
-  for (let c = 1; c < t.size; c++) if (open[c] && !t.transparent[c]) deepest = Math.max(deepest, t.depth[c]);
+  for (let c = 1; c < t.size; c++) if (open[c] && !keep[c] && !t.transparent[c]) deepest = Math.max(deepest, t.depth[c]);
   if (!deepest) return null;
   const out = open.slice();
-  for (let c = 1; c < t.size; c++) if (t.depth[c] >= deepest) out[c] = 0;
+  for (let c = 1; c < t.size; c++) if (t.depth[c] >= deepest && !keep[c]) out[c] = 0;
   return out;
 }
 

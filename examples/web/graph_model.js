@@ -202,15 +202,17 @@ function groupLooseOps(g, t) {
       if (a !== b) up[a] = b;
     }
   }
-  const count = new Map();
-  for (let i = 0; i < g.n; i++) if (loose(i)) { const r = find(i); count.set(r, (count.get(r) ?? 0) + 1); }
+  const pieces = new Map(); // root -> its nodes
+  for (let i = 0; i < g.n; i++) if (loose(i)) { const r = find(i); const l = pieces.get(r); if (l) l.push(i); else pieces.set(r, [i]); }
+  const gather = new Set();
+  for (const [r, members] of pieces) if (members.length >= GATHER_MIN && !onCycle(g, t, members, (j) => loose(j) && find(j) === r)) gather.add(r);
   const made = new Map(); // root -> group
   const serial = new Map(); // parent group -> pieces made
   let changed = false;
   for (let i = 0; i < g.n; i++) {
     if (!loose(i)) continue;
     const r = find(i);
-    if (count.get(r) < GATHER_MIN) continue;
+    if (!gather.has(r)) continue;
     let grp = made.get(r);
     if (grp === undefined) {
       const p = t.groupOf[i];
@@ -224,6 +226,40 @@ function groupLooseOps(g, t) {
     changed = true;
   }
   return changed;
+}
+
+/**
+ * Whether a piece of loose nodes (`members`, all in group p) lies on a cycle through the rest of
+ * p: gathered, it would feed a sibling that feeds it back (attention ops around rotary groups),
+ * and the group would look like a loop.
+ */
+function onCycle(g, t, members, inPiece) {
+  const p = t.groupOf[members[0]];
+  const under = (j) => {
+    for (let c = t.groupOf[j]; c >= 0; c = t.parent[c]) if (c === p) return true;
+    return false;
+  };
+  const seen = new Set();
+  const queue = [];
+  const next = (i) => {
+    for (const k of g.nodes[i][4]) {
+      if (k === null) continue;
+      for (const j of g.consumers.get(k) ?? []) {
+        if (g.folded[j] || seen.has(j) || inPiece(j) || !under(j)) continue;
+        seen.add(j);
+        queue.push(j);
+      }
+    }
+  };
+  for (const i of members) next(i);
+  while (queue.length) {
+    const j = queue.pop();
+    for (const k of g.nodes[j][4]) {
+      if (k !== null && (g.consumers.get(k) ?? []).some(inPiece)) return true;
+    }
+    next(j);
+  }
+  return false;
 }
 
 /** Per group: visible nodes directly in it, in its subtree, its child groups holding any. */

@@ -17,7 +17,7 @@
 //
 // Hooks: onValue(key, {fromGraph}) opens a value's details (an edge, a pill, a constant listed in
 // a box); onNodeSelect({path, index}) a node's (a node box; without it, its first output's value).
-import { drawView, minimapSVG, esc } from './graph_draw.js';
+import { drawView, minimapSVG, esc, DEFS } from './graph_draw.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const now = () => performance.now();
@@ -28,6 +28,8 @@ export const DEFAULT_BUDGET = 120;
 export const MIN_FIT_ZOOM = 0.75;
 /** "Show in graph" zooms to at least this (the box's text at its size). */
 export const READABLE_ZOOM = 1;
+/** Pieces (boxes, edges, labels) put in per frame once what is on screen is drawn. */
+const DRAW_CHUNK = 60;
 
 /**
  * root: the element holding the view's markup (see index.html #graph); hue(symbol) → hue;
@@ -128,13 +130,13 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
       st.expanded.set(st.scope, view.expanded);
       if (fit) st.zoom = fitZoom(view);
       else if (zoom !== null) st.zoom = zoom;
-      draw(view);
-      if (fit) { canvas.scrollLeft = Math.max(0, (view.width * st.zoom - canvas.clientWidth) / 2); canvas.scrollTop = 0; }
+      const rest = draw(view, id, fit);
       const tDraw = now();
       // Painted: the next frame after the SVG went in.
       await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-      // totalMs: asked → painted; graphMs: getting the graph to the worker (first view of a
-      // model); workerMs: choosing and laying out the boxes; drawMs: building the SVG.
+      // totalMs: asked → painted (what is on screen); graphMs: getting the graph to the worker
+      // (first view of a model); workerMs: choosing and laying out the boxes; drawMs: building
+      // the SVG of what is on screen.
       st.metrics = {
         ...view.stats,
         workerMs: view.stats.totalMs,
@@ -143,6 +145,7 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
         drawMs: tDraw - tView,
         zoom: st.zoom,
       };
+      if (!(await rest) || id !== latest) return;
       root.dataset.busy = 'false';
       status('');
     } catch (err) {
@@ -156,19 +159,48 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
 
   // Section - Drawing
 
-  function draw(view) {
+  /**
+   * Draws the view: what the canvas shows (and half a canvas around it) at once, the rest over the
+   * next frames, so that a large view never holds the page for long. Resolves to whether all of
+   * it went in (false: a newer view replaced it).
+   */
+  async function draw(view, id, fit) {
     const w = Math.ceil(view.width);
     const h = Math.ceil(view.height);
-    const html = drawView(view, { hue, tokenize, selected: st.selected, notes: st.notes, path: view.scope });
-    svgHost.innerHTML = `<svg xmlns="${SVG_NS}" class="gv-svg" viewBox="0 0 ${w} ${h}" width="${Math.ceil(w * st.zoom)}" height="${Math.ceil(h * st.zoom)}" role="img" aria-label="Graph of ${esc(view.scope || 'the model')}">${html}</svg>`;
+    const pieces = drawView(view, { hue, tokenize, selected: st.selected, notes: st.notes, path: view.scope });
+    const layers = ['frames', 'edges', 'labels', 'boxes'];
+    svgHost.innerHTML = `<svg xmlns="${SVG_NS}" class="gv-svg" viewBox="0 0 ${w} ${h}" width="${Math.ceil(w * st.zoom)}" height="${Math.ceil(h * st.zoom)}" role="img" aria-label="Graph of ${esc(view.scope || 'the model')}">${DEFS}${layers.map((l) => `<g class="gv-layer-${l}"></g>`).join('')}</svg>`;
     minimap.innerHTML = `<svg xmlns="${SVG_NS}" viewBox="0 0 ${w} ${h}" preserveAspectRatio="xMidYMid meet">${minimapSVG(view)}<rect class="mm-viewport" x="0" y="0" width="0" height="0"/></svg>`;
     crumbs();
     const s = view.stats;
     $('.graph-stats').textContent = `${s.boxes.toLocaleString('en-US')} boxes of ${s.nodes.toLocaleString('en-US')} nodes${s.folded ? ` (${s.folded.toLocaleString('en-US')} constants shown in their readers)` : ''}${s.allBoxes > s.boxes ? ' · neighbourhood' : ''} · laid out in ${Math.round(s.totalMs)} ms`;
     const broken = brokenNode();
     $('[data-graph=error]').hidden = !broken;
-    scrollToFocus();
+    if (fit) { canvas.scrollLeft = Math.max(0, (view.width * st.zoom - canvas.clientWidth) / 2); canvas.scrollTop = 0; } else scrollToFocus();
+    // On screen, grown by half a canvas each way, in the view's coordinates.
+    const mx = canvas.clientWidth / 2;
+    const my = canvas.clientHeight / 2;
+    const x0 = (canvas.scrollLeft - mx) / st.zoom;
+    const y0 = (canvas.scrollTop - my) / st.zoom;
+    const x1 = (canvas.scrollLeft + canvas.clientWidth + mx) / st.zoom;
+    const y1 = (canvas.scrollTop + canvas.clientHeight + my) / st.zoom;
+    const near = (p) => p.x1 >= x0 && p.x0 <= x1 && p.y1 >= y0 && p.y0 <= y1;
+    const later = [];
+    for (const l of layers) {
+      const g = svgHost.querySelector(`.gv-layer-${l}`);
+      let html = '';
+      for (const p of pieces[l]) if (near(p)) html += p.html; else later.push([g, p.html]);
+      g.innerHTML = html;
+    }
     updateMinimap();
+    for (let k = 0; k < later.length; k += DRAW_CHUNK) {
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      if (id !== latest) return false;
+      const batch = new Map();
+      for (const [g, html] of later.slice(k, k + DRAW_CHUNK)) batch.set(g, (batch.get(g) ?? '') + html);
+      for (const [g, html] of batch) g.insertAdjacentHTML('beforeend', html);
+    }
+    return true;
   }
 
   function crumbs() {

@@ -264,5 +264,6 @@ await import('./page_edges.test.mjs');
 await import('./graph_view.test.mjs');
 await import('./graph_model.test.mjs');
 await import('./graph_overview.test.mjs');
+await import('./graph_deep.test.mjs');
 await import('./url_data.test.mjs');
 await runTests();

@@ -6,7 +6,8 @@
 //   torchvisionExport(name)  a torchvision model (tests/exporters/make_torchvision.py): from the
 //                         torchvision differential's cache when it is there (Jest makes it), else
 //                         only this one is exported, into build/graph_view/torchvision-<hash>/
-// Each needs /usr/bin/python3 with python3-torch, python3-torchvision and python3-onnx (installed
+//   deepChain(count, levels)  a chain of Relu nodes named a/a/.../a/n<i> (issue 30 item 3)
+// The exports need /usr/bin/python3 with python3-torch, python3-torchvision and python3-onnx (installed
 // by .ci/setup.sh); a missing one fails the test that asked.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -56,4 +57,38 @@ export function torchvisionExport(name) {
   renameSync(join(tmp, `${name}.onnx`), file);
   rmSync(tmp, { recursive: true, force: true });
   return file;
+}
+
+// Section - A small protobuf writer for these models (onnx_builder.js writes byte by byte: the
+// 12 MB model would take it seconds)
+
+const varint = (n) => {
+  const b = [];
+  while (n > 127) { b.push((n % 128) | 128); n = Math.floor(n / 128); }
+  b.push(n);
+  return Buffer.from(b);
+};
+const bytesField = (no, payload) => Buffer.concat([varint((no << 3) | 2), varint(payload.length), payload]);
+const intField = (no, v) => Buffer.concat([varint(no << 3), varint(v)]);
+const str = (no, s) => bytesField(no, Buffer.from(s, 'utf8'));
+const FLOAT = 1;
+
+/** ValueInfoProto of a float tensor [N, 4]. */
+const tensorInfo = (name) => Buffer.concat([
+  str(1, name),
+  bytesField(2, bytesField(1, Buffer.concat([intField(1, FLOAT), bytesField(2, Buffer.concat([bytesField(1, str(2, 'N')), bytesField(1, intField(1, 4))]))]))),
+]);
+
+/**
+ * A chain of `count` Relu nodes named `a/a/.../a/n<i>` (`levels` parts before the leaf), from
+ * input x to the last output: one ModelProto (IR 8, opset 17).
+ */
+export function deepChain(count, levels) {
+  const prefix = 'a/'.repeat(levels);
+  const nodes = [];
+  for (let i = 0; i < count; i++) {
+    nodes.push(bytesField(1, Buffer.concat([str(1, i ? `v${i - 1}` : 'x'), str(2, `v${i}`), str(3, `${prefix}n${i}`), str(4, 'Relu')])));
+  }
+  const graph = Buffer.concat([...nodes, str(2, 'deep'), bytesField(11, tensorInfo('x')), bytesField(12, tensorInfo(`v${count - 1}`))]);
+  return Buffer.concat([intField(1, 8), bytesField(8, intField(2, 17)), bytesField(7, graph)]);
 }

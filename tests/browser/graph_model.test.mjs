@@ -160,11 +160,11 @@ test('graph model: opening a group lays out that level and the ones holding it; 
   assert.equal(two.clusters.length, 2);
 });
 
-test('graph model: Fit closes the deepest open groups until the view fits at the readable zoom', () => {
+test('graph model: Fit closes the deepest open groups until the view fits at the readable zoom (down to the first view)', () => {
   const nodes = [];
   let prev = 'x';
   for (let l = 0; l < 3; l++) {
-    for (let k = 0; k < 14; k++) { nodes.push(N(`/blocks.${l}/op${k}`, 'Relu', [prev], [`b${l}_${k}`])); prev = `b${l}_${k}`; }
+    for (let k = 0; k < 45; k++) { nodes.push(N(`/blocks.${l}/op${k}`, 'Relu', [prev], [`b${l}_${k}`])); prev = `b${l}_${k}`; }
   }
   const g = indexScope(scope(nodes, ['x'], [prev]));
   const e = env();
@@ -174,4 +174,15 @@ test('graph model: Fit closes the deepest open groups until the view fits at the
   assert.deepEqual(fit.expanded, []);
   assert.equal(fit.stats.collapsed, 1);
   assert.ok(fit.height * 0.75 <= 700, `${fit.height}`);
+  // A chain too long to fit even closed: the first view's groups stay open (the minimap shows it).
+  const long = [];
+  prev = 'x';
+  for (let l = 0; l < 40; l++) for (let k = 0; k < 2; k++) { long.push(N(`/m/layers.${l}/op${k}`, 'Relu', [prev], [`l${l}_${k}`])); prev = `l${l}_${k}`; }
+  long.push(N('/pos/Range', 'Range', ['x'], ['r']), N('/pos/Sin', 'Sin', ['r'], ['p']), N('/head/MatMul', 'MatMul', [prev, 'p'], ['y']), N('/head/Relu', 'Relu', ['y'], ['z']));
+  const g2 = indexScope(scope(long, ['x'], ['z']));
+  const first = view(g2, e);
+  assert.ok(first.expanded.includes('m') && !first.expanded.some((p) => p.startsWith('m/')), first.expanded.join(' '));
+  const fit2 = view(g2, e, { expanded: [...first.expanded, 'm/layers.3'], fit: { width: 1200, height: 700, minZoom: 0.75 } });
+  assert.deepEqual(fit2.expanded, first.expanded);
+  assert.ok(fit2.height * 0.75 > 700, 'still taller than the canvas');
 });

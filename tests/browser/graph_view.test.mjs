@@ -178,7 +178,14 @@ test('graph view: a 10k-node transformer shows its layers collapsed, opens one, 
   console.log(`      10k nodes, a layer opened: ${Math.round(opened.totalMs)} ms, ${opened.boxes} boxes, longest task ${await longestTask(page)} ms`);
   assert.ok(await longestTask(page) < 500);
 
-  // A value deep inside: its node is drawn, its groups open, the view within budget.
+  // Fit: the chain of 111 layers cannot fit at a readable size: the smallest zoom Fit uses, and
+  // the minimap.
+  const fit = await graphShown(page, () => page.click('#graph [data-graph=fit]'));
+  assert.equal(fit.zoom, 0.75);
+  assert.equal(await page.isVisible('#graph .graph-minimap'), true);
+
+  // A value deep inside, from the table: its node is drawn, its groups open, each level within
+  // budget, and the view zoomed back to a readable size around it (not Fit's zoom).
   const key = '/model/layers.60/self_attn/scores';
   await page.evaluate(() => { window.__onnxShapesDemo.state.tab = 'table'; });
   await page.click('#tab-table');
@@ -189,6 +196,13 @@ test('graph view: a 10k-node transformer shows its layers collapsed, opens one, 
   g = await drawn(page);
   assert.ok(deep.widestLevel <= 120, `each level within the budget (${deep.widestLevel})`);
   assert.ok(await page.$(`#graph .gv-elabel.hot[data-value="${key}"]`), 'the value is drawn, highlighted');
+  assert.equal(deep.zoom, 1);
+  const seen = await page.evaluate((k) => {
+    const r = document.querySelector(`#graph .gv-elabel.hot[data-value="${CSS.escape(k)}"]`).getBoundingClientRect();
+    const c = document.querySelector('#graph .graph-canvas').getBoundingClientRect();
+    return r.left >= c.left && r.right <= c.right && r.top >= c.top && r.bottom <= c.bottom;
+  }, key);
+  assert.ok(seen, 'its label is within the canvas, at zoom 1');
   console.log(`      10k nodes, focus on ${key}: ${Math.round(deep.totalMs)} ms, ${deep.boxes} boxes, longest task ${await longestTask(page)} ms`);
   assert.ok(await longestTask(page) < 500);
   await page.screenshot({ path: join(SHOTS, 'graph-10k-focus.png') });
