@@ -235,6 +235,9 @@ function groupLooseOps(g, t) {
  */
 function onCycle(g, t, members, inPiece) {
   const p = t.groupOf[members[0]];
+  // Nodes are in topological order (ONNX requires it): a path back into the piece only runs
+  // through nodes before its last one.
+  const last = members[members.length - 1];
   const under = (j) => {
     for (let c = t.groupOf[j]; c >= 0; c = t.parent[c]) if (c === p) return true;
     return false;
@@ -245,7 +248,7 @@ function onCycle(g, t, members, inPiece) {
     for (const k of g.nodes[i][4]) {
       if (k === null) continue;
       for (const j of g.consumers.get(k) ?? []) {
-        if (g.folded[j] || seen.has(j) || inPiece(j) || !under(j)) continue;
+        if (j > last || g.folded[j] || seen.has(j) || inPiece(j) || !under(j)) continue;
         seen.add(j);
         queue.push(j);
       }
