@@ -654,9 +654,10 @@ function layoutLevel(g, c, l, boxes, layouts, req, env, t) {
     const d = gl.edge(from, to);
     edgeOut.set(`${from}\u0000${to}`, { points: d.points.map((q) => [q.x, q.y]), x: d.x, y: d.y });
   }
-  let { width, height } = gl.graph();
+  const { width } = gl.graph();
+  let { height } = gl.graph();
   // The anchors' empty ranks: trim them off the frame.
-  if (ins.length || outs.length) ({ width, height } = trimAnchors(gl, pos, edgeOut, nodes, ins.length > 0, outs.length > 0, margin, width, height));
+  if (ins.length || outs.length) height = trimAnchors(pos, edgeOut, ins.length > 0, outs.length > 0, margin, height);
   const layout = { pos, edges: edgeOut, width, height };
   env.cache.set(key, { sig, layout });
   if (env.cache.size > 400) env.cache.delete(env.cache.keys().next().value);
@@ -665,7 +666,7 @@ function layoutLevel(g, c, l, boxes, layouts, req, env, t) {
 
 
 /** Removes the empty band the top/bottom anchors leave (their rank), moving everything up. */
-function trimAnchors(gl, pos, edgeOut, nodes, top, bottom, margin, width, height) {
+function trimAnchors(pos, edgeOut, top, bottom, margin, height) {
   let minY = Infinity;
   let maxY = -Infinity;
   for (const p of pos.values()) { minY = Math.min(minY, p.y - p.h / 2); maxY = Math.max(maxY, p.y + p.h / 2); }
@@ -679,5 +680,5 @@ function trimAnchors(gl, pos, edgeOut, nodes, top, bottom, margin, width, height
       if (e.y !== undefined) e.y -= dy;
     }
   }
-  return { width, height: Math.max(newH, 8) };
+  return Math.max(newH, 8);
 }

@@ -52,12 +52,6 @@ export const isOuter = (g, k) => g.path !== '' && !k.startsWith(g.path);
 /** A value no node of this graph writes and that is not an input: an initializer. */
 export const isWeight = (g, k) => !g.producer.has(k) && !g.inputs.has(k) && !isOuter(g, k);
 
-/** A weight, or the output of a folded node: shown inside its readers' boxes. */
-export const isConstant = (g, k) => {
-  const p = g.producer.get(k);
-  return p === undefined ? isWeight(g, k) : g.folded[p] === 1;
-};
-
 /** Which nodes fold into their readers (1), in as many passes as out-of-order files need. */
 function foldConstants(g) {
   const folded = new Uint8Array(g.n);
