@@ -1,9 +1,11 @@
 // engine.inferShapesFromUrl in headless Chromium (Debian's /usr/bin/chromium + playwright-core), on
 // the page's main thread, from another origin (CORS): a 1 GiB model is inferred from less than 1%
-// of its bytes; a server that ignores Range is read once; one that does not expose Content-Range
-// to the page is sized with a HEAD request. The model server counts what it sends.
+// of its bytes; a server that ignores Range is read once (18.7 MiB of zeros from it end at byte 0,
+// the JS heap small); one that does not expose Content-Range to the page is sized with a HEAD
+// request; one that does not allow the page's origin gets a CORS hint. The model server counts
+// what it sends.
 import http from 'node:http';
-import { closeSync, createReadStream, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, ftruncateSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -86,6 +88,9 @@ describe('inferShapesFromUrl in Chromium', () => {
     dir = mkdtempSync(join(tmpdir(), 'osi-browser-url-'));
     writePieces(join(dir, 'big.onnx'), matmulChain({ layers: 8, rows: 4096, cols: 8192 })); // 1 GiB
     writePieces(join(dir, 'mid.onnx'), matmulChain({ layers: 2, rows: 1024, cols: 2048 })); // 16 MiB
+    const zeros = openSync(join(dir, 'zeros.onnx'), 'w'); // 18.7 MiB of zeros (a sparse file)
+    ftruncateSync(zeros, Math.round(18.7 * 2 ** 20));
+    closeSync(zeros);
     pages = await pageServer();
     models = await modelServer(dir, stats);
     ctx = await chromium.launchPersistentContext(join(dir, 'profile'), {
@@ -142,6 +147,26 @@ describe('inferShapesFromUrl in Chromium', () => {
     expect(out.y).toEqual({ kind: 'tensor', elemType: 'float', dims: ['N', 1024] });
     expect(out.download).toMatchObject({ size, rangeRequests: false, requests: 1, bytesFetched: size });
     expect(stats.requests).toBe(1);
+  }, 60000);
+
+  test('a server that ignores Range, sending 18.7 MiB of zeros: PARSE_ERROR, the heap small', async () => {
+    const out = await page.evaluate(async (u) => {
+      const api = await import('/js/index.js');
+      const engine = await api.init();
+      let peak = 0;
+      const timer = setInterval(() => { peak = Math.max(peak, performance.memory.usedJSHeapSize); }, 5);
+      try {
+        await engine.inferShapesFromUrl(u);
+        return { error: null };
+      } catch (e) {
+        return { error: { name: e.name, code: e.code }, peak: Math.max(peak, performance.memory.usedJSHeapSize) };
+      } finally {
+        clearInterval(timer);
+      }
+    }, at('zeros.onnx', 'plain'));
+    expect(out.error).toEqual({ name: 'ShapeInferenceError', code: 'PARSE_ERROR' });
+    expect(out.peak).toBeLessThan(256 * 2 ** 20);
+    console.log(`Chromium, 18.7 MiB of zeros without Range: PARSE_ERROR, JS heap peak ${(out.peak / 2 ** 20).toFixed(1)} MiB`);
   }, 60000);
 
   test('a server that does not expose Content-Range: sized with HEAD, still ranges', async () => {
