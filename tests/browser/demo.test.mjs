@@ -266,4 +266,5 @@ await import('./graph_model.test.mjs');
 await import('./graph_overview.test.mjs');
 await import('./graph_deep.test.mjs');
 await import('./url_data.test.mjs');
+await import('./url_hostile.test.mjs');
 await runTests();

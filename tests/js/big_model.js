@@ -148,3 +148,26 @@ export function matmulChain({ layers = 12, rows = 4096, cols = 8192 } = {}) {
     outputs: ['Y'],
   });
 }
+
+/**
+ * X [5, cols] -> MatMul with W [cols, 2^19 / cols] (a 2 MiB payload, first in the graph) -> Y: the
+ * graph's inputs come after the payload, in a later request. Its size is the same for cols 8 and 16.
+ */
+export function twoRequestModel(cols) {
+  return bigModel({
+    initializers: [bigTensor({ name: 'W', dims: [cols, 2 ** 19 / cols] })],
+    nodes: [{ op: 'MatMul', name: 'mm', inputs: ['X', 'W'], outputs: ['Y'] }],
+    inputs: [{ name: 'X', elemType: 'float', dims: [5, cols] }],
+    outputs: ['Y'],
+  });
+}
+
+/**
+ * `pieces` (a model) with ModelProto.model_version = `version` first, as its 64-bit varint: a
+ * nanosecond timestamp or -1 takes 9 or 10 bytes, past what a double holds exactly.
+ */
+export function withModelVersion(version, pieces) {
+  const out = new Pieces().int(5, BigInt.asUintN(64, BigInt(version)));
+  for (const p of pieces.parts) (typeof p === 'number' ? out.hole(p) : out.bytes(p));
+  return out;
+}

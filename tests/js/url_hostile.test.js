@@ -5,12 +5,12 @@
 // fast, with bounded memory and bounded bytes fetched.
 import { jest } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { init, ShapeInferenceError } from '../../js/index.js';
 import { runOnUrlModel, fetchModelSource } from '../../js/url_source.js';
 import { model, node as nodeBytes } from './onnx_builder.js';
-import { Pieces, bigModel, bigTensor, piecesToBytes } from './big_model.js';
+import { Pieces, bigModel, piecesToBytes, twoRequestModel, withModelVersion } from './big_model.js';
+import { honest, plain, send, server, virtualFile, zeros } from './model_server.js';
 import { REPO } from './helpers.js';
 
 const MiB = 2 ** 20;
@@ -19,111 +19,6 @@ let engine;
 beforeAll(async () => {
   engine = await init();
 });
-
-// Section - A server of generated files
-
-/** A file served from `pieces` (holes read as zeros) or bytes, never written out: { size, read(pos, len) }. */
-function virtualFile(content, extra = {}) {
-  const parts = content instanceof Pieces ? content.parts : [content];
-  const starts = [];
-  let size = 0;
-  for (const p of parts) {
-    starts.push(size);
-    size += typeof p === 'number' ? p : p.length;
-  }
-  const read = (pos, len) => {
-    const out = Buffer.alloc(Math.max(0, Math.min(len, size - pos)));
-    let lo = 0;
-    let hi = parts.length - 1;
-    while (lo < hi) { // the last part starting at or before pos
-      const mid = (lo + hi + 1) >>> 1;
-      if (starts[mid] <= pos) lo = mid; else hi = mid - 1;
-    }
-    for (let i = lo, at = 0; i < parts.length && at < out.length; i++) {
-      const p = parts[i];
-      const from = pos + at - starts[i];
-      const plen = typeof p === 'number' ? p : p.length;
-      const k = Math.min(plen - from, out.length - at);
-      if (typeof p !== 'number') out.set(p.subarray(from, from + k), at);
-      at += k;
-    }
-    return out;
-  };
-  return { size, read, ...extra };
-}
-
-/** Zeros, `size` of them, without holding them. */
-const zeros = (size) => ({ size, read: (pos, len) => Buffer.alloc(Math.max(0, Math.min(len, size - pos))) });
-
-/** Writes [start, end) of `f` to res in 256 KiB pieces, honouring backpressure; counts them. */
-function send(res, f, start, end, stats, { then = () => res.end() } = {}) {
-  let pos = start;
-  const pump = () => {
-    while (pos < end) {
-      const chunk = f.read(pos, Math.min(256 * 1024, end - pos));
-      pos += chunk.length;
-      stats.bytes += chunk.length;
-      if (!res.write(chunk)) return void res.once('drain', pump);
-    }
-    then();
-  };
-  res.on('close', () => { pos = end; });
-  pump();
-}
-
-/**
- * An honest HTTP/1.1 server of single ranges with validators: ETag / Last-Modified when the file
- * has them, If-Match and If-Unmodified-Since (412 when they fail), If-Range (the whole file when it
- * fails), 416 past the end.
- */
-function honest(req, res, f, stats) {
-  const validators = {};
-  if (f.etag) validators.ETag = f.etag;
-  if (f.lastModified) validators['Last-Modified'] = f.lastModified;
-  const h = req.headers;
-  if ((h['if-match'] && h['if-match'] !== f.etag) || (h['if-unmodified-since'] && h['if-unmodified-since'] !== f.lastModified)) {
-    return res.writeHead(412, validators).end();
-  }
-  const m = /^bytes=(\d+)-(\d+)$/.exec(h.range ?? '');
-  const ifRange = h['if-range'];
-  if (m && (!ifRange || ifRange === f.etag || ifRange === f.lastModified)) {
-    const start = Number(m[1]);
-    const end = Math.min(Number(m[2]) + 1, f.size);
-    if (start >= f.size) return res.writeHead(416, { 'Content-Range': `bytes */${f.size}` }).end();
-    res.writeHead(206, { ...validators, 'Content-Range': `bytes ${start}-${end - 1}/${f.size}`, 'Content-Length': end - start });
-    if (req.method === 'HEAD') return res.end();
-    return send(res, f, start, end, stats);
-  }
-  res.writeHead(200, { ...validators, 'Content-Length': f.size });
-  if (req.method === 'HEAD') return res.end();
-  return send(res, f, 0, f.size, stats);
-}
-
-/** Serves `files` (name -> file; a file's `serve(req, res, f, stats)` answers in its own way). */
-async function server(files) {
-  const stats = { requests: 0, bytes: 0, headers: [] };
-  const srv = createServer((req, res) => {
-    stats.requests++;
-    stats.headers.push({ method: req.method, ...req.headers });
-    const f = files.get(decodeURIComponent(new URL(req.url, 'http://x').pathname.slice(1)));
-    if (!f) return res.writeHead(404).end();
-    return (f.serve ?? honest)(req, res, f, stats);
-  });
-  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${srv.address().port}`;
-  return {
-    stats,
-    url: (name) => `${base}/${encodeURIComponent(name)}`,
-    reset: () => Object.assign(stats, { requests: 0, bytes: 0, headers: [] }),
-    close: () => new Promise((r) => { srv.closeAllConnections(); srv.close(r); }),
-  };
-}
-
-/** A server that ignores Range: always the whole file with 200. */
-const plain = (req, res, f, stats) => {
-  res.writeHead(200, { 'Content-Length': f.size });
-  send(res, f, 0, f.size, stats);
-};
 
 const failure = async (promise) => {
   try {
@@ -145,19 +40,6 @@ function reluChainModel(count) {
     nodes.push(nodeBytes({ op: 'Relu', name: `/model/layers.${i}/act/Relu`, inputs: [x], outputs: [y] }));
   }
   return piecesToBytes(bigModel({ nodes, inputs: [{ name: 'X', elemType: 'float', dims: ['N', 4] }], outputs: ['Y'] }));
-}
-
-/**
- * X [5, cols] -> MatMul with W [cols, 2^19 / cols] (a 2 MiB payload, first in the graph) -> Y: the
- * graph's inputs come after the payload, in a later request. Its size is the same for cols 8 and 16.
- */
-function twoRequestModel(cols) {
-  return bigModel({
-    initializers: [bigTensor({ name: 'W', dims: [cols, 2 ** 19 / cols] })],
-    nodes: [{ op: 'MatMul', name: 'mm', inputs: ['X', 'W'], outputs: ['Y'] }],
-    inputs: [{ name: 'X', elemType: 'float', dims: [5, cols] }],
-    outputs: ['Y'],
-  });
 }
 
 // Section - A server that ignores Range (item 2) and a file that is no model (item 4)
@@ -329,13 +211,7 @@ describe('a file changed between requests is a FETCH_ERROR, never shapes of two 
 
 test('a varint past 2^53 (a nanosecond model_version, -1) is stepped over: the model infers over URL', async () => {
   for (const version of [1700000000123456789n, -1n, 2n ** 63n - 1n]) {
-    const v = [];
-    for (let x = BigInt.asUintN(64, version); ; x >>= 7n) {
-      if (x < 0x80n) { v.push(Number(x)); break; }
-      v.push(Number(x & 0x7fn) | 0x80);
-    }
-    const body = new Pieces().bytes(Uint8Array.from([0x28, ...v])); // ModelProto.model_version = 5
-    for (const p of twoRequestModel(8).parts) (typeof p === 'number' ? body.hole(p) : body.bytes(p));
+    const body = withModelVersion(version, twoRequestModel(8));
     const bytes = piecesToBytes(body);
     const s = await server(new Map([['m.onnx', virtualFile(body)]]));
     try {
