@@ -314,8 +314,16 @@ function printJson(out, result, bound) {
 function printEvents(out, result, key, json) {
   const explained = explainValue(result, key);
   if (!explained) throw usageError(`'${key}' is not a value of this model`);
-  if (json) out.block(escapeJson(JSON.stringify(explained, null, 2)));
-  else for (const l of eventLines(explained, (t) => formatType(t, (d) => d ?? '?'))) out.line(l);
+  if (json) {
+    out.block(escapeJson(JSON.stringify(explained, null, 2)));
+    return;
+  }
+  // An event's detail quotes whole types and expressions: past the width it wraps, indented
+  // under the event's own text.
+  const width = outputWidth();
+  for (const line of eventLines(explained, (t) => formatType(t, (d) => d ?? '?'))) {
+    for (const l of wrapLine(escapeControls(line), width, '      ')) out.line(l);
+  }
 }
 
 /** --bind: the sizes, derived ones too; warns of names the model does not have, fails on a contradiction. */

@@ -370,7 +370,7 @@ describe('--events', () => {
       outputs: [{ name: 'ra', elemType: 'float', dims: ['L', 4] }, { name: 'rb', elemType: 'float', dims: ['L', 4] }],
       nodes: [{ op: 'Relu', inputs: ['a'], outputs: ['ra'] }, { op: 'Relu', inputs: ['b'], outputs: ['rb'] }],
     }));
-    const rb = cli(['-', '--events', 'rb'], bytes);
+    const rb = cli(['-', '--events', 'rb'], bytes, { COLUMNS: '1000' }); // the long line unwrapped
     expect(rb.status).toBe(0);
     expect(rb.stdout).toMatch(/^  constraint: L == seq \(rejected: ANCHOR_CONFLICT: .*\)$/m);
     const ra = cli(['-', '--events', 'ra'], bytes);

@@ -1,8 +1,8 @@
 // The command line on hostile and wide models (issue 30 items 8 and 14, issue 29 item 5): names,
 // op types, dims and paths holding terminal control sequences print escaped, never raw, in every
 // text the CLI prints (--json stays exact JSON); a FIFO over --max-bytes is named by its path; at
-// 80 columns no line of a real export's table overflows (a torchvision Faster R-CNN, exported here
-// by torch); a value whose type is unknown is listed and can be explained with --events.
+// 80 columns no line of a real export's table or events overflows (a torchvision Faster R-CNN,
+// exported here by torch); a value whose type is unknown is listed and can be explained with --events.
 import { jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -182,6 +182,25 @@ describe('at 80 columns', () => {
       console.log(`Faster R-CNN at 80 columns (${args.length > 1 ? '--bind' : 'symbolic'}): ${lines.length} lines, `
         + `none over 80; at 100000 columns the longest is ${longest}`);
     }
+  }, 600000);
+
+  test('--events wraps its long lines under the event, the text all there', () => {
+    const path = fasterRcnn();
+    // The value with the widest table row (a long shape and contents), and the detections' outputs.
+    const rows = cli([path], undefined, { COLUMNS: '100000' }).stdout.split('\n').slice(1)
+      .filter((l) => /^\S/.test(l) && !/^(where|label:|note:|bound:|derived:|unbound:) /.test(l));
+    const widest = rows.reduce((a, l) => (l.length > a.length ? l : a), '').split(' ')[0];
+    let longest = 0;
+    for (const value of [widest, 'boxes', 'scores']) {
+      const wide = cli([path, '--events', value], undefined, { COLUMNS: '100000' });
+      const narrow = cli([path, '--events', value], undefined, { COLUMNS: '80' });
+      expect(narrow.status).toBe(0);
+      expect(narrow.stdout.split('\n').filter((l) => l.length > 80)).toEqual([]);
+      expect(narrow.stdout.replace(/\s+/g, '')).toBe(wide.stdout.replace(/\s+/g, ''));
+      for (const l of narrow.stdout.split('\n')) if (l) expect(l).toMatch(/^(\S|  \S|      \S)/);
+      longest = Math.max(longest, ...wide.stdout.split('\n').map((l) => l.length));
+    }
+    expect(longest).toBeGreaterThan(100); // the events have long lines: the test means something
   }, 600000);
 
   test('a long shape wraps after its commas, aligned under its column; the text is all there', () => {
