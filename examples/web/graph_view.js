@@ -4,7 +4,8 @@
 // (graph_draw.js) and handles zoom, pan, the minimap and clicks.
 //
 //   const view = createGraphView({ root, hue, tokenize, requestGraph, onValue, onNodeSelect, brokenNode, notes });
-//   view.reset(result)          a new model (nothing is laid out until the view is shown)
+//   view.reset(result)          a new model: its first view is asked for in idle time (below
+//                               PREPARE_MAX_NODES), so that the Graph tab opens on it at once
 //   view.show()                 lays out the current scope (the first time: the model's graph, or the
 //                               graph of the first broken node, focused on it)
 //   view.focusValue(key, path)  the producer of value `key` (or its first reader), in its graph, at a
@@ -30,6 +31,12 @@ export const MIN_FIT_ZOOM = 0.75;
 export const READABLE_ZOOM = 1;
 /** Pieces (boxes, edges, labels) put in per frame once what is on screen is drawn. */
 const DRAW_CHUNK = 60;
+/**
+ * Largest model (nodes) whose first view is prepared before the Graph tab is opened: making the
+ * graph's text holds the inference worker (about 50 ms at 12k nodes, 0.5 s at 100k), and a model
+ * opened meanwhile waits for it.
+ */
+export const PREPARE_MAX_NODES = 30000;
 
 /**
  * root: the element holding the view's markup (see index.html #graph); hue(symbol) → hue;
@@ -50,6 +57,8 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
   let graphSent = null; // Promise: the current model's graph is in the worker
   let nextId = 1;
   let latest = 0;
+  let prepared = null; // { sig, answer }: the first view of the current model, asked for in idle time
+  let preparing = Promise.resolve(false); // resolves once it is there (true) or not asked for (false)
   const pending = new Map();
   const st = {
     scope: '',
@@ -104,26 +113,13 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
     status('Laying out…');
     root.dataset.busy = 'true';
     try {
-      if (!graphSent) {
-        graphSent = requestGraph().then((json) => {
-          ensureWorker();
-          worker.postMessage({ type: 'graph', json });
-        });
-      }
-      await graphSent;
+      await sendGraph();
       const tGraph = now();
-      const broken = brokenNode();
-      const view = await call({
-        type: 'view',
-        scope: st.scope,
-        expanded: st.expanded.get(st.scope) ?? null,
-        focus: fit ? null : st.focus,
-        budget: st.budget,
-        mark: broken && broken.path === st.scope ? broken.nodeIndex : -1,
-        notes: { node: !!st.notes?.node, group: !!st.notes?.group, edge: !!st.notes?.edge },
-        members: !!st.notes?.group,
-        fit: fit ? { width: canvas.clientWidth, height: canvas.clientHeight, minZoom: MIN_FIT_ZOOM } : null,
-      });
+      const req = viewRequest(fit);
+      const sig = JSON.stringify(req);
+      const early = prepared?.sig === sig ? prepared : null;
+      prepared = null;
+      const view = early ? await early.answer : await call(req);
       if (id !== latest) return; // a newer request is on its way
       const tView = now();
       st.view = view;
@@ -143,6 +139,7 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
         totalMs: now() - t0,
         graphMs: tGraph - t0,
         drawMs: tDraw - tView,
+        prepared: !!early, // asked for before the tab was opened (see prepareSoon)
         zoom: st.zoom,
       };
       if (!(await rest) || id !== latest) return;
@@ -153,6 +150,51 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
       root.dataset.busy = 'false';
       status(`The graph could not be laid out: ${err.message}`);
     }
+  }
+
+  /** The current model's graph, sent to the layout worker once. */
+  function sendGraph() {
+    if (!graphSent) {
+      graphSent = requestGraph().then((json) => {
+        ensureWorker();
+        worker.postMessage({ type: 'graph', json });
+      });
+    }
+    return graphSent;
+  }
+
+  /** The worker request for the current scope, focus and options. */
+  function viewRequest(fit) {
+    const broken = brokenNode();
+    return {
+      type: 'view',
+      scope: st.scope,
+      expanded: st.expanded.get(st.scope) ?? null,
+      focus: fit ? null : st.focus,
+      budget: st.budget,
+      mark: broken && broken.path === st.scope ? broken.nodeIndex : -1,
+      notes: { node: !!st.notes?.node, group: !!st.notes?.group, edge: !!st.notes?.edge },
+      members: !!st.notes?.group,
+      fit: fit ? { width: canvas.clientWidth, height: canvas.clientHeight, minZoom: MIN_FIT_ZOOM } : null,
+    };
+  }
+
+  /**
+   * Once the page is idle after a new model, sends its graph to the layout worker and asks for
+   * the first view, which the Graph tab then draws without waiting (unless something was asked
+   * of the view meanwhile, or the model changed).
+   */
+  function prepareSoon() {
+    const at = latest;
+    const idle = globalThis.requestIdleCallback ?? ((f) => setTimeout(f, 100));
+    preparing = new Promise((done) => idle(() => {
+      if (latest !== at || st.view) { done(false); return; }
+      const req = viewRequest(false);
+      // A failure is shown when the view is asked for: it asks again.
+      const answer = sendGraph().then(() => call(req)).catch(() => call(req));
+      prepared = { sig: JSON.stringify(req), answer };
+      answer.then(() => done(true), () => done(false));
+    }, { timeout: 1000 }));
   }
 
   const fitZoom = (v) => Math.max(MIN_FIT_ZOOM, Math.min(canvas.clientWidth / v.width, canvas.clientHeight / v.height, 1));
@@ -395,6 +437,8 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
     /** A new model: forget the old graph (the worker gets the new one when the view is shown). */
     reset(result) {
       graphSent = null;
+      prepared = null;
+      preparing = Promise.resolve(false);
       latest++;
       st.scope = '';
       st.expanded.clear();
@@ -409,6 +453,7 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
       $('.graph-stats').textContent = '';
       const b = brokenNode();
       if (b) { st.scope = b.path; st.focus = { node: b.nodeIndex }; }
+      if (result && result.nodes.length <= PREPARE_MAX_NODES) prepareSoon();
     },
     show: () => refresh(),
     /** Shows the producer of value `key` (or its first reader) in its graph, readable. */
@@ -433,6 +478,8 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
       if (st.view) return refresh();
       return null;
     },
+    /** Resolves once the current model's first view is prepared (true), or will not be (false). */
+    whenPrepared: () => preparing,
     get metrics() { return st.metrics; },
     get state() { return st; },
     setBudget(n) { st.budget = n; },

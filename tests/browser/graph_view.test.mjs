@@ -80,6 +80,25 @@ test('graph view: boxes, edges labelled with shapes, an If and a Loop whose bodi
   await page.close();
 });
 
+test('graph view: the first view is prepared while the table is shown, for the model on screen only', async () => {
+  const page = await openPage();
+  await page.click('.example-card[data-example=control_flow]');
+  await waitReady(page, 'control_flow.onnx');
+  assert.equal(await page.evaluate(() => window.__onnxShapesDemo.graphView.whenPrepared()), true, 'prepared in idle time');
+  const first = await graphShown(page, () => page.click('#tab-graph'));
+  assert.equal(first.prepared, true, 'the tab drew the prepared view');
+  assert.deepEqual((await drawn(page)).nodes.map((n) => n.op).sort(), ['Greater', 'If', 'Loop', 'ReduceSum']);
+  // Another model, the tab clicked back and forth at once: its own graph, never the one before.
+  await page.click('#tab-table');
+  await page.click('button.btn[data-example=cnn_dynamic]');
+  await waitReady(page, 'cnn_dynamic.onnx');
+  await graphShown(page, () => page.click('#tab-graph'));
+  const ops = (await drawn(page)).nodes.map((n) => n.op);
+  assert.ok(ops.includes('Conv') && !ops.includes('Loop'), `the CNN's boxes: ${ops.join(', ')}`);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('graph view: "Show in graph" from a value focuses its producer and highlights the value', async () => {
   const page = await openPage();
   await page.click('.example-card[data-example=tiny_decoder]');
@@ -221,11 +240,13 @@ test('graph view: a 100k-node graph degrades to a neighbourhood, still off the m
   const page = await openPage();
   await upload(page, 'chain_100k.onnx', bytes);
   await waitReady(page, 'chain_100k.onnx', 120000);
+  assert.equal(await page.evaluate(() => window.__onnxShapesDemo.graphView.whenPrepared()), false, 'past PREPARE_MAX_NODES nodes, nothing is laid out before the tab is opened');
   await watchLongTasks(page);
   const first = await graphShown(page, () => page.click('#tab-graph'), { timeout: 120000 });
   const longest = await longestTask(page);
   console.log(`      100k nodes: first paint ${Math.round(first.totalMs)} ms (graph to the worker ${Math.round(first.graphMs)} ms, worker ${Math.round(first.workerMs)} ms, ${first.boxes} of ${first.allBoxes} boxes), longest main-thread task ${longest} ms`);
   assert.ok(first.boxes <= 120 && first.allBoxes > first.boxes, 'a neighbourhood');
+  assert.equal(first.prepared, false);
   assert.ok(first.workerMs > 0, 'chosen and laid out by the layout worker');
   const g = await drawn(page);
   assert.ok(g.nodes.some((n) => n.name === 'n0 (Relu)'), 'it starts at the first node');
