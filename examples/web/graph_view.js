@@ -105,9 +105,10 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
   /**
    * Asks the worker for a view of the current scope and focus, and draws it (the newest answer
    * wins). `fit`: the view is made to fit the canvas (deeper groups closed) and zoomed to it;
-   * `zoom`: the zoom to draw at.
+   * `zoom`: the zoom to draw at; `overview`: a view without focus (the first one, Overview),
+   * drawn whole when it fits the canvas at a readable zoom (Fit's zoom), else at 100 % from its top.
    */
-  async function refresh({ fit = false, zoom = null } = {}) {
+  async function refresh({ fit = false, zoom = null, overview = false } = {}) {
     const t0 = now();
     const id = ++latest;
     status('Laying out…');
@@ -124,9 +125,11 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
       const tView = now();
       st.view = view;
       st.expanded.set(st.scope, view.expanded);
-      if (fit) st.zoom = fitZoom(view);
+      const whole = fit || (overview && fitsAt(view, fitZoom(view)));
+      if (whole) st.zoom = fitZoom(view);
+      else if (overview) st.zoom = 1;
       else if (zoom !== null) st.zoom = zoom;
-      const rest = draw(view, id, fit);
+      const rest = draw(view, id, whole);
       const tDraw = now();
       // Painted: the next frame after the SVG went in.
       await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
@@ -198,6 +201,7 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
   }
 
   const fitZoom = (v) => Math.max(MIN_FIT_ZOOM, Math.min(canvas.clientWidth / v.width, canvas.clientHeight / v.height, 1));
+  const fitsAt = (v, z) => v.width * z <= canvas.clientWidth + 2 && v.height * z <= canvas.clientHeight + 2;
 
   // Section - Drawing
 
@@ -314,6 +318,8 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
     const over = v && (v.width * st.zoom > canvas.clientWidth + 2 || v.height * st.zoom > canvas.clientHeight + 2);
     minimap.hidden = !over;
     if (!over) return;
+    // Over the canvas's bottom right corner, not over the help text below it (1 to 3 lines).
+    minimap.style.bottom = `${root.clientHeight - canvas.offsetTop - canvas.offsetHeight + 14}px`;
     // Its box keeps the view's proportions within 200 x 160 px.
     const k = Math.min(200 / v.width, 160 / v.height);
     minimap.style.width = `${Math.max(24, Math.round(v.width * k))}px`;
@@ -402,7 +408,7 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
       if (what === 'in') setZoom(st.zoom * 1.25);
       else if (what === 'out') setZoom(st.zoom / 1.25);
       else if (what === 'fit') refresh({ fit: true });
-      else if (what === 'overview') { st.expanded.delete(st.scope); st.focus = null; refresh(); } else if (what === 'error') {
+      else if (what === 'overview') { st.expanded.delete(st.scope); st.focus = null; refresh({ overview: true }); } else if (what === 'error') {
         const b = brokenNode();
         if (b) goScope(b.path, { node: b.nodeIndex }, { zoom: Math.max(st.zoom, READABLE_ZOOM) });
       }
@@ -455,7 +461,8 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
       if (b) { st.scope = b.path; st.focus = { node: b.nodeIndex }; }
       if (result && result.nodes.length <= PREPARE_MAX_NODES) prepareSoon();
     },
-    show: () => refresh(),
+    /** Lays out the current scope; the first time, the model's overview (see refresh). */
+    show: () => refresh({ overview: !st.view && !st.focus }),
     /** Shows the producer of value `key` (or its first reader) in its graph, readable. */
     focusValue(key, path) {
       st.selected = key;

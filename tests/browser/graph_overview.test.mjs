@@ -67,6 +67,14 @@ test('graph overview: a 32-layer Llama export (torch 1.13) opens as the chain of
   }
   // The embedding lists its weight inside its box.
   assert.ok(g.weights.some((w) => /^embed_tokens\.weight float\[1000, 64\]$/.test(w)), g.weights.join(' | '));
+  // Too long to fit at a readable size: at 100 % from its top, the rest reached from the
+  // minimap, which covers neither the help text below the canvas nor its scroll bar.
+  const r = await readability(page);
+  assert.equal(first.zoom, 1);
+  assert.ok(r.overflows && r.minimap);
+  const [mm, help, canvas] = await page.evaluate(() => ['.graph-minimap', '.graph-help', '.graph-canvas']
+    .map((q) => document.querySelector(`#graph ${q}`).getBoundingClientRect()).map((b) => ({ top: b.top, bottom: b.bottom })));
+  assert.ok(mm.bottom <= help.top && mm.bottom <= canvas.bottom - 12, `minimap ${JSON.stringify(mm)}, help ${JSON.stringify(help)}, canvas ${JSON.stringify(canvas)}`);
   await page.screenshot({ path: join(SHOTS, 'graph-llama32.png') });
 
   // A layer opens on its parts (attention, MLP, norms), laid out alone: the rest stays as it was.
@@ -81,7 +89,7 @@ test('graph overview: a 32-layer Llama export (torch 1.13) opens as the chain of
   await page.close();
 });
 
-test('graph overview: Faster R-CNN (torchvision) opens on its modules; Fit keeps labels readable at any level', async () => {
+test('graph overview: Faster R-CNN (torchvision) opens on its modules, whole; Fit keeps labels readable at any level', async () => {
   const page = await open(torchvisionExport('detection_faster_rcnn_op13_dict'));
   await graphShown(page, () => page.click('#tab-graph'));
   let g = await drawn(page);
@@ -91,11 +99,14 @@ test('graph overview: Faster R-CNN (torchvision) opens on its modules; Fit keeps
   // something that feeds it.
   const back = g.edges.filter((e) => g.edges.some((f) => f.from === e.to && f.to === e.from));
   assert.deepEqual(back, []);
+  // At first sight, whole and readable (it fits the canvas at Fit's zoom, so it is drawn at it).
+  let r = await readability(page);
+  assert.ok(!r.overflows && r.smallestTextPx >= 8, `first view: ${JSON.stringify(r)}`);
   await page.screenshot({ path: join(SHOTS, 'graph-faster-rcnn.png') });
 
   // Fit at the first level, then with the big groups open: never smaller than readable.
   await graphShown(page, () => page.click('#graph [data-graph=fit]'));
-  let r = await readability(page);
+  r = await readability(page);
   assert.ok(r.smallestTextPx >= 8, `smallest text ${r.smallestTextPx.toFixed(1)} px at Fit`);
   assert.ok(!r.overflows || r.minimap, 'what does not fit is reachable from the minimap');
   for (const m of ['model/rpn', 'model/roi_heads', 'model/backbone']) await graphShown(page, () => page.click(`#graph .gv-group[data-expand="${m}"]`));
