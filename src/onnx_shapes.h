@@ -145,6 +145,17 @@ OSI_API const char *osi_result_json(OsiResult *self);
  */
 OSI_API const uint8_t *osi_result_packed(OsiResult *self, size_t *len);
 
+/**
+ * The cost model of the result's model (README "Cost"), as UTF-8 JSON:
+ * {"cost": {"total", "byOpType", "nodes", "uncounted"}, "memory": {"order",
+ * "peakStep", "values"}}, documented in js/index.d.ts (CostData). Counts
+ * are numbers, or expression strings that print the named sizes of
+ * osi_result_json's "definitions". Computed on the first call (inference
+ * does nothing for it); owned by the result. "" when the status is not
+ * OSI_OK or memory runs out.
+ */
+OSI_API const char *osi_result_cost_json(OsiResult *self);
+
 /* Section - Write-back */
 
 /**

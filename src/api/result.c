@@ -16,6 +16,7 @@
 #include "api/result_graph.h"
 #include "api/result_names.h"
 #include "api/write_back.h"
+#include "cost/cost.h"
 #include "model/type_json.h"
 
 struct OsiResult {
@@ -30,6 +31,8 @@ struct OsiResult {
   size_t packed_len;
   int packed_done;
   int names_done; /* osi_expr_name_sizes run on the result's texts */
+  OsiJson cost; /* osi_result_cost_json */
+  int cost_done;
   /* write-back (osi_result_model): the borrowed input, the output once made */
   const uint8_t *src;
   size_t src_len;
@@ -788,6 +791,18 @@ const char *osi_result_json(OsiResult *self) {
   return self->json.failed || !self->json.buf ? "" : self->json.buf;
 }
 
+const char *osi_result_cost_json(OsiResult *self) {
+  if (!self || self->run.status != OSI_OK || !self->has_root) return "";
+  if (!self->cost_done) {
+    self->cost_done = 1;
+    name_sizes(self); /* the names every other rendering prints */
+    osi_expr_use_names(self->exprs, 1);
+    if (osi_cost_json(&self->cost, &self->run, &self->root) != 0) self->cost.failed = 1;
+    osi_expr_use_names(self->exprs, 0);
+  }
+  return self->cost.failed || !self->cost.buf ? "" : self->cost.buf;
+}
+
 const uint8_t *osi_result_model(OsiResult *self, size_t *len) {
   size_t ignored;
   if (!len) len = &ignored;
@@ -807,6 +822,7 @@ void osi_result_delete(OsiResult *self) {
   if (self->has_root) osi_context_free(&self->root);
   osi_run_free(&self->run);
   osi_json_free(&self->json);
+  osi_json_free(&self->cost);
   free(self->packed);
   osi_expr_store_delete(self->exprs);
   osi_arena_delete(self->arena);

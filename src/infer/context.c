@@ -335,6 +335,8 @@ void osi_run_free(OsiRun *run) {
   free(run->scopes);
   free(run->top_io);
   free(run->top_io_at);
+  free(run->top_order);
+  run->top_order = NULL;
   osi_value_table_free(&run->scope_index);
   run->scopes = NULL;
   run->top_io = NULL;

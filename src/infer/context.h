@@ -107,6 +107,10 @@ typedef struct OsiRun {
    * lists them without looking their names up again. */
   const OsiValueEntry **top_io;
   size_t *top_io_at;
+  /* The top-level graph's nodes in the order they were inferred (a
+   * topological order: file order where that is one), n_nodes entries;
+   * the cost model's schedule. */
+  int *top_order;
   /* Subgraph and function body scopes, by path (first inference order). */
   OsiValueTable scope_index;
   OsiScopeLog *scopes;

@@ -430,7 +430,10 @@ OsiStatus osi_infer_graph(OsiContext *scope, const OsiGraph *g, int n_in,
   for (int k = 0; st == OSI_OK && k < g->n_nodes; k++)
     st = infer_node(scope, &g->nodes[order[k]], order[k], &wiring);
   osi_wiring_free(&wiring);
-  free(order);
+  int top = !scope->parent && !scope->path[0] && !scope->run->top_order && scope->run->model &&
+            g == scope->run->model->graph;
+  if (top) scope->run->top_order = order; /* kept: the cost model's schedule */
+  else free(order);
   /* A requirement found late reduces the Broadcasts formed before it. */
   if (st == OSI_OK && !scope->parent && osi_requirements_join_any(&scope->run->requirements, scope->run->exprs))
     for (int i = 0; i < scope->run->values_before_join && i < scope->n_order; i++)

@@ -7,7 +7,7 @@
 #include "base/thread_local.h"
 
 /* Declarations of every shape function named in the lists. */
-#define OSI_OP(name, fn, since) OsiStatus fn(OsiOpCtx *ctx);
+#define OSI_OP(name, fn, since, cost) OsiStatus fn(OsiOpCtx *ctx);
 #include "ops/op_list_onnx.h"
 #include "ops/op_list_ml.h"
 #include "ops/op_list_training.h"
@@ -17,7 +17,7 @@
 
 /* Each table ends with a NULL row so that a list may be empty while it is
  * being filled; the row is not counted. */
-#define OSI_OP(name, fn, since) {#name, fn, since},
+#define OSI_OP(name, fn, since, cost) {#name, fn, since},
 static const OsiOpEntry ONNX_OPS[] = {
 #include "ops/op_list_onnx.h"
     {NULL, NULL, 0}};

@@ -240,7 +240,7 @@ static void add_record(uint32_t test, int out, int variant, int cls, const char 
 
 /* Ops the engine registers (ai.onnx), to mark supported rows in the report. */
 static const char *const SUPPORTED_OPS[] = {
-#define OSI_OP(name, fn, since) #name,
+#define OSI_OP(name, fn, since, cost) #name,
 #include "ops/op_list_onnx.h"
 #undef OSI_OP
 };

@@ -112,7 +112,8 @@ static Onnx__ValueInfoProto *value_info(Builder *b, const char *name, const char
 }
 
 void builder_input(Builder *b, const char *name, const char *type) {
-  b->inputs[b->graph.n_input++] = value_info(b, name, type);
+  if (b->sub) b->sub->input[b->sub->n_input++] = value_info(b, name, type);
+  else b->inputs[b->graph.n_input++] = value_info(b, name, type);
 }
 void builder_output(Builder *b, const char *name, const char *type) {
   if (b->sub) b->sub->output[b->sub->n_output++] = value_info(b, name, type);
@@ -135,6 +136,24 @@ void builder_initializer_ints(Builder *b, const char *name, int n, const int64_t
   t->int64_data = own(b, malloc((size_t)(n ? n : 1) * sizeof(int64_t)));
   memcpy(t->int64_data, values, (size_t)n * sizeof(int64_t));
   b->inits[b->graph.n_initializer++] = t;
+}
+
+void builder_initializer_shape(Builder *b, const char *name, int dtype, int rank, const int64_t *dims,
+                               int external) {
+  Onnx__TensorProto *t = own(b, calloc(1, sizeof *t));
+  onnx__tensor_proto__init(t);
+  t->name = dup(b, name);
+  t->has_data_type = 1;
+  t->data_type = dtype;
+  t->n_dims = (size_t)rank;
+  t->dims = own(b, malloc((size_t)(rank ? rank : 1) * sizeof(int64_t)));
+  memcpy(t->dims, dims, (size_t)rank * sizeof(int64_t));
+  if (external) {
+    t->has_data_location = 1;
+    t->data_location = 1;
+  }
+  if (b->sub) b->sub->initializer[b->sub->n_initializer++] = t;
+  else b->inits[b->graph.n_initializer++] = t;
 }
 
 void builder_node(Builder *b, const char *op, const char *name, ...) {
@@ -210,12 +229,21 @@ void builder_attr_ints(Builder *b, const char *name, int n, const int64_t *v) {
   memcpy(a->ints, v, (size_t)n * sizeof(int64_t));
 }
 
+void builder_attr_string(Builder *b, const char *name, const char *v) {
+  Onnx__AttributeProto *a = attr(b, name, 3);
+  a->has_s = 1;
+  a->s.len = strlen(v);
+  a->s.data = (uint8_t *)dup(b, v);
+}
+
 void builder_subgraph(Builder *b, const char *name) {
   Onnx__GraphProto *g = own(b, calloc(1, sizeof *g));
   onnx__graph_proto__init(g);
   g->name = dup(b, name);
   g->node = own(b, calloc(MAX, sizeof(Onnx__NodeProto *)));
   g->output = own(b, calloc(32, sizeof(Onnx__ValueInfoProto *)));
+  g->input = own(b, calloc(32, sizeof(Onnx__ValueInfoProto *)));
+  g->initializer = own(b, calloc(32, sizeof(Onnx__TensorProto *)));
   attr(b, name, 5)->g = g;
   b->sub = g;
 }

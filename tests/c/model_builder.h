@@ -25,6 +25,11 @@ void builder_input(Builder *b, const char *name, const char *type);
 void builder_output(Builder *b, const char *name, const char *type);
 void builder_value_info(Builder *b, const char *name, const char *type);
 void builder_initializer_ints(Builder *b, const char *name, int n, const int64_t *values);
+/* An initializer of element type `dtype` (ONNX code) and these dims with
+ * no data written; external: marked as stored in an external file (which
+ * need not exist: inference never opens it). */
+void builder_initializer_shape(Builder *b, const char *name, int dtype, int rank, const int64_t *dims,
+                               int external);
 /* Node with inputs then outputs, each list terminated by "" (empty names
  * inside a list are written as "-"). */
 void builder_node(Builder *b, const char *op, const char *name, ...);
@@ -33,10 +38,12 @@ void builder_node_domain(Builder *b, const char *domain);
 /* Attributes on the most recent node. */
 void builder_attr_int(Builder *b, const char *name, int64_t v);
 void builder_attr_ints(Builder *b, const char *name, int n, const int64_t *v);
+void builder_attr_string(Builder *b, const char *name, const char *v);
 /* An attribute referring to the calling node's attribute (function bodies). */
 void builder_attr_ref(Builder *b, const char *name, int type, const char *ref_attr_name);
 /* Starts a graph attribute `name` of the most recent node (an If branch):
- * nodes and outputs added until builder_subgraph_end go into it. */
+ * nodes, inputs, outputs and initializers added until builder_subgraph_end
+ * go into it. */
 void builder_subgraph(Builder *b, const char *name);
 void builder_subgraph_end(Builder *b);
 /* Starts a model-local function: nodes added until builder_function_end go

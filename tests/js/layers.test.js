@@ -13,7 +13,8 @@ const MAY_INCLUDE = {
   decode: ['base', 'expr', 'model'],
   ops: ['base', 'expr', 'model'],
   infer: ['base', 'expr', 'model', 'ops'],
-  api: ['base', 'expr', 'model', 'decode', 'ops', 'infer'],
+  cost: ['base', 'expr', 'model', 'ops', 'infer'],
+  api: ['base', 'expr', 'model', 'decode', 'ops', 'infer', 'cost'],
 };
 const MAX_LINES = 900;
 
