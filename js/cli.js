@@ -9,6 +9,7 @@ import { closeSync, fstatSync, openSync, readFileSync, writeFileSync, writeSync 
 import { init, ShapeInferenceError } from './index.js';
 import { evaluateDim, printSymbol } from './expr.js';
 import { parseBindArgument, resolveBindings } from './cli_bind.js';
+import { printCost } from './cli_cost.js';
 import { eventLines, explainValue } from './cli_events.js';
 import { columnWidths, formatType, layoutRow, outputWidth, valueRows } from './cli_table.js';
 import { escapeControls, escapeJson, wrapLine } from './cli_text.js';
@@ -34,6 +35,8 @@ const USAGE = `usage: onnx-shapes [options] MODEL.onnx     (MODEL "-" reads stan
   --json              print the whole result as JSON
   --bind k=v,k=v      evaluate every shape for these sizes (batch=1,seq=128); sizes the
                       model's constraints decide from them are derived
+  --cost              print MACs, FLOPs, parameters and memory by op type and in total
+                      (expressions of the sizes; numbers with --bind; --json: as JSON)
   --sort graph|name   list values in graph order (default) or by name
   --events NAME       print how value NAME got its shape (the event log; --json: as JSON)
   --write OUT.onnx    write the model with value_info filled in ("-": standard output)
@@ -85,6 +88,7 @@ function parseArgs(argv) {
     if (a === '-h' || a === '--help') o.help = true;
     else if (a === '-v' || a === '--version') o.version = true;
     else if (a === '--json') o.json = true;
+    else if (a === '--cost') o.cost = true;
     else if (a === '--prefill') o.prefill = true;
     else if (a === '--stream') o.stream = true;
     else if (a === '--strict') o.strict = true;
@@ -98,9 +102,10 @@ function parseArgs(argv) {
     else throw argumentError(`unexpected argument ${a}`);
   }
   if (!o.help && !o.version && o.model === undefined) throw argumentError('no model given');
-  if (o.write === '-' && (o.json || o.events !== undefined)) {
-    throw argumentError('--write - puts the model on standard output: it cannot go with --json or --events');
+  if (o.write === '-' && (o.json || o.events !== undefined || o.cost)) {
+    throw argumentError('--write - puts the model on standard output: it cannot go with --json, --events or --cost');
   }
+  if (o.cost && o.events !== undefined) throw argumentError('--cost and --events print different things: give one');
   return o;
 }
 
@@ -355,7 +360,7 @@ async function run(argv, out) {
   if (o.write === '-' && process.stdout.isTTY) {
     throw usageError('--write - would put binary protobuf on the terminal: redirect standard output');
   }
-  const options = { prefillValueInfo: !!o.prefill, events: o.events !== undefined };
+  const options = { prefillValueInfo: !!o.prefill, events: o.events !== undefined, cost: !!o.cost };
   const result = inferModel(engine, o, options);
   if (o.strict && result.firstError) {
     const e = result.firstError;
@@ -370,6 +375,10 @@ async function run(argv, out) {
     return EXIT.OK;
   }
   const bound = o.bind ? bindSizes(result, o.bind) : null;
+  if (o.cost) {
+    printCost(out, result, bound, o.json, bound ? bindingLines(bound) : []);
+    return EXIT.OK;
+  }
   if (o.json) printJson(out, result, bound);
   else printTable(out, result, o, bound);
   return EXIT.OK;

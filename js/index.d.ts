@@ -150,6 +150,11 @@ export interface InferOptions {
    */
   onProgress?: (bytesRead: number, totalBytes: number) => void;
   /**
+   * Compute the cost model too (README "Cost"): result.costModel, read by result.cost() and
+   * result.memoryProfile(). Off by default, so that inference does nothing more unless asked.
+   */
+  cost?: boolean;
+  /**
    * inferShapesFromPath on an input without a size (a pipe, FIFO, socket or character device):
    * the most bytes kept in memory (such an input cannot seek back, so its bytes are kept); one
    * more is a LIMIT_EXCEEDED error. Default 2 GiB (2**31, protobuf's own message size limit); at
@@ -167,6 +172,7 @@ export interface InferOptions {
 export interface UrlOptions {
   prefillValueInfo?: boolean;
   events?: boolean;
+  cost?: boolean;
   /** Request headers (e.g. authorization), sent with every request. */
   headers?: Record<string, string> | Iterable<readonly [string, string]>;
   /** Aborts the fetches (the promise then rejects with the AbortError). */
@@ -241,6 +247,13 @@ export type ShapeInferenceErrorCode =
   | 'FETCH_ERROR'
   /** A shape function or onProgress called back into the engine that was running it. */
   | 'REENTRANT_CALL'
+  /** result.cost() or memoryProfile() on a result inferred without { cost: true }. */
+  | 'NO_COST_MODEL'
+  /**
+   * result.cost({ bindings }) or memoryProfile({ bindings }) with sizes the model refuses: the
+   * message names the relation they break (an operator's requirement, an equality, a bound).
+   */
+  | 'BINDING_REJECTED'
   /**
    * The call was cut short inside the wasm module (a wasm trap, or a JavaScript exception that
    * unwound through it); the engine replaced the module by a fresh one. `cause` is what was thrown.
@@ -260,6 +273,106 @@ export class ShapeInferenceError extends Error {
   code: ShapeInferenceErrorCode | (string & {});
   /** Name of the node the error is about, or null. */
   node: string | null;
+}
+
+/**
+ * A count of the cost model: a number when known (a BigInt past 2^53, exact), an expression string
+ * in the dims' grammar (printing the result's named sizes) when it depends on sizes not given.
+ */
+export type Count = number | bigint | string;
+
+export interface CostOptions {
+  /** Symbol sizes (integers >= 0) to evaluate the counts at; an object or a Map. */
+  bindings?: Readonly<Record<string, number | bigint>> | ReadonlyMap<string, number | bigint>;
+}
+
+export interface CostTotal {
+  /** Sums over the counted nodes of the model's graph (null: too big an expression to hold). */
+  macs: Count | null;
+  flops: Count | null;
+  /** Elements of every initializer of the model (subgraphs' too), from their declared dims. */
+  params: number | bigint | null;
+  /** Bytes of every initializer from its declared dims and element type (external data included, never read). */
+  weightBytes: number | bigint | null;
+  /**
+   * The peak of live activation bytes over the schedule: an expression when one step's live bytes
+   * are at least every other's for all sizes, else null; a number at a binding that decides it.
+   */
+  activationPeakBytes: Count | null;
+  /** Nodes (bodies' included) whose MACs/FLOPs are not counted: see `uncounted`. */
+  uncountedNodes: number;
+}
+
+export interface CostByOpType {
+  /** Nodes of the model's graph with this op type (key "OpType", or "domain:OpType" outside ai.onnx). */
+  nodes: number;
+  /** Sums over its counted nodes; null when none is counted. */
+  macs: Count | null;
+  flops: Count | null;
+}
+
+/** One node of the model's graph: cost.nodes[i] is result.nodes[i]. */
+export interface NodeCost {
+  name: string;
+  opType: string;
+  domain: string;
+  /** null when the node is not counted (see Cost.uncounted). */
+  macs: Count | null;
+  flops: Count | null;
+  /** Bytes of the initializers and Constant tensors it reads. */
+  weightBytes: number | bigint | null;
+  /** Bytes of its outputs; null when a size or element size is unknown. */
+  outputBytes: Count | null;
+  /** The element type its arithmetic runs in: the weights' for MAC-counting ops (packed N-bit weights by their bits: 'uint4'), the first output's otherwise. */
+  elemType: string | null;
+}
+
+export interface UncountedOps {
+  /** "OpType", or "domain:OpType" outside ai.onnx. */
+  opType: string;
+  nodes: number;
+  reason: string;
+}
+
+export interface Cost {
+  total: CostTotal;
+  byOpType: Record<string, CostByOpType>;
+  nodes: NodeCost[];
+  uncounted: UncountedOps[];
+}
+
+export interface MemoryStep {
+  /** Index of the node in result.nodes. */
+  node: number;
+  name: string;
+  opType: string;
+  /** Activation bytes live while this node runs; null when a live value's size is not decided. */
+  liveBytes: number | bigint | null;
+}
+
+export interface MemoryProfile {
+  /** The engine's topological order of the graph's nodes (the file's order wherever that is one). */
+  steps: MemoryStep[];
+  /** The most bytes live at one step, null unless every step is decided. */
+  peakBytes: number | bigint | null;
+  /** The first step at the peak. */
+  peakStep: number | null;
+  /** Every activation (graph inputs and node outputs, not weights) with its bytes and live steps, from and to included. */
+  values: { key: string; bytes: Count | null; from: number; to: number }[];
+}
+
+/** The engine's cost JSON (osi_result_cost_json): what cost() and memoryProfile() read. */
+export interface CostModel {
+  /** Counts as the engine prints them: numbers, expression strings, decimal strings past 2^53, null. */
+  readonly cost: unknown;
+  readonly memory: {
+    /** Node index per step. */
+    readonly order: readonly number[];
+    /** The step whose live bytes dominate every other's, or null. */
+    readonly peakStep: number | null;
+    /** [key, bytes, from, to] per activation, flattened. */
+    readonly values: readonly (string | number | null)[];
+  };
 }
 
 /** What one inference found: plain, deeply frozen data that holds no wasm memory. */
@@ -332,6 +445,11 @@ export interface ShapeInferenceResult {
   readonly events?: readonly ShapeEvent[];
   /** Present on results of inferShapesFromUrl: what was fetched. */
   readonly download?: DownloadInfo;
+  /**
+   * Present when inference ran with `{ cost: true }`: the engine's cost model
+   * (osi_result_cost_json), plain data that cost() and memoryProfile() read.
+   */
+  readonly costModel?: CostModel;
   /** Any other key of the engine's JSON is passed through as is. */
   readonly [key: string]: unknown;
   /** The (frozen) type of value `name`, or null when `name` is not a value with a known type. */
@@ -348,6 +466,22 @@ export interface ShapeInferenceResult {
    * node's inputs (a node reading the value twice is listed twice). Built on first call.
    */
   consumers(key: string): readonly (NodeRef & { readonly input: number })[];
+  /**
+   * The cost model (README "Cost"): MACs, FLOPs, weight and output bytes per node of the model's
+   * graph, the totals and totals by op type, and the ops not counted with their reason. Counts are
+   * expressions of the model's sizes (named sizes from `definitions`, as dims print them); with
+   * `options.bindings`, every count those sizes decide is a number (the sizes the model's relations
+   * derive from them included, as the command line's --bind derives them).
+   * @throws {ShapeInferenceError} 'NO_COST_MODEL' when inferred without { cost: true };
+   *   'BINDING_REJECTED' when the bindings break one of the model's relations.
+   */
+  cost(options?: CostOptions): Cost;
+  /**
+   * Activation memory over the schedule at `options.bindings` (README "Cost"): the bytes live at
+   * each step of the engine's topological order, the peak, and each value's live range.
+   * @throws {ShapeInferenceError} as cost().
+   */
+  memoryProfile(options?: CostOptions): MemoryProfile;
   /**
    * The serialized ModelProto given to inferShapes with the inferred types written in (a new
    * Uint8Array each call): the graph outputs and existing value_info entries get the inferred type

@@ -5,6 +5,7 @@
 // it is first asked for. getShape hashes the name and looks it up in the engine's own hash table
 // of the keys (no JS Map or 100k-key object to build first); names, producers, nodes and values
 // are decoded on first read. Types are frozen objects shared by every value of the same type.
+import { memoryProfile, resultCost } from './cost.js';
 
 function deepFreeze(value) {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -375,6 +376,24 @@ export class ShapeInferenceResult {
     const packed = this.#lazy?.packed; // (the engine lists only values with a known type)
     this.#names ??= packed?.hashable ? packed.sortedKeys() : Object.keys(this.values).filter((n) => this.values[n] != null).sort();
     return this.#names.slice();
+  }
+
+  /**
+   * The cost model (README "Cost"): { total, byOpType, nodes, uncounted }, counts as numbers or
+   * expressions of the model's sizes; with options.bindings, evaluated at those sizes (a binding the
+   * model refuses throws ShapeInferenceError BINDING_REJECTED). Needs a result inferred with
+   * { cost: true } (otherwise a ShapeInferenceError NO_COST_MODEL). A new object each call.
+   */
+  cost(options) {
+    return resultCost(this, options);
+  }
+
+  /**
+   * Activation memory over the schedule at options.bindings: { steps: [{ node, name, opType,
+   * liveBytes }], peakBytes, peakStep, values: [{ key, bytes, from, to }] }. Needs { cost: true }.
+   */
+  memoryProfile(options) {
+    return memoryProfile(this, options);
   }
 
   /**

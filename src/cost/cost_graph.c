@@ -24,6 +24,7 @@ typedef struct Walk {
   OsiCost *cost;
   int *scope_order; /* run->scopes indices sorted by (caller, node_index) */
   OsiValueTable weights; /* body initializers by key (path + name), with their types */
+  OsiValueTable stats;   /* names BatchNormalization reads as running mean and variance */
   char *key;        /* scratch for path + name */
   size_t key_cap;
 } Walk;
@@ -364,35 +365,62 @@ static Count node_cost(Walk *w, const char *path, int index, const OsiNode *n, c
 
 /* Section - The model */
 
-static void count_params(OsiCost *c, const OsiGraph *g, int depth) {
+/* Calls fn on g and every graph nested in its nodes' attributes. */
+static void each_graph(const OsiGraph *g, int depth, void (*fn)(Walk *, const OsiGraph *), Walk *w) {
   if (!g || depth > MAX_DEPTH) return;
+  fn(w, g);
+  for (int i = 0; i < g->n_nodes; i++)
+    for (int a = 0; !g->nodes[i].graph_free && a < g->nodes[i].n_attrs; a++) {
+      const OsiAttr *at = &g->nodes[i].attrs[a];
+      if (at->type == OSI_ATTR_GRAPH) each_graph(at->g, depth + 1, fn, w);
+      for (size_t k = 0; at->type == OSI_ATTR_GRAPHS && k < at->n; k++) each_graph(at->graphs[k], depth + 1, fn, w);
+    }
+}
+
+/* The running mean and variance BatchNormalization reads (inputs 3 and 4):
+ * statistics, not parameters (PyTorch keeps them as buffers). */
+static void note_statistics(Walk *w, const OsiGraph *g) {
+  for (int i = 0; i < g->n_nodes; i++) {
+    const OsiNode *n = &g->nodes[i];
+    if (n->domain[0] || strcmp(n->op_type, "BatchNormalization") != 0) continue;
+    for (int k = 3; k <= 4 && k < n->n_inputs; k++) {
+      if (!n->inputs[k][0] || osi_value_table_get(&w->stats, n->inputs[k])) continue;
+      OsiValueEntry *e = osi_arena_alloc(w->run->arena, sizeof *e);
+      if (!e) return (void)(w->cost->failed = 1);
+      memset(e, 0, sizeof *e);
+      e->name = n->inputs[k];
+      if (!osi_value_table_put(&w->stats, e)) w->cost->failed = 1;
+    }
+  }
+}
+
+/* params: every initializer's elements but the statistics; weightBytes:
+ * every initializer's bytes. */
+static void count_initializers(Walk *w, const OsiGraph *g) {
+  OsiCost *c = w->cost;
   for (int i = 0; i < g->n_initializers; i++) {
     int64_t elems, bytes;
     if (osi_cost_tensor_size(&g->initializers[i], &elems, &bytes) != 0) {
       c->params = c->weight_bytes = -1;
       continue;
     }
-    c->params = add_sat(c->params, elems);
+    if (!osi_value_table_get(&w->stats, g->initializers[i].name)) c->params = add_sat(c->params, elems);
     c->weight_bytes = add_sat(c->weight_bytes, bytes);
   }
-  for (int i = 0; i < g->n_nodes; i++)
-    for (int a = 0; !g->nodes[i].graph_free && a < g->nodes[i].n_attrs; a++) {
-      const OsiAttr *at = &g->nodes[i].attrs[a];
-      if (at->type == OSI_ATTR_GRAPH) count_params(c, at->g, depth + 1);
-      for (size_t k = 0; at->type == OSI_ATTR_GRAPHS && k < at->n; k++) count_params(c, at->graphs[k], depth + 1);
-    }
 }
 
 void osi_cost_compute(OsiCost *c, OsiRun *run, const OsiContext *root) {
   memset(c, 0, sizeof *c);
   const OsiGraph *g = run->model->graph;
-  Walk w = {run, root, run->exprs, c, NULL, {0}, NULL, 0};
+  Walk w = {run, root, run->exprs, c, NULL, {0}, {0}, NULL, 0};
   c->n_nodes = g->n_nodes;
   c->nodes = calloc((size_t)g->n_nodes + 1, sizeof *c->nodes);
   if (!c->nodes) c->failed = 1;
   index_scopes(&w);
   index_weights(&w);
-  count_params(c, g, 0);
+  if (!osi_value_table_init(&w.stats, 16)) c->failed = 1;
+  each_graph(g, 0, note_statistics, &w);
+  each_graph(g, 0, count_initializers, &w);
   c->macs = c->flops = osi_expr_const(w.s, 0);
   for (int k = 0; k < g->n_nodes && !c->failed; k++) {
     const OsiNode *n = &g->nodes[k];
@@ -423,6 +451,7 @@ void osi_cost_compute(OsiCost *c, OsiRun *run, const OsiContext *root) {
     if (types != stack) free(types);
   }
   osi_value_table_free(&w.weights);
+  osi_value_table_free(&w.stats);
   free(w.scope_order);
   free(w.key);
 }

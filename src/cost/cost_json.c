@@ -86,6 +86,8 @@ static void write_nodes(OsiJson *j, OsiExprStore *s, const OsiCost *c, const Osi
     osi_json_string(j, g->nodes[i].name);
     osi_json_raw(j, ",\"opType\":");
     osi_json_string(j, g->nodes[i].op_type);
+    osi_json_raw(j, ",\"domain\":");
+    osi_json_string(j, g->nodes[i].domain);
     osi_json_raw(j, ",\"macs\":");
     write_count(j, s, n->macs);
     osi_json_raw(j, ",\"flops\":");

@@ -434,6 +434,23 @@ static void test_weights_external_and_sub_byte(void) {
   cost_free(&c);
 }
 
+/* BatchNormalization's running mean and variance are statistics: bytes,
+ * not params. */
+static void test_batchnorm_statistics(void) {
+  Builder *b = builder_new(15);
+  builder_input(b, "x", "float[N,16,4,4]");
+  const char *names[] = {"scale", "shift", "mean", "var"};
+  for (int i = 0; i < 4; i++) builder_initializer_shape(b, names[i], 1, 1, (int64_t[]){16}, 0);
+  builder_node(b, "BatchNormalization", "bn", "x", "scale", "shift", "mean", "var", "", "y", "");
+  builder_output(b, "y", "float[*]");
+  Cost c = cost_of(b);
+  CHECK_INT(at(total(&c, "params"), ""), 32);
+  CHECK_INT(at(total(&c, "weightBytes"), ""), 4 * 64);
+  CHECK_INT(at(node(&c, 0, "weightBytes"), ""), 4 * 64);
+  CHECK_INT(at(node(&c, 0, "flops"), "N=2"), 4 * 2 * 16 * 16);
+  cost_free(&c);
+}
+
 /* Section - Sizes past int64 */
 
 static void test_overflow_is_unknown(void) {
@@ -530,6 +547,7 @@ int main(void) {
   test_resize();
   test_loop_if_function();
   test_weights_external_and_sub_byte();
+  test_batchnorm_statistics();
   test_overflow_is_unknown();
   test_schedule();
   test_result_unchanged();

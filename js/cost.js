@@ -1,0 +1,196 @@
+// onnx-shapes: the cost model of a result (README "Cost"), read from what the engine computed
+// when asked (inferShapes(bytes, { cost: true }): `result.costModel`, the JSON of
+// osi_result_cost_json). result.cost() and result.memoryProfile() call these; so may any code
+// holding a result as plain data (a page that got it from a worker as JSON): both take any object
+// with the result's `costModel`, `definitions`, `constraints` and `values`.
+//
+// Counts are numbers, expression strings in the dims' grammar (printing the result's named sizes,
+// `definitions`), or null when not known. At a binding every count whose symbols the binding
+// decides is evaluated exactly (BigInt past 2^53, as evaluateDim); the totals at a binding are the
+// sums of the nodes' values, and the activation peak the maximum over the schedule of the live
+// bytes, computed here on numbers.
+import { evaluateDim } from './expr.js';
+import { resolveBindings } from './cli_bind.js';
+
+const isNode = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
+const { ShapeInferenceError } = (await (isNode ? import('./errors.cjs') : import('./errors.js'))).default;
+
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const DECIMAL = /^\d+$/;
+
+/** A number, or the BigInt of an integer past 2^53 (as evaluateDim gives them). */
+const exact = (v) => (typeof v === 'bigint' && v <= SAFE && v >= -SAFE ? Number(v) : v);
+
+/** A count as the engine wrote it: a decimal string past 2^53 becomes its BigInt. */
+const symbolic = (d) => (typeof d === 'string' && DECIMAL.test(d) ? exact(BigInt(d)) : d);
+
+function needsCost(result, what) {
+  const model = result?.costModel;
+  if (!model || typeof model !== 'object' || !model.cost || !model.memory) {
+    throw new ShapeInferenceError(`${what} needs a result inferred with the option { cost: true } `
+      + '(inferShapes(bytes, { cost: true }), or the same option of inferShapesFromPath, -FromFile, -FromUrl '
+      + 'and -FromSource): the engine computes the cost model only when asked, so that inference costs nothing more '
+      + 'otherwise', { code: 'NO_COST_MODEL' });
+  }
+  return model;
+}
+
+/** `bindings` (an object or Map of name -> size) as a Map, checked: sizes are integers >= 0. */
+function givenSizes(bindings) {
+  const entries = bindings instanceof Map ? [...bindings] : bindings !== null && typeof bindings === 'object'
+    ? Object.entries(bindings) : null;
+  if (!entries) throw new TypeError('onnx-shapes: bindings must be an object or a Map of symbol -> size');
+  for (const [name, v] of entries) {
+    const ok = typeof v === 'bigint' ? v >= 0n : Number.isSafeInteger(v) && v >= 0;
+    if (!ok) throw new TypeError(`onnx-shapes: the size of ${name} must be an integer >= 0 (a number or BigInt), not ${String(v)}`);
+  }
+  return new Map(entries);
+}
+
+/**
+ * The sizes to evaluate with: the given ones and what the model's relations derive from them; a
+ * binding that breaks a relation (a requirement, an equality, a bound) is a ShapeInferenceError
+ * BINDING_REJECTED naming it, as the command line's --bind reports it.
+ */
+export function bindingsFor(result, bindings) {
+  const { env, problems } = resolveBindings(result, givenSizes(bindings));
+  if (problems.length) {
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+    throw new ShapeInferenceError(`these sizes are impossible for this model: ${problems[0]}${more}`, { code: 'BINDING_REJECTED' });
+  }
+  return env;
+}
+
+/** An evaluator of counts at env: the value, or the count itself when env does not decide it. */
+function evaluator(env, definitions) {
+  const seen = new Map();
+  return (d) => {
+    if (d === null || typeof d === 'number' || typeof d === 'bigint') return d;
+    if (DECIMAL.test(d)) return symbolic(d);
+    let v = seen.get(d);
+    if (v === undefined) {
+      v = exact(evaluateDim(d, env, definitions));
+      seen.set(d, v);
+    }
+    return v ?? d;
+  };
+}
+
+const isValue = (v) => typeof v === 'number' || typeof v === 'bigint';
+
+/** The sum of counts that are all values, exactly; null when one is not. */
+function sum(values) {
+  let total = 0n;
+  for (const v of values) {
+    if (!isValue(v)) return null;
+    total += BigInt(v);
+  }
+  return exact(total);
+}
+
+const opKey = (n) => (n.domain ? `${n.domain}:${n.opType}` : n.opType);
+
+/**
+ * The activation bytes live at each step of the schedule at env (null where a live value's size
+ * is not known there), and the peak. Steps follow costModel.memory.order.
+ */
+function sweep(memory, at) {
+  const steps = Math.max(memory.order.length, 1);
+  const delta = new Array(steps + 1).fill(0n);
+  const unknown = new Array(steps + 1).fill(0);
+  const v = memory.values;
+  for (let i = 0; i < v.length; i += 4) {
+    const bytes = at(symbolic(v[i + 1]));
+    if (isValue(bytes)) {
+      delta[v[i + 2]] += BigInt(bytes);
+      delta[v[i + 3] + 1] -= BigInt(bytes);
+    } else {
+      unknown[v[i + 2]]++;
+      unknown[v[i + 3] + 1]--;
+    }
+  }
+  const live = new Array(steps);
+  let bytes = 0n, missing = 0, peak = null, peakStep = null;
+  for (let k = 0; k < steps; k++) {
+    bytes += delta[k];
+    missing += unknown[k];
+    live[k] = missing ? null : exact(bytes);
+    if (missing) peak = undefined;
+    else if (peak !== undefined && (peak === null || bytes > BigInt(peak))) [peak, peakStep] = [exact(bytes), k];
+  }
+  return { live, peak: peak ?? null, peakStep: peak === undefined ? null : peakStep };
+}
+
+/**
+ * The result's cost (README "Cost"): { total, byOpType, nodes, uncounted }, symbolic, or with
+ * options.bindings every count the sizes decide as a number.
+ */
+export function resultCost(result, options) {
+  const model = needsCost(result, 'cost()');
+  const { cost } = model;
+  const bindings = options?.bindings;
+  if (bindings === undefined || bindings === null) {
+    const nodes = cost.nodes.map((n) => ({ ...n, macs: symbolic(n.macs), flops: symbolic(n.flops),
+      weightBytes: symbolic(n.weightBytes), outputBytes: symbolic(n.outputBytes) }));
+    const byOpType = {};
+    for (const [k, g] of Object.entries(cost.byOpType)) byOpType[k] = { ...g, macs: symbolic(g.macs), flops: symbolic(g.flops) };
+    const t = cost.total;
+    return {
+      total: { ...t, macs: symbolic(t.macs), flops: symbolic(t.flops), params: symbolic(t.params),
+        weightBytes: symbolic(t.weightBytes), activationPeakBytes: symbolic(t.activationPeakBytes) },
+      byOpType,
+      nodes,
+      uncounted: cost.uncounted.map((u) => ({ ...u })),
+    };
+  }
+  const env = bindingsFor(result, bindings);
+  const at = evaluator(env, result.definitions);
+  const nodes = cost.nodes.map((n) => ({ ...n, macs: at(n.macs), flops: at(n.flops), weightBytes: symbolic(n.weightBytes),
+    outputBytes: at(n.outputBytes) }));
+  const counted = nodes.filter((n) => n.macs !== null);
+  // A total at a binding is the sum of its nodes' values; when one is not decided, the symbolic
+  // total (evaluated if it can be).
+  const total = (key, symbolicTotal, list) => sum(list.map((n) => n[key])) ?? at(symbolicTotal);
+  const groups = new Map();
+  for (const n of counted) {
+    const key = opKey(n);
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(n);
+  }
+  const byOpType = {};
+  for (const [k, g] of Object.entries(cost.byOpType)) {
+    const list = groups.get(k) ?? [];
+    byOpType[k] = { ...g, macs: list.length ? total('macs', g.macs, list) : null,
+      flops: list.length ? total('flops', g.flops, list) : null };
+  }
+  const t = cost.total;
+  const { peak } = sweep(model.memory, at);
+  return {
+    total: { ...t, macs: total('macs', t.macs, counted), flops: total('flops', t.flops, counted), params: symbolic(t.params),
+      weightBytes: symbolic(t.weightBytes), activationPeakBytes: peak ?? at(t.activationPeakBytes) },
+    byOpType,
+    nodes,
+    uncounted: cost.uncounted.map((u) => ({ ...u })),
+  };
+}
+
+/**
+ * Activation memory over the schedule at options.bindings: per step (the engine's topological
+ * order of the graph's nodes) the node and the bytes live there (null where a live value's size
+ * is not decided), the peak and its step, and each value's bytes and live range.
+ */
+export function memoryProfile(result, options) {
+  const { memory } = needsCost(result, 'memoryProfile()');
+  const bindings = options?.bindings;
+  const env = bindings === undefined || bindings === null ? new Map() : bindingsFor(result, bindings);
+  const at = evaluator(env, result.definitions);
+  const { live, peak, peakStep } = sweep(memory, at);
+  const nodes = result.costModel.cost.nodes;
+  const steps = memory.order.map((index, k) => ({ node: index, name: nodes[index]?.name ?? '',
+    opType: nodes[index]?.opType ?? '', liveBytes: live[k] }));
+  const values = [];
+  for (let i = 0, v = memory.values; i < v.length; i += 4) {
+    values.push({ key: v[i], bytes: at(symbolic(v[i + 1])), from: v[i + 2], to: v[i + 3] });
+  }
+  return { steps, peakBytes: peak, peakStep, values };
+}
