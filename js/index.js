@@ -6,7 +6,6 @@
 // call, so a result never pins wasm memory and there is nothing to delete.
 
 import { ShapeInferenceResult, attachWriter, readPacked } from './result.js';
-import { inferFromUrl } from './url_source.js';
 import { createModule } from './wasm_module.js';
 
 const isNode = typeof process === 'object' && process !== null &&
@@ -508,7 +507,9 @@ class Engine {
    */
   async inferShapesFromUrl(url, options) {
     const flags = optionFlags(options);
-    // The walk, the fetches and the retries are in js/url_source.js; each run of the decoder is here.
+    // The walk, the fetches and the retries are in js/url_source.js (loaded on the first call: a page
+    // that never reads a URL does not download it); each run of the decoder is here.
+    const { inferFromUrl } = await import('./url_source.js');
     return inferFromUrl(url, options, (total, copy, download) => this.#runStream('inferShapesFromUrl', flags, total,
       undefined, (pos, dst, len) => copy(pos, this.#M.HEAPU8, dst, len), () => ({ download: download() })));
   }

@@ -345,13 +345,13 @@ static Count node_cost(Walk *w, const char *path, int index, const OsiNode *n, c
   } else if (!(rule = osi_cost_rule(n->domain, n->op_type))) {
     c = not_counted("no cost rule: the operator tables do not have this operator");
   } else if (rule->kind == OSI_RULE_UNCOUNTED) {
-    c = not_counted(rule->reason);
+    c = not_counted(osi_cost_rule_reason(rule));
   } else if (rule->kind == OSI_RULE_BODIES) {
     c = bodies_cost(w, path, index, n, in, depth);
   } else {
     OsiCostIn ci = {w->s, n, in, out, osi_context_opset(w->root, n->domain), rule->p};
     OsiCostOut co = {OSI_EXPR_UNKNOWN, OSI_EXPR_UNKNOWN, NULL, NULL};
-    rule->fn(&ci, &co);
+    osi_cost_rule_fn(rule)(&ci, &co);
     c.macs = co.macs;
     c.flops = co.flops;
     c.why = co.macs == OSI_EXPR_UNKNOWN || co.flops == OSI_EXPR_UNKNOWN ? (co.why ? co.why : OSI_COST_WHY_SHAPE) : NULL;

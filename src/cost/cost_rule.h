@@ -9,6 +9,8 @@
 #ifndef OSI_COST_RULE_H
 #define OSI_COST_RULE_H
 
+#include <stdint.h>
+
 #include "model/graph.h"
 #include "model/types.h"
 
@@ -19,7 +21,7 @@ typedef struct OsiCostIn {
   const OsiType *const *in;  /* node->n_inputs entries, NULL: omitted or unknown */
   const OsiType *const *out; /* node->n_outputs entries, likewise */
   int64_t opset;             /* of the node's domain */
-  const int *p;              /* the rule's parameters (cost_table.c) */
+  const int8_t *p;           /* the rule's parameters (cost_table.c) */
 } OsiCostIn;
 
 /* What a rule found. OSI_EXPR_UNKNOWN macs or flops: the count is not known
@@ -41,13 +43,11 @@ typedef enum OsiRuleKind {
   OSI_RULE_UNCOUNTED, /* not counted, for `reason` */
 } OsiRuleKind;
 
+/* A row's rule (5 bytes: the table is in every download of the wasm). */
 typedef struct OsiCostRule {
-  const char *op_type; /* the table row's op type (checked against the op table) */
-  const char *token;   /* the table's cost column, as written */
-  OsiRuleKind kind;
-  OsiCostFn fn;
-  int p[3];
-  const char *reason; /* OSI_RULE_UNCOUNTED */
+  uint8_t kind;  /* OsiRuleKind */
+  uint8_t fn;    /* the rule's function (osi_cost_rule_fn), or the reason (UNCOUNTED) */
+  int8_t p[3];   /* the token's arguments */
 } OsiCostRule;
 
 /* The rule of (domain, op_type) ("" is ai.onnx), NULL when the op tables
@@ -56,6 +56,10 @@ const OsiCostRule *osi_cost_rule(const char *domain, const char *op_type);
 /* Rules of the op-table domain at position d of osi_op_domains (same rows,
  * same order); NULL past the last domain. */
 const OsiCostRule *osi_cost_rules(int d, int *count);
+/* The function of a counted rule, else NULL; the reason of an uncounted
+ * one, else NULL. */
+OsiCostFn osi_cost_rule_fn(const OsiCostRule *r);
+const char *osi_cost_rule_reason(const OsiCostRule *r);
 
 /* Section - Helpers for rules (cost_rules.c) */
 
