@@ -108,7 +108,9 @@ static int64_t weight_read(Walk *w, const OsiValueEntry *e, const OsiType *t) {
   int weight = e->is_initializer ||
                (e->producer >= 0 && e->producer < g->n_nodes && !g->nodes[e->producer].domain[0] &&
                 !strcmp(g->nodes[e->producer].op_type, "Constant"));
-  return weight ? const_bytes(w->s, osi_cost_type_bytes(w->s, t)) : 0;
+  /* a string tensor's bytes are its strings', which no size says: not counted */
+  if (!weight || !t || t->kind != OSI_KIND_TENSOR || !osi_cost_elem_bits(t->elem_type)) return 0;
+  return const_bytes(w->s, osi_cost_type_bytes(w->s, t));
 }
 
 /* Remembers a body's initializer, which inference keeps no value of. */

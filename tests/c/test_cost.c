@@ -421,14 +421,18 @@ static void test_weights_external_and_sub_byte(void) {
   builder_initializer_shape(b, "w", 1, 2, (int64_t[]){1000, 1000}, 1); /* external, no file */
   builder_initializer_shape(b, "q", 22, 2, (int64_t[]){3, 5}, 0);     /* int4: 15 nibbles */
   builder_initializer_shape(b, "d", 11, 1, (int64_t[]){7}, 1);         /* double, external */
+  builder_initializer_shape(b, "s", 8, 1, (int64_t[]){4}, 0);          /* strings: no size says */
   builder_node(b, "MatMul", "mm", "x", "w", "", "y", "");
   builder_node(b, "Identity", "idq", "q", "", "qq", "");
+  builder_node(b, "Identity", "ids", "s", "", "ss", "");
   builder_output(b, "y", "float[*]");
   Cost c = cost_of(b);
-  CHECK_INT(at(total(&c, "params"), ""), 1000000 + 15 + 7);
+  CHECK_INT(at(total(&c, "params"), ""), 1000000 + 15 + 7 + 4);
   CHECK_INT(at(total(&c, "weightBytes"), ""), 4000000 + 8 + 56);
   CHECK_INT(at(node(&c, 0, "weightBytes"), ""), 4000000);
   CHECK_INT(at(node(&c, 1, "weightBytes"), ""), 8);
+  CHECK_INT(at(node(&c, 2, "weightBytes"), ""), 0);
+  CHECK_STR(str(node(&c, 2, "outputBytes")), "null");
   CHECK_INT(at(node(&c, 0, "macs"), "N=2"), 2 * 1000 * 1000);
   cost_free(&c);
 }
