@@ -3,6 +3,7 @@
 // sizes decide is a number and the table is sorted by MACs, without it the counts are expressions
 // of the model's sizes. With --json, one object holding `cost` exactly as result.cost() gives it.
 import { columnWidths, layoutRow, outputWidth } from './cli_table.js';
+import { escapeControls, escapeJson, wrapLine } from './cli_text.js';
 
 const PREFIXES = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
 
@@ -57,22 +58,26 @@ export function printCost(out, result, bound, asJson, boundLines) {
       };
     }
     if (result.definitions?.length) o.definitions = result.definitions;
-    out.line(json(o));
+    out.block(escapeJson(json(o)));
     return;
   }
   const groups = Object.entries(cost.byOpType);
   if (bindings) groups.sort(([ka, a], [kb, b]) => compareCounts(a.macs, b.macs) || compareCounts(a.flops, b.flops) || (ka < kb ? -1 : 1));
   const head = ['op type', 'nodes', 'MACs', 'FLOPs'];
-  const rows = groups.map(([key, g]) => [key, String(g.nodes), withUnit(g.macs, 'MACs'), withUnit(g.flops, 'FLOPs')]);
+  const rows = groups.map(([key, g]) => [escapeControls(key), String(g.nodes), withUnit(g.macs, 'MACs'), withUnit(g.flops, 'FLOPs')]);
   const t = cost.total;
   rows.push(['total', String(cost.nodes.length), withUnit(t.macs, 'MACs'), withUnit(t.flops, 'FLOPs')]);
-  const widths = columnWidths(head, rows, outputWidth(), [0.3, 0.08, 0.3]);
-  for (const l of layoutRow(head, widths)) out.line(l);
-  for (const r of rows) for (const l of layoutRow(r, widths)) out.line(l);
-  out.line(`params: ${withUnit(t.params, ' params')} (${withUnit(t.weightBytes, 'B')} of weights)`);
+  const width = outputWidth();
+  const widths = columnWidths(head, rows, width, [0.3, 0.08, 0.3]);
+  for (const l of layoutRow(head, widths, width)) out.line(l);
+  for (const r of rows) for (const l of layoutRow(r, widths, width, 3)) out.line(l);
+  const para = (text) => {
+    for (const l of wrapLine(escapeControls(text), width)) out.line(l);
+  };
+  para(`params: ${withUnit(t.params, ' params')} (${withUnit(t.weightBytes, 'B')} of weights)`);
   const peak = t.activationPeakBytes;
-  out.line(`activation peak: ${peak === null ? (bindings ? '? (a live size is not decided by these sizes)' : 'depends on the sizes (give them with --bind)') : withUnit(peak, 'B')}`);
-  for (const u of cost.uncounted) out.line(`uncounted: ${u.opType} (${u.nodes} node${u.nodes === 1 ? '' : 's'}): ${u.reason}`);
-  for (const { name, expr } of bindings ? [] : result.definitions ?? []) out.line(`where ${name} = ${expr}`);
-  for (const l of boundLines) out.line(l);
+  para(`activation peak: ${peak === null ? (bindings ? '? (a live size is not decided by these sizes)' : 'depends on the sizes (give them with --bind)') : withUnit(peak, 'B')}`);
+  for (const u of cost.uncounted) para(`uncounted: ${u.opType} (${u.nodes} node${u.nodes === 1 ? '' : 's'}): ${u.reason}`);
+  for (const { name, expr } of bindings ? [] : result.definitions ?? []) para(`where ${name} = ${expr}`);
+  for (const l of boundLines) para(l);
 }
