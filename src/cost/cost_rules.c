@@ -160,16 +160,29 @@ static int64_t interpolation(const char *mode, int r) {
 }
 
 /* Resize, Upsample: r is the number of axes whose output size is not the
- * input's (as expressions: an axis the model scales by 1 keeps its dim). */
+ * input's at the sizes (an axis scaled by 1.5 keeps a size of 1), so it is
+ * counted as an expression: each axis's [out != in] = Ind(out - in) +
+ * Ind(in - out), and 2^r - 1 (linear) or (4^r - 1)/3 (cubic) built axis by
+ * axis as f += [axis]*(f + 1), g += [axis]*(3g + 1). An axis whose sizes are
+ * one expression adds 0. */
 void osi_cost_resize(const OsiCostIn *c, OsiCostOut *out) {
+  OsiExprStore *s = c->s;
   out->elem_type = osi_cost_out_elem(c, 0);
   const OsiType *x = osi_cost_in(c, 0), *y = osi_cost_out(c, 0);
   if (!x || !y || x->rank != y->rank) return unknown(out, OSI_COST_WHY_SHAPE);
-  int r = 0;
-  for (int i = 0; i < x->rank; i++) r += x->dims[i] != y->dims[i];
-  int64_t k = interpolation(osi_cost_attr_str(c->node, "mode", "nearest"), r);
-  if (k < 0) return unknown(out, "it resizes more than 8 axes");
-  per_element(c, out, y, k);
+  const char *mode = osi_cost_attr_str(c->node, "mode", "nearest");
+  int cubic = strstr(mode, "cubic") != NULL, linear = !cubic && strstr(mode, "linear") != NULL;
+  if (!cubic && !linear) return per_element(c, out, y, 0);
+  OsiExpr f = osi_expr_const(s, 0), one = osi_expr_const(s, 1);
+  for (int i = 0; i < x->rank; i++) {
+    if (x->dims[i] == y->dims[i]) continue;
+    OsiExpr changed = osi_expr_add(s, osi_expr_indicator(s, osi_expr_sub(s, y->dims[i], x->dims[i])),
+                                   osi_expr_indicator(s, osi_expr_sub(s, x->dims[i], y->dims[i])));
+    OsiExpr step = cubic ? osi_expr_add(s, osi_expr_mul(s, osi_expr_const(s, 3), f), one) : osi_expr_add(s, f, one);
+    f = osi_expr_add(s, f, osi_expr_mul(s, changed, step));
+  }
+  OsiExpr per = osi_expr_mul(s, osi_expr_const(s, cubic ? 7 : 3), f);
+  osi_cost_set_flops(c, out, osi_expr_mul(s, per, osi_cost_numel(s, y)));
 }
 
 /* GridSample: every output element interpolates over the spatial axes. */

@@ -331,11 +331,23 @@ static void test_resize(void) {
   builder_node(b, "Resize", "linear", "x", "-", "-", "sizes", "", "y", "");
   builder_attr_string(b, "mode", "linear");
   builder_node(b, "Resize", "nearest", "x", "-", "-", "sizes", "", "z", "");
+  builder_node(b, "Resize", "cubic", "x", "-", "-", "sizes", "", "u", "");
+  builder_attr_string(b, "mode", "cubic");
   builder_output(b, "y", "float[*]");
   Cost c = cost_of(b);
-  /* 3*(2^r - 1) per output element over the r = 3 axes whose size is not the input's (N -> 1, H, W) */
-  CHECK_INT(at(node(&c, 0, "flops"), "N=1,H=4,W=3"), 3 * 7 * (1 * 3 * 8 * 6));
+  /* 3*(2^r - 1) per output element over the r axes whose size is not the
+   * input's at these sizes: N -> 1 changes it only when N is not 1 */
+  const int64_t numel = 1 * 3 * 8 * 6;
+  CHECK_INT(at(node(&c, 0, "flops"), "N=2,H=4,W=3"), 3 * 7 * numel);
+  CHECK_INT(at(node(&c, 0, "flops"), "N=1,H=4,W=3"), 3 * 3 * numel);
+  CHECK_INT(at(node(&c, 0, "flops"), "N=1,H=8,W=3"), 3 * 1 * numel);
+  CHECK_INT(at(node(&c, 0, "flops"), "N=1,H=8,W=6"), 0);
+  CHECK_INT(at(node(&c, 0, "flops"), "N=0,H=0,W=0"), 3 * 7 * numel);
   CHECK_INT(at(node(&c, 1, "flops"), "N=1,H=4,W=3"), 0);
+  /* cubic: 7*(4^r - 1)/3 */
+  CHECK_INT(at(node(&c, 2, "flops"), "N=2,H=4,W=3"), 7 * 21 * numel);
+  CHECK_INT(at(node(&c, 2, "flops"), "N=1,H=4,W=3"), 7 * 5 * numel);
+  CHECK_INT(at(node(&c, 2, "flops"), "N=1,H=4,W=6"), 7 * 1 * numel);
   cost_free(&c);
 }
 

@@ -56,7 +56,7 @@ const KINDS = {
   NBITS_QKV: () => ['2·MACs + the biases\' adds', 'MACs (numel(Q) + numel(K) + numel(V))·K'],
   GELU: () => ['5 per output element (erf form), 9 with approximate="tanh"', ''],
   LRN: () => ['2·size + 3 per output element', ''],
-  RESIZE: () => ['per output element: 0 nearest, 3·(2^r − 1) linear, 7·(4^r − 1)/3 cubic, r = axes whose size changes', ''],
+  RESIZE: () => ['per output element: 0 nearest, 3·(2^r − 1) linear, 7·(4^r − 1)/3 cubic, r = axes whose size changes at the sizes (an expression: each axis counts Ind(out − in) + Ind(in − out))', ''],
   GRID_SAMPLE: () => ['per output element as RESIZE, r = the spatial axes', ''],
   ROI_ALIGN: () => ['10·sampling_ratio² per output element (uncounted when sampling_ratio is 0: data-dependent)', ''],
   SCATTER: () => ['0, or 1 per update element with a reduction', ''],
