@@ -78,14 +78,18 @@ function evaluator(env, definitions) {
 
 const isValue = (v) => typeof v === 'number' || typeof v === 'bigint';
 
-/** The sum of counts that are all values, exactly; null when one is not. */
+// A count past int64 is not decided at a binding, as in the engine (checked int64 arithmetic) and
+// evaluateDim: a sum or a live size past it is not one either, never a number no count could be.
+const INT64_MAX = (1n << 63n) - 1n;
+
+/** The sum of counts that are all values, exactly; null when one is not or the sum passes int64. */
 function sum(values) {
   let total = 0n;
   for (const v of values) {
     if (!isValue(v)) return null;
     total += BigInt(v);
   }
-  return exact(total);
+  return total > INT64_MAX ? null : exact(total);
 }
 
 const opKey = (n) => (n.domain ? `${n.domain}:${n.opType}` : n.opType);
@@ -114,8 +118,8 @@ function sweep(memory, at) {
   for (let k = 0; k < steps; k++) {
     bytes += delta[k];
     missing += unknown[k];
-    live[k] = missing ? null : exact(bytes);
-    if (missing) peak = undefined;
+    live[k] = missing || bytes > INT64_MAX ? null : exact(bytes);
+    if (live[k] === null) peak = undefined;
     else if (peak !== undefined && (peak === null || bytes > BigInt(peak))) [peak, peakStep] = [exact(bytes), k];
   }
   return { live, peak: peak ?? null, peakStep: peak === undefined ? null : peakStep };

@@ -51,14 +51,18 @@ const HEAP_IDLE_MS = 1000;
  * asked for (options.cost), `costModel`: the engine's cost JSON (osi_result_cost_json), which
  * result.cost() and result.memoryProfile() read.
  */
+const COST_TEXT = new TextDecoder();
+
 function packedResult(M, r, extra, withCost) {
   const ptr = M._osi_result_packed(r, 0) >>> 0;
   if (!ptr) throw outOfMemory('result');
   const data = readPacked(M.HEAPU8, ptr);
   if (withCost) {
-    const text = M.UTF8ToString(M._osi_result_cost_json(r));
-    if (!text) throw outOfMemory('cost model');
-    data.costModel = JSON.parse(text);
+    const at = M._osi_result_cost_json(r) >>> 0;
+    const end = at ? M.HEAPU8.indexOf(0, at) : -1;
+    if (end <= at) throw outOfMemory('cost model');
+    // TextDecoder, not UTF8ToString: a 6k-node model's cost JSON is over a megabyte
+    data.costModel = JSON.parse(COST_TEXT.decode(M.HEAPU8.subarray(at, end)));
   }
   return new ShapeInferenceResult(extra ? Object.assign(data, extra()) : data);
 }

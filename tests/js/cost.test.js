@@ -202,6 +202,16 @@ test('counts past 2^53 are exact BigInts, and sizes past int64 give unknown coun
   const at = r.cost({ bindings: { m: 2 ** 20, k: 2 ** 20, n: 2 ** 20 + 1 } });
   expect(at.total.macs).toBe(2n ** 60n + 2n ** 40n);
   expect(r.cost({ bindings: { m: 2 ** 30, k: 2 ** 30, n: 2 ** 30 } }).nodes[0].macs).toBe('k*m*n'); // past int64: not decided
+  // two counts that each fit int64 but whose sum does not: the total is not decided either
+  const twice = engine.inferShapes(model({
+    opset: 17,
+    inputs: [{ name: 'a', elemType: 'float', dims: ['m', 'k'] }, { name: 'b', elemType: 'float', dims: ['k', 'n'] }],
+    outputs: ['y', 'z'],
+    nodes: [{ op: 'MatMul', inputs: ['a', 'b'], outputs: ['y'] }, { op: 'MatMul', inputs: ['a', 'b'], outputs: ['z'] }],
+  }), { cost: true }).cost({ bindings: { m: 2 ** 20, k: 2 ** 20, n: 2 ** 22 } });
+  expect(twice.nodes.map((n) => n.macs)).toEqual([2n ** 62n, 2n ** 62n]);
+  expect(twice.total.macs).toBe('2*k*m*n');
+  expect(twice.byOpType.MatMul.macs).toBe('2*k*m*n');
   const zero = r.cost({ bindings: { m: 0, k: 5, n: 3 } });
   expect(zero.total.macs).toBe(0);
   expect(zero.total.activationPeakBytes).toBe(4 * 15);
