@@ -5,7 +5,9 @@
 // with the result's `costModel`, `definitions`, `constraints` and `values`.
 //
 // Counts are numbers, expression strings in the dims' grammar (printing the result's named sizes,
-// `definitions`), or null when not known. At a binding every count whose symbols the binding
+// `definitions`), or null when not known. The engine writes the per-node and per-value counts as
+// flat arrays that name each distinct expression once (src/cost/cost_json.c): read here into the
+// objects of the API, each expression evaluated once per call. At a binding every count whose symbols the binding
 // decides is evaluated exactly (BigInt past 2^53, as evaluateDim); the totals at a binding are the
 // sums of the nodes' values, and the activation peak the maximum over the schedule of the live
 // bytes, computed here on numbers.
@@ -23,6 +25,29 @@ const exact = (v) => (typeof v === 'bigint' && v <= SAFE && v >= -SAFE ? Number(
 
 /** A count as the engine wrote it: a decimal string past 2^53 becomes its BigInt. */
 const symbolic = (d) => (typeof d === 'string' && DECIMAL.test(d) ? exact(BigInt(d)) : d);
+
+const freezeAll = (list) => Object.freeze(list.map((x) => (x && typeof x === 'object' ? Object.freeze(x) : x)));
+
+/**
+ * The engine's cost JSON, parsed, frozen as a whole (plain data, like the rest of a result): the
+ * flat arrays of numbers and strings shallowly, so that freezing does not visit each entry.
+ */
+export function freezeCostModel(model) {
+  const { cost, memory } = model;
+  Object.freeze(cost.total);
+  for (const g of Object.values(cost.byOpType)) Object.freeze(g);
+  Object.freeze(cost.byOpType);
+  cost.uncounted = freezeAll(cost.uncounted);
+  Object.freeze(cost.nodes);
+  Object.freeze(cost);
+  Object.freeze(memory.order);
+  Object.freeze(memory.values);
+  Object.freeze(memory);
+  Object.freeze(model.exprs);
+  model.ops = freezeAll(model.ops);
+  Object.freeze(model.elemTypes);
+  return Object.freeze(model);
+}
 
 function needsCost(result, what) {
   const model = result?.costModel;
@@ -95,16 +120,44 @@ function sum(values) {
 const opKey = (n) => (n.domain ? `${n.domain}:${n.opType}` : n.opType);
 
 /**
- * The activation bytes live at each step of the schedule at env (null where a live value's size
- * is not known there), and the peak. Steps follow costModel.memory.order.
+ * A reader of the flat arrays' counts (cost_json.c): a number, null, or -(k+1) for exprs[k],
+ * given as `at` gives it (the expression, or its value at the sizes), each exprs[k] once.
  */
-function sweep(memory, at) {
+function refs(model, at) {
+  const exprs = model.exprs ?? [];
+  const memo = new Array(exprs.length);
+  return (v) => {
+    if (v === null || v >= 0) return v;
+    const k = -v - 1;
+    if (!(k in memo)) memo[k] = at(symbolic(exprs[k]));
+    return memo[k];
+  };
+}
+
+/** The nodes of the flat array (7 entries a node), counts through `ref`. */
+function readNodes(model, ref) {
+  const flat = model.cost.nodes;
+  const { ops, elemTypes } = model;
+  const nodes = new Array(flat.length / 7);
+  for (let i = 0, at = 0; i < nodes.length; i++, at += 7) {
+    const op = ops[flat[at + 1]];
+    nodes[i] = { name: flat[at], opType: op[0], domain: op[1], macs: ref(flat[at + 2]), flops: ref(flat[at + 3]),
+      weightBytes: symbolic(flat[at + 4]), outputBytes: ref(flat[at + 5]), elemType: flat[at + 6] < 0 ? null : elemTypes[flat[at + 6]] };
+  }
+  return nodes;
+}
+
+/**
+ * The activation bytes live at each step of the schedule (`ref` gives each value's bytes: null
+ * where not known), and the peak. Steps follow costModel.memory.order.
+ */
+function sweep(memory, ref) {
   const steps = Math.max(memory.order.length, 1);
   const delta = new Array(steps + 1).fill(0n);
   const unknown = new Array(steps + 1).fill(0);
   const v = memory.values;
   for (let i = 0; i < v.length; i += 4) {
-    const bytes = at(symbolic(v[i + 1]));
+    const bytes = ref(v[i + 1]);
     if (isValue(bytes)) {
       delta[v[i + 2]] += BigInt(bytes);
       delta[v[i + 3] + 1] -= BigInt(bytes);
@@ -133,24 +186,23 @@ export function resultCost(result, options) {
   const model = needsCost(result, 'cost()');
   const { cost } = model;
   const bindings = options?.bindings;
+  const t = cost.total;
+  const uncounted = cost.uncounted.map((u) => ({ ...u }));
   if (bindings === undefined || bindings === null) {
-    const nodes = cost.nodes.map((n) => ({ ...n, macs: symbolic(n.macs), flops: symbolic(n.flops),
-      weightBytes: symbolic(n.weightBytes), outputBytes: symbolic(n.outputBytes) }));
     const byOpType = {};
     for (const [k, g] of Object.entries(cost.byOpType)) byOpType[k] = { ...g, macs: symbolic(g.macs), flops: symbolic(g.flops) };
-    const t = cost.total;
     return {
       total: { ...t, macs: symbolic(t.macs), flops: symbolic(t.flops), params: symbolic(t.params),
         weightBytes: symbolic(t.weightBytes), activationPeakBytes: symbolic(t.activationPeakBytes) },
       byOpType,
-      nodes,
-      uncounted: cost.uncounted.map((u) => ({ ...u })),
+      nodes: readNodes(model, refs(model, (d) => d)),
+      uncounted,
     };
   }
   const env = bindingsFor(result, bindings);
   const at = evaluator(env, result.definitions);
-  const nodes = cost.nodes.map((n) => ({ ...n, macs: at(n.macs), flops: at(n.flops), weightBytes: symbolic(n.weightBytes),
-    outputBytes: at(n.outputBytes) }));
+  const ref = refs(model, at);
+  const nodes = readNodes(model, ref);
   const counted = nodes.filter((n) => n.macs !== null);
   // A total at a binding is the sum of its nodes' values; when one is not decided, the symbolic
   // total (evaluated if it can be).
@@ -167,14 +219,13 @@ export function resultCost(result, options) {
     byOpType[k] = { ...g, macs: list.length ? total('macs', g.macs, list) : null,
       flops: list.length ? total('flops', g.flops, list) : null };
   }
-  const t = cost.total;
-  const { peak } = sweep(model.memory, at);
+  const { peak } = sweep(model.memory, ref);
   return {
     total: { ...t, macs: total('macs', t.macs, counted), flops: total('flops', t.flops, counted), params: symbolic(t.params),
       weightBytes: symbolic(t.weightBytes), activationPeakBytes: peak ?? at(t.activationPeakBytes) },
     byOpType,
     nodes,
-    uncounted: cost.uncounted.map((u) => ({ ...u })),
+    uncounted,
   };
 }
 
@@ -187,14 +238,15 @@ export function memoryProfile(result, options) {
   const { memory } = needsCost(result, 'memoryProfile()');
   const bindings = options?.bindings;
   const env = bindings === undefined || bindings === null ? new Map() : bindingsFor(result, bindings);
-  const at = evaluator(env, result.definitions);
-  const { live, peak, peakStep } = sweep(memory, at);
-  const nodes = result.costModel.cost.nodes;
-  const steps = memory.order.map((index, k) => ({ node: index, name: nodes[index]?.name ?? '',
-    opType: nodes[index]?.opType ?? '', liveBytes: live[k] }));
+  const model = result.costModel;
+  const ref = refs(model, evaluator(env, result.definitions));
+  const { live, peak, peakStep } = sweep(memory, ref);
+  const flat = model.cost.nodes;
+  const steps = memory.order.map((index, k) => ({ node: index, name: flat[7 * index] ?? '',
+    opType: model.ops[flat[7 * index + 1]]?.[0] ?? '', liveBytes: live[k] }));
   const values = [];
   for (let i = 0, v = memory.values; i < v.length; i += 4) {
-    values.push({ key: v[i], bytes: at(symbolic(v[i + 1])), from: v[i + 2], to: v[i + 3] });
+    values.push({ key: v[i], bytes: ref(v[i + 1]), from: v[i + 2], to: v[i + 3] });
   }
   return { steps, peakBytes: peak, peakStep, values };
 }

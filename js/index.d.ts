@@ -363,16 +363,26 @@ export interface MemoryProfile {
 
 /** The engine's cost JSON (osi_result_cost_json): what cost() and memoryProfile() read. */
 export interface CostModel {
-  /** Counts as the engine prints them: numbers, expression strings, decimal strings past 2^53, null. */
+  /**
+   * total, byOpType and uncounted as cost() gives them symbolically (counts as the engine prints
+   * them: numbers, expression strings, decimal strings past 2^53, null); nodes flattened, 7
+   * entries a node: name, index in `ops`, macs, flops, weightBytes, outputBytes, index in
+   * `elemTypes` (-1: unknown). A count there is a number, null, or -(k+1) for exprs[k].
+   */
   readonly cost: unknown;
   readonly memory: {
     /** Node index per step. */
     readonly order: readonly number[];
     /** The step whose live bytes dominate every other's, or null. */
     readonly peakStep: number | null;
-    /** [key, bytes, from, to] per activation, flattened. */
+    /** [key, bytes, from, to] per activation, flattened (bytes a count as in nodes). */
     readonly values: readonly (string | number | null)[];
   };
+  /** Each distinct expression of the flat arrays once. */
+  readonly exprs: readonly string[];
+  /** [opType, domain] of the nodes' op indexes. */
+  readonly ops: readonly (readonly [string, string])[];
+  readonly elemTypes: readonly string[];
 }
 
 /** What one inference found: plain, deeply frozen data that holds no wasm memory. */

@@ -6,6 +6,7 @@
 // call, so a result never pins wasm memory and there is nothing to delete.
 
 import { ShapeInferenceResult, attachWriter, readPacked } from './result.js';
+import { freezeCostModel } from './cost.js';
 import { createModule } from './wasm_module.js';
 
 const isNode = typeof process === 'object' && process !== null &&
@@ -62,7 +63,7 @@ function packedResult(M, r, extra, withCost) {
     const end = at ? M.HEAPU8.indexOf(0, at) : -1;
     if (end <= at) throw outOfMemory('cost model');
     // TextDecoder, not UTF8ToString: a 6k-node model's cost JSON is over a megabyte
-    data.costModel = JSON.parse(COST_TEXT.decode(M.HEAPU8.subarray(at, end)));
+    data.costModel = freezeCostModel(JSON.parse(COST_TEXT.decode(M.HEAPU8.subarray(at, end))));
   }
   return new ShapeInferenceResult(extra ? Object.assign(data, extra()) : data);
 }

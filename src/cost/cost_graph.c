@@ -49,6 +49,49 @@ OsiExpr osi_cost_type_bytes(OsiExprStore *s, const OsiType *t) {
   return osi_expr_ceildiv(s, osi_expr_mul(s, n, osi_expr_const(s, bits)), osi_expr_const(s, 8));
 }
 
+static uint32_t shape_hash(int bits, const OsiType *t) {
+  uint32_t h = 2166136261u ^ (uint32_t)bits;
+  h = (h ^ (uint32_t)t->rank) * 16777619u;
+  for (int i = 0; i < t->rank; i++) h = (h ^ t->dims[i]) * 16777619u;
+  return h;
+}
+
+static int same_shape(int bits, const OsiType *a, const OsiType *b) {
+  return osi_cost_elem_bits(b->elem_type) == bits && a->rank == b->rank &&
+         (a->rank == 0 || !memcmp(a->dims, b->dims, (size_t)a->rank * sizeof *a->dims));
+}
+
+static int cache_grow(OsiBytesCache *k) {
+  size_t cap = k->cap ? 2 * k->cap : 256;
+  struct OsiBytesSlot *slots = calloc(cap, sizeof *slots);
+  if (!slots) return 0;
+  for (size_t i = 0; i < k->cap; i++) {
+    const OsiType *t = k->slots[i].type;
+    if (!t) continue;
+    size_t at = shape_hash(osi_cost_elem_bits(t->elem_type), t) & (cap - 1);
+    while (slots[at].type) at = (at + 1) & (cap - 1);
+    slots[at] = k->slots[i];
+  }
+  free(k->slots);
+  k->slots = slots;
+  k->cap = cap;
+  return 1;
+}
+
+OsiExpr osi_cost_bytes_cached(OsiCost *c, OsiExprStore *s, const OsiType *t) {
+  int bits = t && t->kind == OSI_KIND_TENSOR && t->rank >= 0 ? osi_cost_elem_bits(t->elem_type) : 0;
+  OsiBytesCache *k = &c->bytes;
+  if (!bits || (2 * (k->n + 1) > k->cap && !cache_grow(k))) return osi_cost_type_bytes(s, t);
+  size_t at = shape_hash(bits, t) & (k->cap - 1);
+  for (; k->slots[at].type; at = (at + 1) & (k->cap - 1))
+    if (same_shape(bits, t, k->slots[at].type)) return k->slots[at].bytes;
+  OsiExpr bytes = osi_cost_type_bytes(s, t);
+  k->slots[at].type = t;
+  k->slots[at].bytes = bytes;
+  k->n++;
+  return bytes;
+}
+
 int osi_cost_tensor_size(const OsiTensor *t, int64_t *elems, int64_t *bytes) {
   int64_t n = 1;
   for (int i = 0; i < t->rank; i++)
@@ -110,7 +153,7 @@ static int64_t weight_read(Walk *w, const OsiValueEntry *e, const OsiType *t) {
                 !strcmp(g->nodes[e->producer].op_type, "Constant"));
   /* a string tensor's bytes are its strings', which no size says: not counted */
   if (!weight || !t || t->kind != OSI_KIND_TENSOR || !osi_cost_elem_bits(t->elem_type)) return 0;
-  return const_bytes(w->s, osi_cost_type_bytes(w->s, t));
+  return const_bytes(w->s, osi_cost_bytes_cached(w->cost, w->s, t));
 }
 
 /* Remembers a body's initializer, which inference keeps no value of. */
@@ -441,7 +484,7 @@ void osi_cost_compute(OsiCost *c, OsiRun *run, const OsiContext *root) {
     for (int i = 0; i < n->n_inputs; i++)
       if (io[i]) nc->weight_bytes = add_sat(nc->weight_bytes, weight_read(&w, io[i], types[i]));
     for (int o = 0; o < n->n_outputs; o++)
-      if (n->outputs[o][0]) nc->out_bytes = osi_expr_add(w.s, nc->out_bytes, osi_cost_type_bytes(w.s, types[n->n_inputs + o]));
+      if (n->outputs[o][0]) nc->out_bytes = osi_expr_add(w.s, nc->out_bytes, osi_cost_bytes_cached(c, w.s, types[n->n_inputs + o]));
     Count cnt = node_cost(&w, "", k, n, types, types + n->n_inputs, 0, &nc->elem_type);
     nc->op_key = op_key(&w, n);
     nc->macs = cnt.why ? OSI_EXPR_UNKNOWN : cnt.macs;
@@ -459,6 +502,7 @@ void osi_cost_compute(OsiCost *c, OsiRun *run, const OsiContext *root) {
 }
 
 void osi_cost_free(OsiCost *c) {
+  free(c->bytes.slots);
   free(c->nodes);
   free(c->uncounted);
   free(c->live);

@@ -29,6 +29,16 @@ typedef struct OsiLiveValue {
   int from, to;
 } OsiLiveValue;
 
+/* Bytes of the tensor types seen, by element bits and dims (the dims are
+ * hash-consed ids): values of one shape are measured once. */
+typedef struct OsiBytesCache {
+  struct OsiBytesSlot {
+    const OsiType *type; /* NULL: empty */
+    OsiExpr bytes;
+  } *slots;
+  size_t cap, n;
+} OsiBytesCache;
+
 typedef struct OsiCost {
   OsiNodeCost *nodes; /* the model graph's nodes, file order */
   int n_nodes;
@@ -45,6 +55,7 @@ typedef struct OsiCost {
   OsiExpr peak;  /* the activation peak when one step's live bytes dominate every other's; else UNKNOWN */
   int peak_step; /* that step, -1 when none */
   int failed;    /* memory ran out */
+  OsiBytesCache bytes;
 } OsiCost;
 
 /* Runs the walk (cost_graph.c) and the schedule (cost_memory.c). */
@@ -58,6 +69,8 @@ int osi_cost_elem_bits(int32_t dtype);
 /* Bytes a tensor type takes (CeilDiv(numel*bits, 8)), UNKNOWN for other
  * kinds, unknown sizes and strings. */
 OsiExpr osi_cost_type_bytes(OsiExprStore *s, const OsiType *t);
+/* The same through c's cache (computed directly when memory runs out). */
+OsiExpr osi_cost_bytes_cached(OsiCost *c, OsiExprStore *s, const OsiType *t);
 /* Elements and bytes of an initializer from its declared dims and type
  * (never its data): 0 and *bytes set, -1 past int64 or for a string. */
 int osi_cost_tensor_size(const OsiTensor *t, int64_t *elems, int64_t *bytes);

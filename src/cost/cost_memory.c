@@ -107,7 +107,7 @@ void osi_cost_schedule(OsiCost *c, OsiRun *run, const OsiContext *root) {
     const OsiValueEntry *e = root->order[v];
     if (is_weight(g, e)) continue;
     int from = e->producer >= 0 && e->producer < n ? step_of[e->producer] : 0;
-    c->live[c->n_live++] = (OsiLiveValue){e->name, osi_cost_type_bytes(s, e->type), from, to[v]};
+    c->live[c->n_live++] = (OsiLiveValue){e->name, osi_cost_bytes_cached(c, s, e->type), from, to[v]};
   }
   /* The sweep: live bytes per step, the unknown ones counted apart. */
   int *starts = calloc((size_t)steps + 1, sizeof *starts), *ends = calloc((size_t)steps + 1, sizeof *ends);

@@ -105,8 +105,33 @@ static int64_t at(const OsiJsonValue *v, const char *env) {
   return out;
 }
 
+/* Field `key` of node i, decoded from the flat nodes array (cost_json.c):
+ * an expression reference as its exprs string, op and elem as names. */
 static const OsiJsonValue *node(const Cost *c, int i, const char *key) {
-  return c->nodes && (size_t)i < c->nodes->n ? osi_json_get(&c->nodes->items[i], key) : NULL;
+  static const OsiJsonValue null_value = {OSI_JSON_NULL, 0, NULL, 0, NULL, NULL};
+  static const char *const fields[] = {"name", "op", "macs", "flops", "weightBytes", "outputBytes", "elemType"};
+  int f = 0, domain = !strcmp(key, "domain");
+  while (f < 7 && strcmp(fields[f], domain || !strcmp(key, "opType") ? "op" : key)) f++;
+  if (f == 7 || !c->nodes || c->nodes->kind != OSI_JSON_ARRAY || (size_t)(7 * i + 7) > c->nodes->n) return NULL;
+  const OsiJsonValue *v = &c->nodes->items[7 * i + f];
+  const OsiJsonValue *exprs = osi_json_get(c->root, "exprs"), *ops = osi_json_get(c->root, "ops");
+  const OsiJsonValue *elems = osi_json_get(c->root, "elemTypes");
+  if (v->kind != OSI_JSON_NUMBER) return v;
+  size_t k = (size_t)(v->number < 0 ? -v->number - 1 : v->number);
+  if ((f == 2 || f == 3 || f == 5) && v->number < 0) return exprs && k < exprs->n ? &exprs->items[k] : NULL;
+  if (f == 1) return ops && k < ops->n && ops->items[k].n == 2 ? &ops->items[k].items[domain] : NULL;
+  if (f == 6) return v->number < 0 ? &null_value : elems && k < elems->n ? &elems->items[k] : NULL;
+  return v;
+}
+
+/* Bytes of memory value i (key, bytes, from, to), decoded like a node's. */
+static const OsiJsonValue *value_bytes(const Cost *c, int i) {
+  const OsiJsonValue *values = osi_json_get(c->memory, "values"), *exprs = osi_json_get(c->root, "exprs");
+  if (!values || (size_t)(4 * i + 4) > values->n) return NULL;
+  const OsiJsonValue *v = &values->items[4 * i + 1];
+  if (v->kind != OSI_JSON_NUMBER || v->number >= 0) return v;
+  size_t k = (size_t)(-v->number - 1);
+  return exprs && k < exprs->n ? &exprs->items[k] : NULL;
 }
 
 static const OsiJsonValue *total(const Cost *c, const char *key) {
@@ -258,6 +283,12 @@ static void test_uncounted(void) {
   CHECK_STR(str(node(&c, 0, "macs")), "null");
   CHECK_STR(str(node(&c, 1, "flops")), "null");
   CHECK_INT(at(node(&c, 2, "flops"), "N=3"), 24);
+  CHECK_STR(str(node(&c, 1, "name")), "mine");
+  CHECK_STR(str(node(&c, 1, "opType")), "Custom");
+  CHECK_STR(str(node(&c, 1, "domain")), "my.domain");
+  CHECK_STR(str(node(&c, 2, "opType")), "Relu");
+  CHECK_STR(str(node(&c, 2, "domain")), "");
+  CHECK_STR(str(node(&c, 1, "elemType")), "null");
   CHECK_INT(at(total(&c, "uncountedNodes"), ""), 2);
   CHECK_INT(at(total(&c, "flops"), "N=3"), 24);
   const OsiJsonValue *u = osi_json_get(c.cost, "uncounted");
@@ -504,6 +535,7 @@ static void test_schedule(void) {
     CHECK_INT(values->items[3].number, 3);
     CHECK_STR(values->items[16].string, "z");
     CHECK_INT(values->items[19].number, 3);
+    CHECK_INT(at(value_bytes(&c, 0), "N=3"), 4 * 4 * 3); /* x: float[N,4] */
   }
   cost_free(&c);
 

@@ -188,6 +188,15 @@ test('results stay plain data: the cost model survives structured cloning and JS
   const copy = JSON.parse(JSON.stringify({ ...r }));
   expect(copy.costModel).toEqual(r.costModel);
   expect(Object.isFrozen(r.costModel)).toBe(true);
+  // deeply: every object and array of it
+  const open = [];
+  const visit = (v, path) => {
+    if (v === null || typeof v !== 'object') return;
+    if (!Object.isFrozen(v)) open.push(path);
+    for (const [k, x] of Object.entries(v)) if (x !== null && typeof x === 'object') visit(x, `${path}.${k}`);
+  };
+  visit(r.costModel, 'costModel');
+  expect(open).toEqual([]);
   expect(structuredClone(r.costModel)).toEqual(r.costModel);
 });
 
