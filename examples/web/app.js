@@ -16,7 +16,7 @@ import { ask, startWorker } from './worker_client.js';
 import { showError, dismissError, toast } from './error_card.js';
 import { loadFiles, loadUrl, loadExample } from './open_model.js';
 import { setFilter, wireTable } from './table.js';
-import { openDetail, closeDetail, gotoValue } from './detail.js';
+import { openDetail, closeDetail, gotoValue, gotoNode } from './detail.js';
 import { wireBindings } from './bindings.js';
 import { graphView, onGraphValue, setTab, showInGraph, showBrokenInGraph } from './graph_tab.js';
 
@@ -61,6 +61,8 @@ function wire() {
     const tab = e.target.closest('[data-tab]');
     if (tab) { setTab(tab.dataset.tab); return; }
     if (e.target.closest('[data-broken]')) { showBrokenInGraph(); return; }
+    const nd = e.target.closest('[data-open-node]');
+    if (nd) { gotoNode(nd.dataset.openNodePath ?? '', Number(nd.dataset.openNode)); return; }
     const g = e.target.closest('[data-goto]');
     if (g) { gotoValue(g.dataset.goto); return; }
     const f = e.target.closest('[data-filter]');

@@ -1,7 +1,7 @@
 // The side panel that opens over the page: "Why this shape" of a value (why.js builds it), opened
 // from the table, the graph, links in the panels; closed by its button or Escape.
 import { $, esc } from './page_util.js';
-import { state } from './page_data.js';
+import { state, ioAt } from './page_data.js';
 import { whyHTML } from './why.js';
 import { applyView, renderRows, setActive } from './table.js';
 import { graphView } from './graph_tab.js';
@@ -41,4 +41,11 @@ export function gotoValue(name) {
   }
   if (v >= 0) setActive(v);
   openDetail(name);
+}
+
+/** Shows node `index` of graph `path`: the detail of its first output that has a type. */
+export function gotoNode(path, index) {
+  const io = ioAt(path, index);
+  const out = io?.outputs.find((k) => k && state.byName.has(k)) ?? io?.inputs.find((k) => k && state.byName.has(k));
+  if (out) gotoValue(out);
 }

@@ -16,6 +16,7 @@ export const state = {
   env: new Map(),      // user bindings
   derived: new Map(),  // bindings derived from equality constraints
   effective: new Map(),
+  refused: [],         // why the model cannot run at these sizes (sizes.js); then no size is shown
   mode: 'symbolic',
   tab: 'table',        // 'table' | 'graph'
   broken: null,        // brokenNode() of the model on screen

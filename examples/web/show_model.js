@@ -6,7 +6,7 @@ import { parseResult, buildRows } from './model_rows.js';
 import { recomputeBindings } from './sizes.js';
 import { renderSummary, renderSymbols, renderDiagnostics, renderConstraints, renderDefinitions } from './panels.js';
 import { applyView, setMode } from './table.js';
-import { resetBindings } from './bindings.js';
+import { resetBindings, renderRefusal } from './bindings.js';
 import { graphView } from './graph_tab.js';
 
 export function showModel(msg, displayName, size) {
@@ -41,6 +41,7 @@ export function showModel(msg, displayName, size) {
   state.broken = brokenNode();
   renderSummary();
   renderSymbols();
+  renderRefusal();
   renderDiagnostics();
   renderConstraints();
   renderDefinitions();
