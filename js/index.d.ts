@@ -102,6 +102,48 @@ export interface NodeInfo {
   readonly inputs: readonly (string | null)[];
   /** The value key of each output, in order; null for an omitted optional output. */
   readonly outputs: readonly (string | null)[];
+  /** The node's attributes in file order, when the result was inferred with `{ attributes: true }`. */
+  readonly attributes?: readonly NodeAttribute[];
+}
+
+/** A tensor held by an attribute (a Constant's value): its declared type and, when small, its content. */
+export interface AttributeTensor {
+  readonly elemType: string | null;
+  /** Dims as numbers (strings past 2^53). */
+  readonly dims: readonly (number | string)[];
+  /** Its data is in an external file (never read). */
+  readonly external: boolean;
+  readonly sparse: boolean;
+  /** When the engine kept the content (integer tensors up to 4096 elements, float ones up to 64): the element count... */
+  readonly count?: number;
+  /** ...and the first 64 elements, row-major (numbers; int64 past 2^53 and NaN/Infinity as strings). */
+  readonly values?: readonly (number | string)[];
+}
+
+/** A graph attribute (an If branch, a Loop body), summarised; its inferred nodes are in `result.subgraphs`. */
+export interface AttributeGraph {
+  readonly name: string;
+  readonly nodes: number;
+  readonly inputs: number;
+  readonly outputs: number;
+}
+
+type AttributeScalar = number | string | AttributeTensor | AttributeGraph | ValueType | null;
+
+/**
+ * One attribute of a node, `type` being ONNX's AttributeType in lower case. Values: 'int' a number
+ * (a string past 2^53); 'float' a number (the shortest text of the float32; 'NaN', 'Infinity' as
+ * strings); 'string' a string; 'tensor'/'sparse_tensor' an AttributeTensor; 'graph' an
+ * AttributeGraph; 'type_proto' a type as getShape gives it; the list types an array of those, or
+ * { count, head } (the first 16) past 1024 elements. An attribute of a called function's body that
+ * refers to the caller's has the caller's value.
+ */
+export interface NodeAttribute {
+  readonly name: string;
+  readonly type: 'int' | 'float' | 'string' | 'tensor' | 'graph' | 'sparse_tensor' | 'type_proto'
+    | 'ints' | 'floats' | 'strings' | 'tensors' | 'graphs' | 'sparse_tensors' | 'type_protos' | 'undefined';
+  readonly value: AttributeScalar | readonly AttributeScalar[] | { readonly count: number; readonly head: readonly AttributeScalar[] }
+    | { readonly ref: string };
 }
 
 /**
@@ -136,6 +178,12 @@ export interface InferOptions {
   /** Record the event log, returned as `result.events` (C flag OSI_OPT_EVENTS). */
   events?: boolean;
   /**
+   * Give every node its `attributes` (pads, strides, a Constant's value, ...: NodeInfo.attributes),
+   * for viewers. Off by default: inference never reads attributes for them, and a result without
+   * this option costs nothing more.
+   */
+  attributes?: boolean;
+  /**
    * Which decoder inferShapes(bytes) uses; both give the same result. 'protobuf-c' copies the
    * bytes into wasm memory and unpacks them whole; 'nanopb' streams them from JS memory one message
    * at a time, skipping weights (the wasm heap stays small). Without this option models under
@@ -167,6 +215,7 @@ export interface InferOptions {
 export interface UrlOptions {
   prefillValueInfo?: boolean;
   events?: boolean;
+  attributes?: boolean;
   /** Request headers (e.g. authorization), sent with every request. */
   headers?: Record<string, string> | Iterable<readonly [string, string]>;
   /** Aborts the fetches (the promise then rejects with the AbortError). */

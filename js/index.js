@@ -25,6 +25,10 @@ const FLAG_EVENTS = 2;             // OSI_OPT_EVENTS
 const FLAG_DECODER_PBC = 1 << 8;   // OSI_OPT_DECODER_PBC
 const FLAG_DECODER_NANOPB = 1 << 9; // OSI_OPT_DECODER_NANOPB
 const FLAG_FREE_BYTES = 1 << 10;    // OSI_OPT_FREE_BYTES
+// options.attributes: not a C flag (osi_result_attributes_json writes them when asked, after
+// inference); carried with the flags to where the result is read, and cleared before C sees them.
+const FLAG_ATTRIBUTES = 1 << 29;
+const JS_ONLY_FLAGS = FLAG_ATTRIBUTES;
 const DECODERS = { 'protobuf-c': FLAG_DECODER_PBC, nanopb: FLAG_DECODER_NANOPB };
 const PROGRESS_INTERVAL_MS = 100;  // onProgress is called at most this often (plus once at the end)
 // inferShapes(bytes) streams models this big unless told. Below it protobuf-c, which unpacks the whole
@@ -42,12 +46,20 @@ const HEAP_IDLE_MS = 1000;
 
 // Section - Results (js/result.js)
 
-/** The packed result of osi_infer* result `r` (osi_result_packed), read into a ShapeInferenceResult. */
-/** The result of `r`, with the keys of `extra()` added (inferShapesFromUrl's download). */
-function packedResult(M, r, extra) {
+/**
+ * The packed result of osi_infer* result `r` (osi_result_packed), read into a ShapeInferenceResult,
+ * with the keys of `extra()` added (inferShapesFromUrl's download) and, when `flags` ask for them
+ * (options.attributes), the nodes' attributes (osi_result_attributes_json, parsed when the nodes are).
+ */
+function packedResult(M, r, extra, flags = 0) {
+  let attributes = null;
+  if (flags & FLAG_ATTRIBUTES) {
+    attributes = M.UTF8ToString(M._osi_result_attributes_json(r));
+    if (!attributes) throw outOfMemory('attributes');
+  }
   const ptr = M._osi_result_packed(r, 0) >>> 0;
   if (!ptr) throw outOfMemory('result');
-  const data = readPacked(M.HEAPU8, ptr);
+  const data = readPacked(M.HEAPU8, ptr, attributes);
   return new ShapeInferenceResult(extra ? Object.assign(data, extra()) : data);
 }
 
@@ -65,7 +77,8 @@ function optionFlags(options) {
   if (options === null || typeof options !== 'object') {
     throw new TypeError('onnx-shapes: options must be an object');
   }
-  let flags = (options.prefillValueInfo ? FLAG_PREFILL_VALUE_INFO : 0) | (options.events ? FLAG_EVENTS : 0);
+  let flags = (options.prefillValueInfo ? FLAG_PREFILL_VALUE_INFO : 0) | (options.events ? FLAG_EVENTS : 0)
+    | (options.attributes ? FLAG_ATTRIBUTES : 0);
   if (options.decoder !== undefined) {
     if (!Object.hasOwn(DECODERS, options.decoder)) {
       throw new TypeError(`onnx-shapes: options.decoder must be 'protobuf-c' or 'nanopb', not ${JSON.stringify(options.decoder)}`);
@@ -354,8 +367,8 @@ class Engine {
         // its memory (toModel() re-infers from a copy of its own).
         const call = ptr;
         ptr = 0;
-        r = M._osi_infer_with(call, input.length, flags | FLAG_FREE_BYTES, this.#registry) >>> 0;
-        return this.#take(r);
+        r = M._osi_infer_with(call, input.length, (flags & ~JS_ONLY_FLAGS) | FLAG_FREE_BYTES, this.#registry) >>> 0;
+        return this.#take(r, undefined, flags);
       } finally {
         M.stackRestore(sp); // a no-op unless a wasm trap skipped the C epilogues
         if (r) M._osi_result_delete(r);
@@ -370,7 +383,7 @@ class Engine {
     attachWriter(result, () => {
       // A detached ArrayBuffer reads as length 0.
       if (input.length !== length) throw modelChanged();
-      return this.#exclusive('toModel', () => this.#writeModel(input, flags & ~FLAG_EVENTS, result));
+      return this.#exclusive('toModel', () => this.#writeModel(input, flags & ~FLAG_EVENTS & ~JS_ONLY_FLAGS, result));
     });
     return result;
   }
@@ -435,7 +448,7 @@ class Engine {
       const read = (pos, dst, len) => source.read(pos, this.#M.HEAPU8, dst, len);
       if (source.size !== null) return this.#runStream('inferShapesFromPath', flags, source.size, options, read);
       try {
-        this.#runStream('inferShapesFromPath', flags & ~FLAG_EVENTS, fileSource.MAX_MAX_BYTES, undefined, read);
+        this.#runStream('inferShapesFromPath', flags & ~FLAG_EVENTS & ~JS_ONLY_FLAGS, fileSource.MAX_MAX_BYTES, undefined, read);
       } catch (err) {
         if (!source.ended) throw err; // the bytes read so far already fail (or the limit was hit)
       }
@@ -590,9 +603,9 @@ class Engine {
       const sp = M.stackSave();
       let r = 0;
       try {
-        r = M._osi_infer_js_stream(total, flags & ~(FLAG_DECODER_PBC | FLAG_DECODER_NANOPB), this.#registry) >>> 0;
+        r = M._osi_infer_js_stream(total, flags & ~(FLAG_DECODER_PBC | FLAG_DECODER_NANOPB | JS_ONLY_FLAGS), this.#registry) >>> 0;
         if (M.onnxError) throw clean(M.onnxError); // the source itself failed (fs error, ...)
-        return this.#take(r, extra);
+        return this.#take(r, extra, flags);
       } finally {
         M.stackRestore(sp);
         M.onnxRead = M.onnxSkip = null;
@@ -604,8 +617,11 @@ class Engine {
     return result;
   }
 
-  /** The result of osi_infer*: a ShapeInferenceResult (with `extra`'s keys), or a thrown ShapeInferenceError. */
-  #take(r, extra) {
+  /**
+   * The result of osi_infer*: a ShapeInferenceResult (with `extra`'s keys, and the nodes'
+   * attributes when `flags` ask for them), or a thrown ShapeInferenceError.
+   */
+  #take(r, extra, flags = 0) {
     const M = this.#M;
     if (!r) throw outOfMemory('result');
     const status = M._osi_result_status(r);
@@ -616,7 +632,7 @@ class Engine {
         node: M.UTF8ToString(M._osi_result_error_node(r)) || null,
       }));
     }
-    const result = packedResult(M, r, extra);
+    const result = packedResult(M, r, extra, flags);
     this.#last = result;
     return result;
   }

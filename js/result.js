@@ -65,11 +65,22 @@ function keyHash(s) {
   return h;
 }
 
+/** A node's attributes as osi_result_attributes_json lists them: frozen {name, type, value}. */
+function nodeAttributes(list) {
+  const out = new Array(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const [name, type, value] = list[i];
+    out[i] = Object.freeze({ name, type, value: deepFreeze(value) });
+  }
+  return Object.freeze(out);
+}
+
 /**
  * Frozen {name, opType, domain, inputs, outputs} per node, from node names, op indices (into
- * ops) and io ([n, ref..., m, ref..., ...]); `ref` turns a reference into a value key.
+ * ops) and io ([n, ref..., m, ref..., ...]); `ref` turns a reference into a value key. With
+ * `attrs` (the graph's list of osi_result_attributes_json), each node has its `attributes` too.
  */
-function expandNodes(names, nodeOps, io, ops, ref) {
+function expandNodes(names, nodeOps, io, ops, ref, attrs) {
   const nodes = new Array(nodeOps.length);
   for (let i = 0, at = 0; i < nodes.length; i++) {
     const inputs = new Array(io[at++]);
@@ -77,9 +88,9 @@ function expandNodes(names, nodeOps, io, ops, ref) {
     const outputs = new Array(io[at++]);
     for (let k = 0; k < outputs.length; k++) outputs[k] = ref(io[at++]);
     const op = ops[nodeOps[i]];
-    nodes[i] = Object.freeze({
-      name: names[i], opType: op[0], domain: op[1], inputs: Object.freeze(inputs), outputs: Object.freeze(outputs),
-    });
+    const node = { name: names[i], opType: op[0], domain: op[1], inputs: Object.freeze(inputs), outputs: Object.freeze(outputs) };
+    if (attrs) node.attributes = nodeAttributes(attrs[i] ?? []);
+    nodes[i] = Object.freeze(node);
   }
   return Object.freeze(nodes);
 }
@@ -202,10 +213,13 @@ class Packed {
 /**
  * The record ShapeInferenceResult is built from: the packed result's lazily built members, and
  * its small members (inputs, outputs, diagnostics, ...) as frozen data, keyed as in osi_result_json.
+ * `attributesJson`: osi_result_attributes_json's text (options.attributes), parsed with the nodes.
  */
-export function readPacked(heap, ptr) {
+export function readPacked(heap, ptr, attributesJson = null) {
   const p = new Packed(heap, ptr);
   const c = p.json;
+  let attributes;
+  const attrsOf = (path) => (attributesJson ? (attributes ??= JSON.parse(attributesJson))[path] ?? [] : null);
   const refs = (list) => Object.freeze(list.map(p.ref));
   const subgraphValues = {};
   for (let i = 0, s = c.subValues; i < s.length; i += 4) {
@@ -227,7 +241,7 @@ export function readPacked(heap, ptr) {
         }
         return Object.freeze(o);
       },
-      nodes: () => expandNodes(p.nodeNames, p.nodeOps, p.nodeIO, c.ops, p.ioRef),
+      nodes: () => expandNodes(p.nodeNames, p.nodeOps, p.nodeIO, c.ops, p.ioRef, attrsOf('')),
       subgraphs() {
         const o = {};
         for (let i = 0, s = c.subgraphs; i < s.length; i += 9) {
@@ -238,7 +252,7 @@ export function readPacked(heap, ptr) {
             attribute: s[i + 3],
             inputs: refs(s[i + 4]),
             outputs: refs(s[i + 5]),
-            nodes: expandNodes(names, s[i + 7], s[i + 8], c.ops, p.ref),
+            nodes: expandNodes(names, s[i + 7], s[i + 8], c.ops, p.ref, attrsOf(s[i])),
           }));
         }
         return Object.freeze(o);
