@@ -105,7 +105,6 @@ export function resolveBindings(result, given) {
   const c = result.constraints ?? {};
   const env = new Map(given);
   const derived = [];
-  const problems = [];
   const unknown = [...given.keys()].filter((k) => !symbols.has(k));
 
   // Equalities and labels both say "these two are one size"; the checks come after, so that a

@@ -7,7 +7,7 @@ import { state, valueLink } from './page_data.js';
 import { recomputeBindings } from './sizes.js';
 import { renderSymbols, renderMemory, renderConstraints, renderDefinitions, updateSymbolPlaceholders } from './panels.js';
 import { applyView, setMode } from './table.js';
-import { openDetail } from './detail.js';
+import { refreshDetail } from './detail.js';
 
 export function applyBindingsText(text) {
   const { map, errors } = parseBindings(text);
@@ -32,7 +32,7 @@ export function bindingsChanged({ rerenderSymbols = true } = {}) {
     $('bindings-text').value = [...state.env].map(([k, v]) => `${printSymbol(k)}=${v}`).join(', ');
   }
   applyView({ keepScroll: true });
-  if (state.detail) openDetail(state.detail, { focus: false });
+  refreshDetail();
 }
 
 const REL = { '==': '=', '<=': '≤' };

@@ -21,7 +21,8 @@ export const state = {
   tab: 'table',        // 'table' | 'graph'
   broken: null,        // brokenNode() of the model on screen
   active: -1,          // index into state.view
-  detail: null,        // name shown in the detail panel
+  detail: null,        // name shown in the detail panel ("why this shape")
+  detailNode: null,    // {path, index} of the node shown in the detail panel instead
   symbols: [],         // [{name, uses, source, dataDependent}]
   eventsByValue: null,
 };

@@ -17,6 +17,7 @@ export function showModel(msg, displayName, size) {
   state.fileName = displayName;
   state.fileSize = size;
   state.detail = null;
+  state.detailNode = null;
   state.active = -1;
   state.eventsByValue = null;
   state.consumers = null;

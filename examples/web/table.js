@@ -157,7 +157,11 @@ export function invalidateRows() {
 }
 
 function opCell(r) {
-  if (r.op && !(r.sub && r.sub.seeded)) return `<span class="opname">${esc(r.op)}</span><span class="nodename" title="${esc(r.nodeName)}">${esc(r.nodeName)}</span>`;
+  if (r.op && !(r.sub && r.sub.seeded)) {
+    // The op opens the node's panel (top-level nodes; a body's node is reached from its values).
+    const open = r.nodeIndex >= 0 ? ` data-open-node="${r.nodeIndex}" data-open-node-path="" title="${esc(r.op)} node: attributes, inputs, weights"` : '';
+    return `<span class="opname${open ? ' node-link' : ''}"${open}>${esc(r.op)}</span><span class="nodename" title="${esc(r.nodeName)}">${esc(r.nodeName)}</span>`;
+  }
   if (r.sub) return `<span class="muted">${r.sub.op ? `${esc(r.sub.op)} body input` : 'subgraph input'}</span>`;
   return `<span class="muted">${r.kind === 'weight' ? 'initializer' : 'graph input'}</span>`;
 }
@@ -190,8 +194,11 @@ export function setMode(mode, render = true) {
   if (render) { invalidateRows(); renderRows(); }
 }
 
-/** Scrolling, clicks, keys, sort headers, filter box and display mode; openDetail(name, {focus}). */
-export function wireTable({ openDetail }) {
+/**
+ * Scrolling, clicks, keys, sort headers, filter box and display mode; openDetail(name, {focus})
+ * opens a value's panel, openNode(path, index) a node's (N on a row: its producer).
+ */
+export function wireTable({ openDetail, openNode }) {
   const scroller = $('grid-scroll');
   let raf = 0;
   scroller.addEventListener('scroll', () => { if (!raf) raf = requestAnimationFrame(() => { raf = 0; renderRows(); }); }, { passive: true });
@@ -202,6 +209,7 @@ export function wireTable({ openDetail }) {
     const v = Number(row.dataset.v);
     setActive(v, { scroll: false });
     $('values').focus({ preventScroll: true });
+    if (e.target.closest('[data-open-node]')) return; // the op: its node's panel (the page's delegation)
     openDetail(state.rows[state.view[v]].name, { focus: false });
   });
   const grid = $('values');
@@ -220,6 +228,9 @@ export function wireTable({ openDetail }) {
     else if ((e.key === 'Enter' || e.key === ' ') && state.active >= 0) {
       e.preventDefault();
       openDetail(state.rows[state.view[state.active]].name);
+    } else if (e.key === 'n' && state.active >= 0 && openNode) {
+      const r = state.rows[state.view[state.active]];
+      if (r.nodeIndex >= 0) { e.preventDefault(); openNode('', r.nodeIndex); }
     }
   });
   for (const b of document.querySelectorAll('[data-sort]')) {

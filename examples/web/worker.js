@@ -4,11 +4,13 @@
 //   main → worker  {type: 'infer', id, file?: Blob, bytes?: ArrayBuffer, url?: string, name}
 //                  {type: 'toModel', id}                    (write-back of the last result)
 //                  {type: 'graph', id}                      (the last result's graph, for the graph view)
+//                  {type: 'node', id, path, index}          (one node's attributes, for the node panel)
 //   worker → main  {type: 'ready', version, streaming, writeBack}
 //                  {type: 'progress', id, phase: 'read'|'scan'|'infer', fraction: number|null}
 //                  {type: 'done', id, json, eventsJson, modelJson, info} | {type: 'error', id, error}
 //                  {type: 'model', id, bytes}
 //                  {type: 'graph', id, json}                (layout_worker.js reads it)
+//                  {type: 'node', id, attributes}           (NodeInfo.attributes, or null)
 import { init } from '../../js/index.js';
 import { fetchModelSource } from '../../js/url_source.js';
 import { scanModel } from './model_scan.js';
@@ -109,7 +111,8 @@ async function infer({ id, file, bytes, url, name }) {
   let streamed = false;
   let tScan = 0;
   let fetched = null;
-  const options = { events: true };
+  // Attributes are read only when a node panel asks for one (the worker keeps the result).
+  const options = { events: true, attributes: true };
   if (url) {
     // Range requests for what the decoder reads, never the weights (js/url_source.js, the same
     // fetching as engine.inferShapesFromUrl); the scanner reads the same messages.
@@ -170,7 +173,11 @@ self.onmessage = async (ev) => {
   const msg = ev.data;
   try {
     if (msg.type === 'infer') await infer(msg);
-    else if (msg.type === 'graph') {
+    else if (msg.type === 'node') {
+      const node = lastResult?.node(msg.path, msg.index);
+      if (!node) throw new Error(`no node ${msg.index} in graph '${msg.path}'`);
+      post({ type: 'node', id: msg.id, attributes: node.attributes ?? null });
+    } else if (msg.type === 'graph') {
       if (!lastResult) throw new Error('no model');
       post({ type: 'graph', id: msg.id, json: graphJson(lastResult) });
     } else if (msg.type === 'toModel') {

@@ -262,6 +262,7 @@ test('single-file build (dist/onnx-shapes-demo.html) works from file://', async 
 
 await import('./page_edges.test.mjs');
 await import('./bindings_check.test.mjs');
+await import('./node_panel.test.mjs');
 await import('./graph_view.test.mjs');
 await import('./graph_model.test.mjs');
 await import('./graph_overview.test.mjs');
