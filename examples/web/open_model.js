@@ -4,7 +4,7 @@
 import { $, esc, now, fmtInt, fmtBytes } from './page_util.js';
 import { state } from './page_data.js';
 import { ask, whenReady } from './worker_client.js';
-import { showError, toast } from './error_card.js';
+import { showError, showModelChoice, toast } from './error_card.js';
 import { showModel } from './show_model.js';
 
 function setProgress(label, fraction) {
@@ -23,21 +23,33 @@ function setProgress(label, fraction) {
 const hideProgress = () => { $('progress').hidden = true; };
 
 /**
- * The model among files given at once: a model saved with external data comes as model.onnx plus
- * its data files (model.onnx.data, or one file per tensor). Inference reads the graph only, so
- * only the .onnx is read; the others are named in a note. Returns {model, ignored}.
+ * The models among files given at once, and the other files. A model saved with external data
+ * comes as model.onnx plus its data files (model.onnx.data, or one file per tensor): inference
+ * reads the graph only, so the others are named in a note. Files without a model's name: the
+ * largest is taken as the model.
  */
-function pickModelFile(files) {
+function modelsAmong(files) {
   const list = [...files];
-  const onnx = list.filter((f) => /\.(onnx|ort)$/i.test(f.name));
-  const model = onnx.length ? onnx.reduce((a, b) => (b.name.length < a.name.length ? b : a)) : list.reduce((a, b) => (b.size > a.size ? b : a), list[0]);
-  return { model, ignored: list.filter((f) => f !== model) };
+  let models = list.filter((f) => /\.(onnx|ort)$/i.test(f.name));
+  if (!models.length) models = [list.reduce((a, b) => (b.size > a.size ? b : a), list[0])];
+  return { models, others: list.filter((f) => !models.includes(f)) };
 }
 
-/** Loads the model of a set of files (pickModelFile), saying which files were not read. */
+/**
+ * Loads the model of a set of files, saying which files were not read; several models given at
+ * once (two .onnx files): the page asks which one to open.
+ */
 export async function loadFiles(files) {
   if (!files.length) return;
-  const { model, ignored } = pickModelFile(files);
+  const { models, others } = modelsAmong(files);
+  if (models.length > 1) {
+    showModelChoice(models, others, (model) => loadSet(model, others));
+    return;
+  }
+  await loadSet(models[0], others);
+}
+
+async function loadSet(model, ignored) {
   state.loaded = { read: model.name, ignored: ignored.map((f) => f.name) };
   await loadFile(model);
   if (ignored.length && state.fileName === model.name) {
@@ -46,11 +58,21 @@ export async function loadFiles(files) {
   }
 }
 
+/** A URL's last path segment as a file name: percent-decoded when that is valid UTF-8, else as written. */
+function urlFileName(href) {
+  const last = new URL(href).pathname.split('/').pop() || href;
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last; // caf%E9.onnx: not UTF-8 percent-encoding (a URIError)
+  }
+}
+
 /** Loads a model from a URL: the worker fetches the graph with Range requests, skipping weights. */
 export async function loadUrl(url) {
   let href;
   try { href = new URL(url, location.href).href; } catch { showError({ code: 'URL', message: `${url} is not a URL` }, url); return; }
-  const name = decodeURIComponent(new URL(href).pathname.split('/').pop() || href);
+  const name = urlFileName(href);
   state.loaded = { url: href };
   await loadFrom({ url: href }, name, null);
 }

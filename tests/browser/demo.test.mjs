@@ -211,7 +211,7 @@ test('an invalid file shows a friendly error with its code', async () => {
   await page.setInputFiles('#file-input', { name: 'not-a-model.onnx', mimeType: 'application/octet-stream', buffer: Buffer.from([0xff, 0xff, 0xff, 0x01]) });
   await page.waitForFunction(() => document.body.dataset.state === 'error');
   const text = await page.textContent('#error-card');
-  assert.match(text, /not-a-model\.onnx could not be analysed/);
+  assert.match(text, /not-a-model\.onnx is not an ONNX model/);
   assert.match(text, /PARSE_ERROR/);
   await shot(page, '08-error');
   // The engine stays usable.
@@ -263,6 +263,7 @@ test('single-file build (dist/onnx-shapes-demo.html) works from file://', async 
 await import('./page_edges.test.mjs');
 await import('./bindings_check.test.mjs');
 await import('./node_panel.test.mjs');
+await import('./error_cards.test.mjs');
 await import('./graph_view.test.mjs');
 await import('./graph_model.test.mjs');
 await import('./graph_overview.test.mjs');
