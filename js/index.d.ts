@@ -102,8 +102,6 @@ export interface NodeInfo {
   readonly inputs: readonly (string | null)[];
   /** The value key of each output, in order; null for an omitted optional output. */
   readonly outputs: readonly (string | null)[];
-  /** The node's attributes in file order, when the result was inferred with `{ attributes: true }`. */
-  readonly attributes?: readonly NodeAttribute[];
 }
 
 /** A tensor held by an attribute (a Constant's value): its declared type and, when small, its content. */
@@ -178,9 +176,9 @@ export interface InferOptions {
   /** Record the event log, returned as `result.events` (C flag OSI_OPT_EVENTS). */
   events?: boolean;
   /**
-   * Give every node its `attributes` (pads, strides, a Constant's value, ...: NodeInfo.attributes),
-   * for viewers. Off by default: inference never reads attributes for them, and a result without
-   * this option costs nothing more.
+   * Keep every node's attributes (pads, strides, a Constant's value, ...), for viewers:
+   * result.nodeAttributes(path, index). Off by default: inference never reads attributes for them,
+   * and a result without this option costs nothing more.
    */
   attributes?: boolean;
   /**
@@ -389,6 +387,11 @@ export interface ShapeInferenceResult {
   names(): string[];
   /** The node at index `index` of graph `path` ('' or a key of `subgraphs`), or null. */
   node(path: string, index: number): NodeInfo | null;
+  /**
+   * The attributes of that node in file order (parsed on the first call), or null: no such node,
+   * or a result inferred without `{ attributes: true }`.
+   */
+  nodeAttributes(path: string, index: number): readonly NodeAttribute[] | null;
   /** The node that writes value `key`, or null (a graph input, an initializer, an unknown key). */
   producer(key: string): NodeRef | null;
   /**

@@ -5,7 +5,7 @@
 // read into plain frozen JS data as it is asked for (js/result.js). No wasm pointer outlives the
 // call, so a result never pins wasm memory and there is nothing to delete.
 
-import { ShapeInferenceResult, attachWriter, readPacked } from './result.js';
+import { ShapeInferenceResult, attachAttributes, attachWriter, readPacked } from './result.js';
 import { inferFromUrl } from './url_source.js';
 import { createModule } from './wasm_module.js';
 
@@ -49,13 +49,16 @@ const HEAP_IDLE_MS = 1000;
 /**
  * The packed result of osi_infer* result `r` (osi_result_packed), read into a ShapeInferenceResult,
  * with the keys of `extra()` added (inferShapesFromUrl's download) and, when `flags` ask for them
- * (options.attributes), the nodes' attributes (osi_result_attributes_json, parsed when the nodes are).
+ * (options.attributes), the nodes' attributes: the bytes of osi_result_attributes_json, copied
+ * out and parsed when result.nodeAttributes() is first called.
  */
 function packedResult(M, r, extra, flags = 0) {
   let attributes = null;
   if (flags & FLAG_ATTRIBUTES) {
-    attributes = M.UTF8ToString(M._osi_result_attributes_json(r));
-    if (!attributes) throw outOfMemory('attributes');
+    const at = M._osi_result_attributes_json(r) >>> 0;
+    const end = M.HEAPU8.indexOf(0, at);
+    if (end <= at) throw outOfMemory('attributes'); // "" (the status is OK here)
+    attributes = M.HEAPU8.slice(at, end);
   }
   const ptr = M._osi_result_packed(r, 0) >>> 0;
   if (!ptr) throw outOfMemory('result');
@@ -549,6 +552,7 @@ class Engine {
             : Object.assign(new (e.name === 'TypeError' ? TypeError : Error)(e.message), { code: e.code }));
         } else {
           const result = new ShapeInferenceResult(data.result);
+          if (data.attributes) attachAttributes(result, () => data.attributes);
           this.#last = result;
           p.resolve(result);
         }

@@ -149,7 +149,7 @@ OSI_API const uint8_t *osi_result_packed(OsiResult *self, size_t *len);
  * Every node's attributes (pads, strides, a Constant's value, ...), for
  * viewers, as UTF-8 JSON: {"":[node,...],"<body path>":[...],...}, the
  * model's graph then each inferred body, a node being [[name,type,value],
- * ...] (src/api/result_attributes.h; js/index.d.ts NodeAttribute). Made on
+ * ...] (src/api/result_attributes.h; js/index.d.ts NodeAttribute, result.nodeAttributes). Made on
  * the first call (inference never reads attributes for it); owned by the
  * result. "" when the status is not OSI_OK or memory runs out.
  */

@@ -10,7 +10,7 @@
 //                  {type: 'done', id, json, eventsJson, modelJson, info} | {type: 'error', id, error}
 //                  {type: 'model', id, bytes}
 //                  {type: 'graph', id, json}                (layout_worker.js reads it)
-//                  {type: 'node', id, attributes}           (NodeInfo.attributes, or null)
+//                  {type: 'node', id, attributes}           (result.nodeAttributes(path, index), or null)
 import { init } from '../../js/index.js';
 import { fetchModelSource } from '../../js/url_source.js';
 import { scanModel } from './model_scan.js';
@@ -111,7 +111,7 @@ async function infer({ id, file, bytes, url, name }) {
   let streamed = false;
   let tScan = 0;
   let fetched = null;
-  // Attributes are read only when a node panel asks for one (the worker keeps the result).
+  // The nodes' attributes are parsed only when a node panel asks for one (the worker keeps the result).
   const options = { events: true, attributes: true };
   if (url) {
     // Range requests for what the decoder reads, never the weights (js/url_source.js, the same
@@ -174,9 +174,8 @@ self.onmessage = async (ev) => {
   try {
     if (msg.type === 'infer') await infer(msg);
     else if (msg.type === 'node') {
-      const node = lastResult?.node(msg.path, msg.index);
-      if (!node) throw new Error(`no node ${msg.index} in graph '${msg.path}'`);
-      post({ type: 'node', id: msg.id, attributes: node.attributes ?? null });
+      if (!lastResult?.node(msg.path, msg.index)) throw new Error(`no node ${msg.index} in graph '${msg.path}'`);
+      post({ type: 'node', id: msg.id, attributes: lastResult.nodeAttributes(msg.path, msg.index) });
     } else if (msg.type === 'graph') {
       if (!lastResult) throw new Error('no model');
       post({ type: 'graph', id: msg.id, json: graphJson(lastResult) });

@@ -1,6 +1,7 @@
-// Node attributes for viewers (options.attributes): every node's attributes in file order, typed,
-// in the model's graph and in each inferred body, through every entry point; absent without the
-// option. Expected values are the ones each test model is built with.
+// Node attributes for viewers (options.attributes, result.nodeAttributes(path, index)): every
+// node's attributes in file order, typed, in the model's graph and in each inferred body, through
+// every entry point; null without the option. Expected values are the ones each test model is
+// built with.
 import { init } from '../../js/index.js';
 import { model, tensor, attr } from './onnx_builder.js';
 
@@ -27,7 +28,7 @@ function convModel() {
 
 test('a Conv\'s pads, strides, dilations and kernel, a Constant\'s value, a float, a long list', () => {
   const r = engine.inferShapes(convModel(), { attributes: true });
-  const byName = Object.fromEntries(r.nodes.map((n) => [n.name, n.attributes]));
+  const byName = Object.fromEntries(r.nodes.map((n, i) => [n.name, r.nodeAttributes('', i)]));
   expect(byName.conv).toEqual([
     { name: 'pads', type: 'ints', value: [1, 1, 1, 1] },
     { name: 'strides', type: 'ints', value: [2, 2] },
@@ -42,9 +43,16 @@ test('a Conv\'s pads, strides, dilations and kernel, a Constant\'s value, a floa
   expect(Object.isFrozen(byName.const[0].value.values)).toBe(true);
 });
 
-test('without the option, nodes have no attributes (the default result is unchanged)', () => {
-  const r = engine.inferShapes(convModel());
-  expect(r.nodes.map((n) => Object.keys(n).sort())).toEqual(r.nodes.map(() => ['domain', 'inputs', 'name', 'opType', 'outputs']));
+test('without the option there are none; no such node gives null; the same frozen array each call', () => {
+  const plain = engine.inferShapes(convModel());
+  expect(plain.nodeAttributes('', 0)).toBeNull();
+  expect(plain.nodes.map((n) => Object.keys(n).sort())).toEqual(plain.nodes.map(() => ['domain', 'inputs', 'name', 'opType', 'outputs']));
+  const r = engine.inferShapes(convModel(), { attributes: true });
+  expect(r.nodeAttributes('', 4)).toBeNull();
+  expect(r.nodeAttributes('', -1)).toBeNull();
+  expect(r.nodeAttributes('no/such/', 0)).toBeNull();
+  expect(r.nodeAttributes('', 0)).toBe(r.nodeAttributes('', 0));
+  expect(Object.isFrozen(r.nodeAttributes('', 0))).toBe(true);
 });
 
 test('int64 past 2^53 as strings; NaN and infinities as strings; weights never loaded', () => {
@@ -58,8 +66,8 @@ test('int64 past 2^53 as strings; NaN and infinities as strings; weights never l
     ],
   });
   const r = engine.inferShapes(bytes, { attributes: true });
-  expect(r.nodes[0].attributes.find((a) => a.name === 'ends').value).toEqual(['9223372036854775807']);
-  expect(r.nodes[1].attributes[0].value.values).toEqual(['NaN', 'Infinity', '-Infinity']);
+  expect(r.nodeAttributes('', 0).find((a) => a.name === 'ends').value).toEqual(['9223372036854775807']);
+  expect(r.nodeAttributes('', 1)[0].value.values).toEqual(['NaN', 'Infinity', '-Infinity']);
 });
 
 test('bodies: an If\'s branches summarised on the node, their nodes\' attributes in subgraphs', () => {
@@ -73,21 +81,21 @@ test('bodies: an If\'s branches summarised on the node, their nodes\' attributes
     nodes: [{ op: 'If', name: 'cond', inputs: ['c'], outputs: ['Y'], attrs: { then_branch: attr.graph(branch('then', 1)), else_branch: attr.graph(branch('else', 2)) } }],
   });
   const r = engine.inferShapes(bytes, { attributes: true });
-  expect(r.nodes[0].attributes).toEqual([
+  expect(r.nodeAttributes('', 0)).toEqual([
     { name: 'then_branch', type: 'graph', value: { name: 'then', nodes: 1, inputs: 0, outputs: 1 } },
     { name: 'else_branch', type: 'graph', value: { name: 'else', nodes: 1, inputs: 0, outputs: 1 } },
   ]);
-  expect(r.subgraphs['cond/then_branch/'].nodes[0].attributes).toEqual([{ name: 'axis', type: 'int', value: 1 }]);
-  expect(r.subgraphs['cond/else_branch/'].nodes[0].attributes).toEqual([{ name: 'axis', type: 'int', value: 2 }]);
+  expect(r.nodeAttributes('cond/then_branch/', 0)).toEqual([{ name: 'axis', type: 'int', value: 1 }]);
+  expect(r.nodeAttributes('cond/else_branch/', 0)).toEqual([{ name: 'axis', type: 'int', value: 2 }]);
 });
 
 test('the streaming entries give the same attributes', async () => {
   const bytes = convModel();
-  const want = engine.inferShapes(bytes, { attributes: true }).nodes.map((n) => n.attributes);
-  const nanopb = engine.inferShapes(bytes, { attributes: true, decoder: 'nanopb' });
-  expect(nanopb.nodes.map((n) => n.attributes)).toEqual(want);
+  const all = (r) => r.nodes.map((n, i) => r.nodeAttributes('', i));
+  const want = all(engine.inferShapes(bytes, { attributes: true }));
+  expect(want.every((a) => Array.isArray(a))).toBe(true);
+  expect(all(engine.inferShapes(bytes, { attributes: true, decoder: 'nanopb' }))).toEqual(want);
   const source = engine.inferShapesFromSource({ size: bytes.length, read: (pos, len) => bytes.subarray(pos, pos + len) }, { attributes: true });
-  expect(source.nodes.map((n) => n.attributes)).toEqual(want);
-  const file = await engine.inferShapesFromFile(new Blob([bytes]), { attributes: true });
-  expect(file.nodes.map((n) => n.attributes)).toEqual(want);
+  expect(all(source)).toEqual(want);
+  expect(all(await engine.inferShapesFromFile(new Blob([bytes]), { attributes: true }))).toEqual(want);
 });
