@@ -15,7 +15,7 @@ import { $, esc, hue } from './page_util.js';
 import { state } from './page_data.js';
 import { ask, startWorker } from './worker_client.js';
 import { showError, dismissError, toast } from './error_card.js';
-import { loadFiles, loadUrl, loadExample } from './open_model.js';
+import { loadFiles, loadUrl, loadExample, cancelOpening } from './open_model.js';
 import { setFilter, wireTable } from './table.js';
 import { openDetail, openNode, closeDetail, gotoValue } from './detail.js';
 import { wireBindings } from './bindings.js';
@@ -50,6 +50,7 @@ function wire() {
     loadFiles([...(e.dataTransfer?.files || [])]);
   });
 
+  $('progress-cancel').addEventListener('click', cancelOpening);
   wireTable({ openDetail, openNode });
   onGraphValue((key) => openDetail(key, { focus: false }));
   onGraphNode((path, index) => openNode(path, index, { focus: false }));
@@ -83,7 +84,7 @@ function wire() {
 
   $('download').addEventListener('click', async () => {
     try {
-      const msg = await ask({ type: 'toModel' });
+      const msg = await ask({ type: 'toModel', model: state.modelId });
       const blob = new Blob([msg.bytes], { type: 'application/octet-stream' });
       const a = document.createElement('a');
       a.href = URL.createObjectURL(blob);

@@ -45,7 +45,7 @@ export function openNode(path, index, { focus = true } = {}) {
   showPanel('Node', node.name || `${node.opType} #${index}`, `<p class="d-actions"><button type="button" class="btn small" data-show-node-graph="${index}" data-show-node-path="${esc(path)}">Show in graph</button></p>${html}`, focus);
   if (shownAttributes.attributes !== undefined) return;
   const asked = shownAttributes;
-  ask({ type: 'node', path, index }).then(
+  ask({ type: 'node', model: state.modelId, path, index }).then(
     (msg) => { asked.attributes = msg.attributes; },
     () => { asked.attributes = null; },
   ).then(() => {

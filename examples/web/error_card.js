@@ -37,10 +37,10 @@ export function explainError(err, name) {
     const status = /\bHTTP (\d{3})\b/.exec(msg)?.[1];
     if (status === '404' || status === '410') return { title: `${what} was not found`, todo: `The server answered ${status === '404' ? '404 Not Found' : '410 Gone'}: check the address (its spelling, its case, the file's name).` };
     if (status === '401' || status === '403') return { title: `${what} needs permission`, todo: `The server answered ${status}: the file is private. Download it where you are signed in, and open it here.` };
-    if (status && status[0] === '5') return { title: `The server failed to send ${what}`, todo: `It answered ${status}: try again later.` };
+    if (status && status[0] === '5') return { title: `${what} could not be read: the server failed`, todo: `It answered ${status}: try again later.` };
     if (status && status[0] === '4') return { title: `${what} was refused by the server`, todo: `It answered ${status}: check the address.` };
     if (/CORS|Access-Control|cross-origin/i.test(msg)) {
-      return { title: `${what} could not be fetched from this page`, todo: 'Browsers only let a page read another site\'s files when that server allows it (Access-Control-Allow-Origin). Download the file and open it here, or serve it with that header.' };
+      return { title: `${what} could not be fetched from this page`, todo: 'The server may be down, or not let pages of other sites read its files: a browser needs it to send Access-Control-Allow-Origin. Download the file and open it here, or serve it with that header.' };
     }
     if (/changed while it was being read/i.test(msg)) return { title: `${what} changed while it was read`, todo: 'The file on the server was replaced during the download: open it again.' };
     return { title: `${what} could not be fetched`, todo: 'Check the address and your connection, or download the file and open it here.' };

@@ -22,7 +22,7 @@ export const graphView = createGraphView({
   brokenNode,
   workerUrl: globalThis.__ONNX_SHAPES_LAYOUT_URL__ ?? new URL('./layout_worker.js', import.meta.url),
   workerType: globalThis.__ONNX_SHAPES_LAYOUT_URL__ ? 'classic' : 'module', // the single-file build's is a classic script
-  requestGraph: () => ask({ type: 'graph' }).then((m) => m.json),
+  requestGraph: () => ask({ type: 'graph', model: state.modelId }).then((m) => m.json),
   onValue: (key) => { if (state.byName.has(key)) handlers.onValue(key); },
   onNodeSelect: ({ path, index }) => handlers.onNode(path, index),
 });

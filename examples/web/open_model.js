@@ -3,13 +3,14 @@
 // worker reads and infers, and the error card when it fails.
 import { $, esc, now, fmtInt, fmtBytes } from './page_util.js';
 import { state } from './page_data.js';
-import { ask, whenReady } from './worker_client.js';
+import { request, tell, whenReady } from './worker_client.js';
 import { showError, showModelChoice, toast } from './error_card.js';
 import { showModel } from './show_model.js';
 
-function setProgress(label, fraction) {
+function setProgress(label, fraction, cancellable = false) {
   const bar = $('progress');
   bar.hidden = false;
+  $('progress-cancel').hidden = !cancellable;
   $('progress-label').textContent = label;
   const fill = $('progress-fill');
   if (fraction === null || fraction === undefined) {
@@ -81,9 +82,29 @@ async function loadFile(file, displayName = file.name) {
   await loadFrom({ file }, displayName, file.size);
 }
 
+/**
+ * How long the page waits for a model over HTTP (every request, body and retry), in ms; past it,
+ * an error card. A test may set globalThis.__ONNX_SHAPES_URL_TIMEOUT_MS__ before the page loads.
+ */
+const urlTimeoutMs = () => globalThis.__ONNX_SHAPES_URL_TIMEOUT_MS__ ?? 120000;
+
+// The opening in progress: { id, name, cancelled } (its Cancel button stops it).
+let opening = null;
+
+/** Stops the opening in progress: its fetching ends, and the page goes back to what it showed. */
+export function cancelOpening() {
+  if (!opening || opening.cancelled) return;
+  opening.cancelled = true;
+  tell({ type: 'cancel', target: opening.id });
+  hideProgress();
+  document.body.dataset.state = state.result ? 'ready' : 'empty';
+  toast(`Stopped opening <code>${esc(opening.name)}</code>.${state.result ? ` The model on screen is still <code>${esc(state.fileName)}</code>.` : ''}`);
+}
+
 async function loadFrom(message, displayName, size) {
   $('error-card').hidden = true;
   $('toast').hidden = true;
+  if (opening && !opening.cancelled) cancelOpening(); // a new file replaces the one being opened
   document.body.dataset.state = 'loading';
   setProgress(`Starting the engine…`, null);
   try {
@@ -93,23 +114,36 @@ async function loadFrom(message, displayName, size) {
     showError({ code: 'LOAD', message: err?.message ?? String(err) });
     return;
   }
-  setProgress(`Reading ${displayName}…`, null);
+  setProgress(`Reading ${displayName}…`, null, true);
+  const this_ = (opening = { id: null, name: displayName, cancelled: false });
+  const { id, promise } = request({ type: 'infer', name: displayName, ...message, ...(message.url ? { timeout: urlTimeoutMs() } : {}) }, (p) => {
+    if (this_.cancelled) return;
+    const pct = p.fraction === null ? '' : ` ${Math.round(p.fraction * 100)}%`;
+    if (p.phase === 'read') setProgress(`Reading ${displayName}…${pct}`, p.fraction, true);
+    else if (p.phase === 'scan') setProgress(`Reading the graph of ${displayName}…`, null, true);
+    else setProgress(`Inferring shapes of ${displayName}…${pct}`, p.fraction, true);
+  });
+  this_.id = id;
   let msg;
   try {
-    msg = await ask({ type: 'infer', name: displayName, ...message }, (p) => {
-      const pct = p.fraction === null ? '' : ` ${Math.round(p.fraction * 100)}%`;
-      if (p.phase === 'read') setProgress(`Reading ${displayName}…${pct}`, p.fraction);
-      else if (p.phase === 'scan') setProgress(`Reading the graph of ${displayName}…`, null);
-      else setProgress(`Inferring shapes of ${displayName}…${pct}`, p.fraction);
-    });
+    msg = await promise;
   } catch (err) {
+    if (this_.cancelled) return; // said so when cancelled
+    opening = null;
     hideProgress();
     showError(err, displayName);
     return;
   }
+  if (this_.cancelled) { // it finished before the worker heard of the cancel: not shown
+    tell({ type: 'keep', model: state.modelId });
+    return;
+  }
+  opening = null;
   setProgress('Building the table…', 1);
   await new Promise((r) => requestAnimationFrame(() => r()));
   const t0 = now();
+  state.modelId = id;
+  tell({ type: 'keep', model: id });
   showModel(msg, displayName, size);
   await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
   const t1 = now();

@@ -7,6 +7,7 @@ export const state = {
   fileName: '',
   fileSize: 0,
   result: null,        // plain result from the worker
+  modelId: null,       // the worker's id of that result (its graph, attributes, write-back)
   model: null,         // model_scan.js output, or null
   info: null,
   rows: [],            // all rows

@@ -1,10 +1,13 @@
 // The demo's module Web Worker: loads the engine once, runs inference off the main thread, and
 // answers with plain data (the result, plus what model_scan.js reads from the model itself).
 //
-//   main → worker  {type: 'infer', id, file?: Blob, bytes?: ArrayBuffer, url?: string, name}
-//                  {type: 'toModel', id}                    (write-back of the last result)
-//                  {type: 'graph', id}                      (the last result's graph, for the graph view)
-//                  {type: 'node', id, path, index}          (one node's attributes, for the node panel)
+//   main → worker  {type: 'infer', id, file?: Blob, bytes?: ArrayBuffer, url?: string, timeout?: ms, name}
+//                  {type: 'cancel', target}                 (stops infer `target`'s fetching; it fails with an AbortError)
+//                  {type: 'keep', model}                    (the page shows infer `model`'s result: forget the others)
+//                  {type: 'toModel', id, model}             (write-back of infer `model`'s result)
+//                  {type: 'graph', id, model}               (its graph, for the graph view)
+//                  {type: 'node', id, model, path, index}   (one node's attributes, for the node panel)
+//   (`model` defaults to the last result.)
 //   worker → main  {type: 'ready', version, streaming, writeBack}
 //                  {type: 'progress', id, phase: 'read'|'scan'|'infer', fraction: number|null}
 //                  {type: 'done', id, json, eventsJson, modelJson, info} | {type: 'error', id, error}
@@ -12,7 +15,7 @@
 //                  {type: 'graph', id, json}                (layout_worker.js reads it)
 //                  {type: 'node', id, attributes}           (result.nodeAttributes(path, index), or null)
 import { init } from '../../js/index.js';
-import { fetchModelSource } from '../../js/url_source.js';
+import { runOnUrlModel } from '../../js/url_source.js';
 import { scanModel } from './model_scan.js';
 import { graphJson } from './graph_data.js';
 
@@ -36,8 +39,18 @@ function engine() {
   return enginePromise;
 }
 
-let lastResult = null;
-let lastFile = null;
+// Results by the id of the infer request that made them: the one on the page, and a newer one the
+// page may not show (its opening was cancelled, or it is being shown). {result, file}
+const results = new Map();
+let latest = null;
+const inflight = new Map(); // infer id -> AbortController of its fetching
+
+/** The result a request is about (its `model`, else the latest). */
+function resultFor(msg) {
+  const r = msg.model !== undefined ? results.get(msg.model) : latest;
+  if (!r) throw new Error('no model');
+  return r;
+}
 
 const post = (msg, transfer) => self.postMessage(msg, transfer || []);
 
@@ -103,7 +116,7 @@ function compactModel(model) {
   return rest;
 }
 
-async function infer({ id, file, bytes, url, name }) {
+async function infer({ id, file, bytes, url, timeout, name }) {
   const eng = await engine();
   const t0 = now();
   let result;
@@ -114,20 +127,35 @@ async function infer({ id, file, bytes, url, name }) {
   // The nodes' attributes are parsed only when a node panel asks for one (the worker keeps the result).
   const options = { events: true, attributes: true };
   if (url) {
-    // Range requests for what the decoder reads, never the weights (js/url_source.js, the same
-    // fetching as engine.inferShapesFromUrl); the scanner reads the same messages.
+    // Range requests for what the decoder reads, never the weights (js/url_source.js's
+    // runOnUrlModel, as engine.inferShapesFromUrl: a byte the decoder or the scanner reads that was
+    // not fetched is fetched, and both run again); the page's cancel and timeout end the fetching.
     streamed = true;
+    const controller = new AbortController();
+    inflight.set(id, controller);
     post({ type: 'progress', id, phase: 'read', fraction: null });
-    const source = await fetchModelSource(url); // absolute (the page resolves it)
-    post({ type: 'progress', id, phase: 'infer', fraction: 0 });
-    result = eng.inferShapesFromSource(source, {
-      ...options,
-      onProgress: (a, b) => post({ type: 'progress', id, phase: 'infer', fraction: progressFraction(a, b) }),
-    });
-    tScan = now();
-    try { model = scanModel(source); } catch { model = null; }
-    const d = source.download;
-    fetched = { size: d.size, requests: d.requests, bytes: d.bytesFetched, ranged: d.rangeRequests };
+    try {
+      await runOnUrlModel(url, { signal: controller.signal, timeout }, (source) => {
+        post({ type: 'progress', id, phase: 'infer', fraction: 0 });
+        result = eng.inferShapesFromSource(source, {
+          ...options,
+          onProgress: (a, b) => post({ type: 'progress', id, phase: 'infer', fraction: progressFraction(a, b) }),
+        });
+        tScan = now();
+        let missed = false; // a byte the scanner needs was not fetched: fetch it, and run again
+        const read = source.read;
+        try {
+          model = scanModel({ ...source, read: (pos, len) => { try { return read(pos, len); } catch (err) { missed = true; throw err; } } });
+        } catch (err) {
+          if (missed) throw err;
+          model = null;
+        }
+        const d = source.download;
+        fetched = { size: d.size, requests: d.requests, bytes: d.bytesFetched, ranged: d.rangeRequests };
+      });
+    } finally {
+      inflight.delete(id);
+    }
   } else if (file && typeof eng.inferShapesFromFile === 'function') {
     // Streaming engine (issue 4/7): the file never has to be in memory at once.
     streamed = true;
@@ -146,8 +174,8 @@ async function infer({ id, file, bytes, url, name }) {
     tScan = now();
     try { model = scanModel(data); } catch { model = null; }
   }
-  lastResult = result;
-  lastFile = file ?? null;
+  latest = { result, file: file ?? null };
+  results.set(id, latest);
   const t1 = now();
   const { json, eventsJson } = serialize(result);
   post({
@@ -173,22 +201,26 @@ self.onmessage = async (ev) => {
   const msg = ev.data;
   try {
     if (msg.type === 'infer') await infer(msg);
-    else if (msg.type === 'node') {
-      if (!lastResult?.node(msg.path, msg.index)) throw new Error(`no node ${msg.index} in graph '${msg.path}'`);
-      post({ type: 'node', id: msg.id, attributes: lastResult.nodeAttributes(msg.path, msg.index) });
+    else if (msg.type === 'cancel') inflight.get(msg.target)?.abort(new DOMException('the page cancelled the opening', 'AbortError'));
+    else if (msg.type === 'keep') {
+      for (const id of results.keys()) if (id !== msg.model) results.delete(id);
+    } else if (msg.type === 'node') {
+      const { result } = resultFor(msg);
+      if (!result.node(msg.path, msg.index)) throw new Error(`no node ${msg.index} in graph '${msg.path}'`);
+      post({ type: 'node', id: msg.id, attributes: result.nodeAttributes(msg.path, msg.index) });
     } else if (msg.type === 'graph') {
-      if (!lastResult) throw new Error('no model');
-      post({ type: 'graph', id: msg.id, json: graphJson(lastResult) });
+      post({ type: 'graph', id: msg.id, json: graphJson(resultFor(msg).result) });
     } else if (msg.type === 'toModel') {
-      if (!lastResult || typeof lastResult.toModel !== 'function') throw new Error('write-back is not available');
+      const { result, file } = resultFor(msg);
+      if (typeof result.toModel !== 'function') throw new Error('write-back is not available');
       let out;
       try {
-        out = lastResult.toModel();
+        out = result.toModel();
       } catch (err) {
         // A streamed result has no bytes to rewrite: read the file now and infer from memory.
-        if (!lastFile) throw err;
+        if (!file) throw err;
         const eng = await engine();
-        const bytes = new Uint8Array(new FileReaderSync().readAsArrayBuffer(lastFile));
+        const bytes = new Uint8Array(new FileReaderSync().readAsArrayBuffer(file));
         out = eng.inferShapes(bytes).toModel();
       }
       const copy = out.slice(); // own buffer, transferable

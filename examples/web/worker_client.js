@@ -1,5 +1,6 @@
 // The page's side of the inference worker (worker.js): starts it once, and asks it for work by
-// message id (inference, write-back, the graph for the graph view), with progress callbacks.
+// message id (inference, write-back, the graph for the graph view, a node's attributes), with
+// progress callbacks.
 import { now } from './page_util.js';
 
 let worker = null;
@@ -36,11 +37,20 @@ export function startWorker() {
   return workerReady;
 }
 
-/** Sends `message` to the worker; resolves with its answer, rejects with its error. */
-export function ask(message, onProgress, transfer) {
+/** Sends `message` to the worker: { id, promise } (its answer, or its error). */
+export function request(message, onProgress, transfer) {
   const id = nextId++;
-  return new Promise((resolve, reject) => {
+  const promise = new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject, onProgress });
     worker.postMessage({ ...message, id }, transfer || []);
   });
+  return { id, promise };
+}
+
+/** Sends `message` to the worker; resolves with its answer, rejects with its error. */
+export const ask = (message, onProgress, transfer) => request(message, onProgress, transfer).promise;
+
+/** Tells the worker something that has no answer (cancel, keep). */
+export function tell(message) {
+  worker.postMessage(message);
 }
