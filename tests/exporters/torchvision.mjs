@@ -42,7 +42,7 @@ const require = createRequire(import.meta.url);
 
 /** Why the check cannot run here (null when it can). */
 export function unavailableReason() {
-  const py = spawnSync(PYTHON, ['-c', 'import torch, torchvision, onnx, numpy'], { encoding: 'utf8' });
+  const py = spawnSync(PYTHON, ['-c', 'import torch, torchvision, onnx, numpy'], { encoding: 'utf8', timeout: 300_000 });
   if (py.error || py.status !== 0) {
     return `python3-torch/python3-torchvision/python3-onnx not importable by ${PYTHON}: ` +
       `${(py.error?.message ?? py.stderr).trim().split('\n').pop()}`;
@@ -70,7 +70,7 @@ export function ensureModels({ regenerate = false } = {}) {
   for (const old of readdirSync(CACHE)) rmSync(join(CACHE, old), { recursive: true, force: true });
   const tmp = `${dir}.tmp-${process.pid}`;
   const t0 = Date.now();
-  const r = spawnSync(PYTHON, [GENERATOR, tmp], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(PYTHON, [GENERATOR, tmp], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 1_500_000 });
   if (r.error || r.status !== 0) {
     rmSync(tmp, { recursive: true, force: true });
     throw new Error(`make_torchvision.py failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stderr}`);
