@@ -306,6 +306,23 @@ describe('--bind', () => {
     expect(back).not.toMatch(/^unbound/m);
   });
 
+  test('the size derived is the one not given: past_seq and total_seq give seq, and past_seq stays as given', () => {
+    // past_seq+seq == total_seq is solved for seq, the one symbol without a size; solving it for
+    // past_seq (the first symbol of the sum) would derive nothing and drop the given past_seq.
+    const out = table(cli([DECODER, '--bind', 'batch=2,past_seq=5,total_seq=8']));
+    expect(out).toMatch(/^derived: seq=3 \(past_seq\+seq == total_seq\)$/m);
+    expect(out).toMatch(/^past_key\s+float \[2, 4, 5, 16\]\s+2560$/m); // 2*4*5*16 floats
+    expect(out).toMatch(/^present_key\s+Concat\s+float \[2, 4, 8, 16\]\s+4096$/m);
+    expect(out).toMatch(/^input_ids\s+int64 \[2, 3\]\s+48$/m);
+    expect(out).not.toMatch(/^unbound/m);
+    const j = JSON.parse(table(cli([DECODER, '--json', '--bind', 'batch=2,past_seq=5,total_seq=8'])));
+    expect(j.bindings).toEqual({
+      given: { batch: 2, past_seq: 5, total_seq: 8 },
+      derived: { seq: { value: 3, from: 'past_seq+seq == total_seq' } },
+      unbound: [],
+    });
+  });
+
   test('a declared label can be bound: the size it names gets its value', () => {
     const bytes = Buffer.from(model({
       inputs: [{ name: 'x', elemType: 'float', dims: ['batch', 4, 'seq'] }],
