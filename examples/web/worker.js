@@ -65,15 +65,22 @@ async function readBlob(blob, id) {
 }
 
 /**
- * Nodes without their inputs and outputs, which go as one string per node ("in\0in\1out", an
- * omitted one as ''): a 100k-node model then parses as 100k strings instead of 100k objects with
- * two arrays each.
+ * Nodes without their inputs and outputs, which go in two flat arrays (a 100k-node model then
+ * parses as two arrays, not 100k objects with two arrays each): `ioNames` holds every node's input
+ * names then output names, in node order (an omitted one as ''), and node k's inputs are
+ * ioNames[ioStart[2k] .. ioStart[2k+1]), its outputs ioNames[ioStart[2k+1] .. ioStart[2k+2]).
+ * No separator character: a name may hold any character (issue 30: U+0001 once split one name in two).
  */
 function compactNodes(nodes) {
-  return {
-    nodes: nodes.map((n) => ({ name: n.name, opType: n.opType, domain: n.domain })),
-    nodeIO: nodes.map((n) => `${n.inputs.map((k) => k ?? '').join('\0')}\u0001${n.outputs.map((k) => k ?? '').join('\0')}`),
-  };
+  const ioNames = [];
+  const ioStart = [0];
+  for (const n of nodes) {
+    for (const k of n.inputs) ioNames.push(k ?? '');
+    ioStart.push(ioNames.length);
+    for (const k of n.outputs) ioNames.push(k ?? '');
+    ioStart.push(ioNames.length);
+  }
+  return { nodes: nodes.map((n) => ({ name: n.name, opType: n.opType, domain: n.domain })), ioNames, ioStart };
 }
 
 /**

@@ -267,4 +267,5 @@ await import('./graph_overview.test.mjs');
 await import('./graph_deep.test.mjs');
 await import('./url_data.test.mjs');
 await import('./url_hostile.test.mjs');
+await import('./page_wiring.test.mjs');
 await runTests();
