@@ -5,17 +5,22 @@ import { symbolsThrough } from '../../js/expr.js';
 import { assignHues } from './page_util.js';
 import { state, typeText, innerTensor, shapeCache } from './page_data.js';
 
-/** The worker's `done` message as {result, model}; `result.events` parses on first read. */
+/**
+ * The worker's `done` message as {result, model}. The event log follows in an `events` message
+ * (show_model.js eventsArrived puts it in state.eventsJson); `result.events` parses it on first
+ * read (it can be several times larger than the rest), and is null until then.
+ */
 export function parseResult(msg) {
   const result = JSON.parse(msg.json);
   const model = JSON.parse(msg.modelJson);
-  // The event log is parsed on first use (it can be several times larger than the rest).
+  state.eventsId = msg.id;
+  state.eventsJson = msg.eventsJson;
+  state.eventsPending = msg.eventsJson === null;
   let events;
-  let eventsJson = msg.eventsJson;
   Object.defineProperty(result, 'events', {
     enumerable: true,
     get() {
-      if (eventsJson !== null && events === undefined) { events = JSON.parse(eventsJson); eventsJson = null; }
+      if (events === undefined && typeof state.eventsJson === 'string') { events = JSON.parse(state.eventsJson); state.eventsJson = null; }
       return events ?? null;
     },
   });
@@ -34,18 +39,15 @@ export function buildRows() {
   const subgraph = result.subgraphValues || {};
   const nodeByName = new Map(nodes.map((n, k) => [n.name, k]));
 
-  // The event log (when recorded) says which rule set each value, also inside subgraphs.
-  const setEvents = new Map();
-  const seedEvents = new Map();
-  // Only needed for subgraph values (no producer entry) or when the model scan failed.
-  if ((!model || Object.keys(subgraph).length) && Array.isArray(result.events)) {
-    for (const e of result.events) {
-      if (!e || !e.value) continue;
-      const key = (e.path || '') + e.value;
-      if (e.kind === 'set') setEvents.set(key, e);
-      else if (e.kind === 'seed') seedEvents.set(key, e);
+  // The node of a body that writes each value inside a subgraph (a value no node writes there
+  // is seeded: a body input, or read from an enclosing graph).
+  const innerProducer = new Map();
+  for (const g of Object.values(result.subgraphs || {})) {
+    for (let k = 0; g.ioStart && 2 * k + 2 < g.ioStart.length; k++) {
+      for (let j = g.ioStart[2 * k + 1]; j < g.ioStart[2 * k + 2]; j++) if (g.ioNames[j]) innerProducer.set(g.ioNames[j], g.nodes[k]);
     }
   }
+  const graphInputs = new Set(result.inputs || []);
 
   // Model order: graph inputs, then node outputs in node order, then initializers.
   const inputOrder = new Map(model ? model.inputs.map((v, i) => [v.name, i]) : []);
@@ -63,13 +65,13 @@ export function buildRows() {
     if (node) kind = outputs.has(name) ? 'output' : 'activation';
     else if (hasSubgraphs && Object.hasOwn(subgraph, name)) {
       kind = 'inner';
-      const ev = setEvents.get(name) || seedEvents.get(name);
+      const writer = innerProducer.get(name);
       const path = subgraph[name].path || '';
-      sub = { path, local: subgraph[name].name ?? name.slice(path.length), op: ev?.opType || '', node: ev?.node || '', seeded: !setEvents.has(name) };
+      sub = { path, local: subgraph[name].name ?? name.slice(path.length), op: writer?.opType || '', node: writer?.name || '', seeded: !writer };
     } else if (inits.has(name)) kind = 'weight';
     else if (inputs.has(name)) kind = 'input';
     else if (model) kind = 'weight'; // not an input of the top-level graph: an initializer (or a constant)
-    else if (result.events) kind = seedEvents.has(name) ? 'input' : 'weight'; // graph inputs are seeded
+    else if (result.inputs) kind = graphInputs.has(name) ? 'input' : 'weight';
     else {
       // Without the model scan: no producer, and only fixed dims → treat as an initializer.
       const tt = innerTensor(t);

@@ -94,6 +94,7 @@ async function loadFrom(message, displayName, size) {
   hideProgress();
   window.__onnxShapesDemo.timings = {
     inferMs: msg.info.inferMs,
+    openMs: msg.info.openMs, // reading the file included
     scanMs: msg.info.scanMs,
     // From the moment the worker finished inference to the first painted table (includes the
     // transfer of the result to this thread, building rows, and the first render).

@@ -8,9 +8,29 @@ import { renderSummary, renderSymbols, renderDiagnostics, renderConstraints, ren
 import { applyView, setMode } from './table.js';
 import { resetBindings } from './bindings.js';
 import { graphView } from './graph_tab.js';
+import { openDetail } from './detail.js';
+
+/**
+ * The event log of the model on screen, which the worker records after the result (a second
+ * inference: the table does not wait for it). The summary and an open "Why this shape" panel are
+ * drawn again with it; body[data-events=ready] says it is there.
+ */
+export function eventsArrived(msg) {
+  if (msg.id !== state.eventsId) return; // a model no longer on screen
+  state.eventsJson = msg.eventsJson;
+  state.eventsPending = false;
+  state.eventsByValue = null;
+  if (state.info) {
+    state.info.eventsMs = msg.ms;
+    renderSummary();
+  }
+  if (state.detail !== null && !$('detail').hidden) openDetail(state.detail, { focus: false });
+  document.body.dataset.events = 'ready';
+}
 
 export function showModel(msg, displayName, size) {
   const { result, model } = parseResult(msg);
+  delete document.body.dataset.events;
   state.result = result;
   state.model = model;
   state.info = msg.info;

@@ -190,7 +190,10 @@ export function whyHTML(name) {
     html += `<ol class="events">${events.slice(0, 100).map(eventHTML).join('')}</ol>`;
   } else if (node) {
     html += `<p>The shape rule of <span class="opname">${esc(node.opType)}</span> computed it from the shapes of the node's inputs${scanned ? ' above' : ''}.</p>`;
-    if (events === null) html += '<p class="hint">This engine build records no event log, so the step-by-step trace is not available.</p>';
+    if (events === null) {
+      html += state.eventsPending ? '<p class="hint" id="events-pending">The step-by-step trace is being recorded…</p>'
+        : '<p class="hint">This engine build records no event log, so the step-by-step trace is not available.</p>';
+    }
   } else {
     html += `<p>${r.kind === 'weight' ? 'Read from the initializer.' : 'Read from the declaration.'}</p>`;
   }

@@ -6,7 +6,8 @@
 //                  {type: 'graph', id}                      (the last result's graph, for the graph view)
 //   worker → main  {type: 'ready', version, streaming, writeBack}
 //                  {type: 'progress', id, phase: 'read'|'scan'|'infer', fraction: number|null}
-//                  {type: 'done', id, json, eventsJson, modelJson, info} | {type: 'error', id, error}
+//                  {type: 'done', id, json, eventsJson: null, modelJson, info} | {type: 'error', id, error}
+//                  {type: 'events', id, eventsJson, ms}     (after 'done': the event log of that model)
 //                  {type: 'model', id, bytes}
 //                  {type: 'graph', id, json}                (layout_worker.js reads it)
 import { init } from '../../js/index.js';
@@ -108,69 +109,109 @@ function compactModel(model) {
   return rest;
 }
 
+/**
+ * Files up to this size are read whole, in one read, and inferred from memory exactly as
+ * `inferShapes` infers them in Node (protobuf-c below its 32 MiB streaming size; the scan reads
+ * the same bytes, and write-back needs no second read); larger ones are streamed
+ * (inferShapesFromFile: reads that grow while the decoder reads on, weights skipped, memory
+ * bounded), as inferShapes streams them from memory in Node. tests/browser/bench_open.mjs
+ * measures both paths against Node.
+ */
+const READ_WHOLE_MAX = 32 << 20;
+
+/**
+ * The event log ("Why this shape") of the model just inferred: a second inference with events,
+ * run after the result is posted so that the table does not wait for it (events double the
+ * inference's cost). Posted as {type: 'events', id, eventsJson, ms}.
+ */
+async function inferEvents(id, source) {
+  const t0 = now();
+  let eventsJson = null;
+  try {
+    const eng = await engine();
+    let result;
+    if (source.url) result = eng.inferShapesFromSource(source.url, { events: true });
+    else if (source.data) result = eng.inferShapes(source.data, { events: true });
+    else result = await eng.inferShapesFromFile(source.file, { events: true });
+    if (Array.isArray(result.events)) eventsJson = JSON.stringify(result.events);
+  } catch {
+    // The same model inferred a moment ago: this only fails on memory; the panel then has no trace.
+  }
+  post({ type: 'events', id, eventsJson, ms: now() - t0 });
+}
+
 async function infer({ id, file, bytes, url, name }) {
   const eng = await engine();
   const t0 = now();
   let result;
   let model = null;
   let streamed = false;
+  let readMs = 0;
   let tScan = 0;
+  let tInfer = t0; // when inference started: after the whole file is read, or with the stream
   let fetched = null;
-  const options = { events: true };
+  let source; // what inferEvents reads again
+  const onProgress = (a, b) => post({ type: 'progress', id, phase: 'infer', fraction: progressFraction(a, b) });
   if (url) {
     // Range requests for what the decoder reads, never the weights (js/url_source.js, the same
     // fetching as engine.inferShapesFromUrl); the scanner reads the same messages.
     streamed = true;
     post({ type: 'progress', id, phase: 'read', fraction: null });
-    const source = await fetchModelSource(url); // absolute (the page resolves it)
+    const fetchedSource = await fetchModelSource(url); // absolute (the page resolves it)
+    readMs = now() - t0;
     post({ type: 'progress', id, phase: 'infer', fraction: 0 });
-    result = eng.inferShapesFromSource(source, {
-      ...options,
-      onProgress: (a, b) => post({ type: 'progress', id, phase: 'infer', fraction: progressFraction(a, b) }),
-    });
+    tInfer = now();
+    result = eng.inferShapesFromSource(fetchedSource, { onProgress });
     tScan = now();
-    try { model = scanModel(source); } catch { model = null; }
-    const d = source.download;
+    try { model = scanModel(fetchedSource); } catch { model = null; }
+    const d = fetchedSource.download;
     fetched = { size: d.size, requests: d.requests, bytes: d.bytesFetched, ranged: d.rangeRequests };
-  } else if (file && typeof eng.inferShapesFromFile === 'function') {
+    source = { url: fetchedSource };
+  } else if (file && file.size > READ_WHOLE_MAX && typeof eng.inferShapesFromFile === 'function') {
     // Streaming engine (issue 4/7): the file never has to be in memory at once.
     streamed = true;
     post({ type: 'progress', id, phase: 'infer', fraction: 0 });
-    result = await eng.inferShapesFromFile(file, {
-      ...options,
-      onProgress: (a, b) => post({ type: 'progress', id, phase: 'infer', fraction: progressFraction(a, b) }),
-    });
+    result = await eng.inferShapesFromFile(file, { onProgress });
     post({ type: 'progress', id, phase: 'scan', fraction: null });
     tScan = now();
     try { model = scanModel(file); } catch { model = null; }
+    source = { file };
   } else {
-    const data = bytes ? new Uint8Array(bytes) : await readBlob(file, id);
+    const data = bytes ? new Uint8Array(bytes) : file.size > READ_WHOLE_MAX ? await readBlob(file, id)
+      : new Uint8Array(await file.arrayBuffer());
+    readMs = now() - t0;
     post({ type: 'progress', id, phase: 'infer', fraction: null });
-    result = eng.inferShapes(data, options);
+    tInfer = now();
+    result = eng.inferShapes(data, {});
     tScan = now();
     try { model = scanModel(data); } catch { model = null; }
+    source = { data };
   }
   lastResult = result;
   lastFile = file ?? null;
   const t1 = now();
-  const { json, eventsJson } = serialize(result);
+  const { json } = serialize(result);
   post({
     type: 'done',
     id,
     name,
     json,
-    eventsJson,
+    eventsJson: null, // follows in an 'events' message
     modelJson: JSON.stringify(compactModel(model)),
     info: {
       streamed,
       fetched, // URL: {size, requests, bytes, ranged}
       writeBack: typeof result.toModel === 'function' && !url,
-      inferMs: tScan - t0,
+      inferMs: tScan - tInfer, // the engine's run (a streamed one reads the file as it goes)
+      readMs, // reading the whole file (or fetching a URL's graph) before it
+      openMs: tScan - t0, // from the file (or URL) to the result
       scanMs: t1 - tScan,
+      serializeMs: now() - t1,
       doneAt: now(),
       version: eng.version,
     },
   });
+  await inferEvents(id, source);
 }
 
 self.onmessage = async (ev) => {

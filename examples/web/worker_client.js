@@ -7,6 +7,12 @@ let nextId = 1;
 const pending = new Map();
 
 let workerReady = null;
+let eventsHandler = null;
+
+/** Calls fn(msg) for each {type: 'events'} message: the event log the worker records after a result. */
+export function onEvents(fn) {
+  eventsHandler = fn;
+}
 
 /** Resolves with the worker's `ready` message (engine version), rejects if it cannot start. */
 export const whenReady = () => workerReady;
@@ -23,6 +29,7 @@ export function startWorker() {
   });
   worker.addEventListener('message', (ev) => {
     const msg = ev.data;
+    if (msg.type === 'events') { eventsHandler?.(msg); return; }
     const p = pending.get(msg.id);
     if (!p) return;
     if (msg.type === 'progress') p.onProgress?.(msg);

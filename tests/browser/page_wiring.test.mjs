@@ -71,3 +71,19 @@ test('names holding U+0001 and other separators: "Why this shape" shows the righ
   await page.close();
 });
 
+test('the event log follows the table: an open "Why this shape" panel shows the trace once it is there', async () => {
+  const page = await openPage();
+  ctx.page = page;
+  await page.click('.example-card[data-example=tiny_decoder]');
+  await waitReady(page, 'tiny_decoder.onnx');
+  const panel = await why(page, 'present_key');
+  assert.equal(panel.title, 'present_key');
+  // The worker records the log in a second inference after the result: the panel opened before
+  // it came is drawn again when it does.
+  await page.waitForFunction(() => document.body.dataset.events === 'ready', null, { timeout: 60000 });
+  await page.waitForSelector('#d-how ol.events li');
+  assert.equal(await page.isVisible('#events-pending'), false);
+  assert.match(await page.textContent('#summary'), /event log: [\d.]+ ms more, after the table/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
