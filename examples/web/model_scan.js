@@ -1,13 +1,13 @@
 // A small protobuf scanner for what the inference result does not say: which values are graph
-// inputs, initializers and outputs, the shapes the model declares on them, and each node's input and
-// output names (for "Why this shape"). It reads the wire format directly and skips everything
-// else (tensor payloads, attributes), so it costs little even on large models; it can read from
-// memory (Uint8Array) or, in a worker, from a File/Blob slice by slice (FileReaderSync).
+// inputs, initializers and outputs, and the shapes the model declares on them. It reads the wire
+// format directly and skips everything else (nodes, tensor payloads, attributes), so it costs
+// little even on large models; it can read from memory (Uint8Array) or, in a worker, from a
+// File/Blob slice by slice (FileReaderSync).
 //
-// Field numbers: onnx.proto (ModelProto.graph = 7; GraphProto node 1, initializer 5, input 11,
-// output 12, value_info 13, sparse_initializer 15; NodeProto input 1, output 2, name 3, op_type 4,
-// domain 7; ValueInfoProto name 1, type 2; TypeProto tensor_type 1 {elem_type 1, shape 2
-// {dim 1 {dim_value 1, dim_param 2}}}; TensorProto name 8; SparseTensorProto values 1).
+// Field numbers: onnx.proto (ModelProto.graph = 7; GraphProto initializer 5, input 11, output 12,
+// value_info 13, sparse_initializer 15; ValueInfoProto name 1, type 2; TypeProto tensor_type 1
+// {elem_type 1, shape 2 {dim 1 {dim_value 1, dim_param 2}}}; TensorProto name 8;
+// SparseTensorProto values 1).
 
 const ELEM_TYPE_NAMES = [
   null, 'float', 'uint8', 'int8', 'uint16', 'int16', 'int32', 'int64', 'string', 'bool', 'float16',
@@ -151,19 +151,6 @@ function scanValueInfo(sc, pos, len) {
   return v;
 }
 
-function scanNode(sc, pos, len) {
-  const n = { name: '', opType: '', domain: '', inputs: [], outputs: [] };
-  sc.fields(pos, pos + len, (f, wt, p, l) => {
-    if (wt !== 2) return;
-    if (f === 1) n.inputs.push(sc.string(p, l));
-    else if (f === 2) n.outputs.push(sc.string(p, l));
-    else if (f === 3) n.name = sc.string(p, l);
-    else if (f === 4) n.opType = sc.string(p, l);
-    else if (f === 7) n.domain = sc.string(p, l);
-  });
-  return n;
-}
-
 function tensorName(sc, pos, len) {
   let name = '';
   sc.fields(pos, pos + len, (f, wt, p, l) => {
@@ -174,8 +161,8 @@ function tensorName(sc, pos, len) {
 
 /**
  * Scans a serialized ModelProto. Returns {irVersion, producer, opsets: [{domain, version}],
- * graphName, inputs: [{name, type}], outputs: [{name, type}], initializers: [name],
- * nodes: [{name, opType, domain, inputs, outputs}]} (top-level graph only).
+ * graphName, inputs: [{name, type}], outputs: [{name, type}], initializers: [name]} (top-level
+ * graph only; the nodes are skipped: the result has them).
  * `onProgress(fraction)` is called now and then.
  */
 export function scanModel(data, onProgress) {
@@ -183,7 +170,7 @@ export function scanModel(data, onProgress) {
   const sc = new Scanner(src);
   const model = {
     irVersion: null, producer: '', producerVersion: '', opsets: [], graphName: '',
-    inputs: [], outputs: [], initializers: [], nodes: [], valueInfoCount: 0,
+    inputs: [], outputs: [], initializers: [], valueInfoCount: 0,
   };
   let lastReport = 0;
   sc.fields(0, src.size, (f, wt, p, l) => {
@@ -205,7 +192,6 @@ export function scanModel(data, onProgress) {
           onProgress(q / src.size);
         }
         switch (g) {
-          case 1: model.nodes.push(scanNode(sc, q, m)); break;
           case 2: model.graphName = sc.string(q, m); break;
           case 5: model.initializers.push(tensorName(sc, q, m)); break;
           case 11: model.inputs.push(scanValueInfo(sc, q, m)); break;

@@ -150,7 +150,8 @@ export function whyHTML(name) {
   const r = state.byName.get(name);
   if (!r) return null;
   const { result } = state;
-  const node = r.nodeIndex >= 0 ? result.nodes[r.nodeIndex] : null;
+  // While a large model's nodes are still coming in (show_model.js), the row says which node it is.
+  const node = r.nodeIndex >= 0 ? result.nodes[r.nodeIndex] ?? { opType: r.op, name: r.nodeName, domain: '' } : null;
   const scanned = node ? nodeIO(r.nodeIndex) : null;
   const events = eventsFor(name);
   let html = `<section class="d-sec d-top"><p class="d-kind">${KIND_SHORT[r.kind] ? `<span class="kind k-${r.kind}">${KIND_SHORT[r.kind]}</span>` : ''}${KIND_LABEL[r.kind]}${r.sub ? ` <span class="mono muted">${esc(r.sub.path)}</span>` : ''}</p>

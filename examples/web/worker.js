@@ -6,7 +6,10 @@
 //                  {type: 'graph', id}                      (the last result's graph, for the graph view)
 //   worker → main  {type: 'ready', version, streaming, writeBack}
 //                  {type: 'progress', id, phase: 'read'|'scan'|'infer', fraction: number|null}
-//                  {type: 'done', id, json, eventsJson: null, modelJson, info} | {type: 'error', id, error}
+//                  {type: 'done', id, json, rowsJson, eventsJson: null, modelJson, info}
+//                    | {type: 'error', id, error}
+//                  {type: 'meta' | 'symbols' | 'rows' | 'nodes' | 'end', id, json} ...
+//                                                           (the rest of that result: resultParts)
 //                  {type: 'events', id, eventsJson, ms}     (after 'done': the event log of that model)
 //                  {type: 'model', id, bytes}
 //                  {type: 'graph', id, json}                (layout_worker.js reads it)
@@ -14,6 +17,7 @@ import { init } from '../../js/index.js';
 import { fetchModelSource } from '../../js/url_source.js';
 import { scanModel } from './model_scan.js';
 import { graphJson } from './graph_data.js';
+import { tableRows } from './table_rows.js';
 
 const now = () => performance.timeOrigin + performance.now(); // comparable across threads
 
@@ -84,29 +88,81 @@ function compactNodes(nodes) {
   return { nodes: nodes.map((n) => ({ name: n.name, opType: n.opType, domain: n.domain })), ioNames, ioStart };
 }
 
+/** Rows in the first message (the table's first screens), then per message (one short task each). */
+const HEAD_ROWS = 300;
+const ROWS_PER_PART = 2000;
+const NODES_PER_PART = 10000;
+
 /**
- * The result as JSON text (functions such as toModel stay in the worker). For large models a
- * string crosses threads far faster than structured clone of ~10^5 small objects (100k nodes:
- * 2.2 s cloned vs ~0.3 s as JSON). The event log goes as a separate string, which the page only
- * parses when "Why this shape" first needs it.
+ * The result as the page gets it: parts made and posted one after the other (JSON text: a string
+ * crosses threads far faster than structured clone of ~10^5 small objects; functions such as
+ * toModel stay in the worker). The `done` message carries the result's small members (named
+ * sizes, inputs, outputs, first error, counts) and the table's first rows, which the page shows
+ * at once; then `meta` (diagnostics, constraints, which values lie in subgraphs), `symbols`, the
+ * other `rows` in model order, the `nodes` (compactNodes, in node order) and `end` (the
+ * subgraphs). Each part is small enough to parse and add in a short task of the page's main
+ * thread, so that nothing proportional to the model runs there before the first rows show, nor
+ * in one piece after (issue 31). The values and producers never cross: the rows say what the
+ * page needs of them (table_rows.js).
  */
-function serialize(result) {
-  const out = {};
+function* resultParts(result, model, done) {
+  const { id } = done;
+  // Members that grow with the model (a 100k-node model may have 100k symbols and constraints,
+  // 10k diagnostics) come after the first rows too.
+  const later = ['diagnostics', 'constraints', 'subgraphValues'];
+  const small = {};
   for (const key of Object.keys(result)) {
-    if (key === 'events' || key === 'nodes' || key === 'subgraphs' || typeof result[key] === 'function') continue;
-    out[key] = result[key];
+    if (['events', 'nodes', 'subgraphs', 'values', 'producers', ...later].includes(key) || typeof result[key] === 'function') continue;
+    small[key] = result[key];
   }
-  Object.assign(out, compactNodes(result.nodes));
-  out.subgraphs = {};
-  for (const [path, g] of Object.entries(result.subgraphs)) out.subgraphs[path] = { ...g, ...compactNodes(g.nodes) };
-  return { json: JSON.stringify(out), eventsJson: Array.isArray(result.events) ? JSON.stringify(result.events) : null };
+  const { rows, symbols } = tableRows(result, model);
+  small.nodeCount = result.nodes.length;
+  small.rowCount = rows.length;
+  // Rows name their type by index: values share few types (a 100k-node chain has one), and the
+  // page parses each once. A part brings the types its rows use first.
+  const typeIndex = new Map(); // type object (or its JSON) -> index
+  let typeCount = 0;
+  const rowsPart = (list) => {
+    const types = [];
+    const out = list.map(([name, type, kind, nodeIndex, op, nodeName, sub, syms]) => {
+      let k = typeIndex.get(type);
+      if (k === undefined) {
+        const key = JSON.stringify(type);
+        k = typeIndex.get(key);
+        if (k === undefined) {
+          k = typeCount++;
+          typeIndex.set(key, k);
+          types.push([type, syms]); // the symbols follow from the type's dims
+        }
+        typeIndex.set(type, k);
+      }
+      return sub ? [name, k, kind, nodeIndex, op, nodeName, sub] : [name, k, kind, nodeIndex, op, nodeName];
+    });
+    return JSON.stringify({ types, rows: out });
+  };
+  // The first message goes before anything else is serialized.
+  yield { ...done, json: JSON.stringify(small), rowsJson: rowsPart(rows.slice(0, HEAD_ROWS)) };
+  yield { type: 'meta', id, json: JSON.stringify(Object.fromEntries(later.map((k) => [k, result[k]]))) };
+  yield { type: 'symbols', id, json: JSON.stringify(symbols) };
+  for (let i = HEAD_ROWS; i < rows.length; i += ROWS_PER_PART) {
+    yield { type: 'rows', id, json: rowsPart(rows.slice(i, i + ROWS_PER_PART)) };
+  }
+  for (let k = 0; k < result.nodes.length; k += NODES_PER_PART) {
+    yield { type: 'nodes', id, json: JSON.stringify(compactNodes(result.nodes.slice(k, k + NODES_PER_PART))) };
+  }
+  const subgraphs = {};
+  for (const [path, g] of Object.entries(result.subgraphs)) {
+    const { nodes, ...rest } = g;
+    subgraphs[path] = { ...rest, ...compactNodes(nodes) };
+  }
+  yield { type: 'end', id, json: JSON.stringify({ subgraphs }) };
 }
 
-/** The scan without its nodes (the result has them, with subgraphs). */
+/** The scan without its initializer names (the rows have them). */
 function compactModel(model) {
   if (!model) return null;
-  const { nodes, ...rest } = model;
-  return rest;
+  const { initializers, ...rest } = model;
+  return { ...rest, initializerCount: initializers.length };
 }
 
 /**
@@ -190,27 +246,24 @@ async function infer({ id, file, bytes, url, name }) {
   lastResult = result;
   lastFile = file ?? null;
   const t1 = now();
-  const { json } = serialize(result);
-  post({
-    type: 'done',
-    id,
-    name,
-    json,
-    eventsJson: null, // follows in an 'events' message
-    modelJson: JSON.stringify(compactModel(model)),
-    info: {
-      streamed,
-      fetched, // URL: {size, requests, bytes, ranged}
-      writeBack: typeof result.toModel === 'function' && !url,
-      inferMs: tScan - tInfer, // the engine's run (a streamed one reads the file as it goes)
-      readMs, // reading the whole file (or fetching a URL's graph) before it
-      openMs: tScan - t0, // from the file (or URL) to the result
-      scanMs: t1 - tScan,
-      serializeMs: now() - t1,
-      doneAt: now(),
-      version: eng.version,
-    },
-  });
+  const info = {
+    streamed,
+    fetched, // URL: {size, requests, bytes, ranged}
+    writeBack: typeof result.toModel === 'function' && !url,
+    inferMs: tScan - tInfer, // the engine's run (a streamed one reads the file as it goes)
+    readMs, // reading the whole file (or fetching a URL's graph) before it
+    openMs: tScan - t0, // from the file (or URL) to the result
+    scanMs: t1 - tScan,
+    version: eng.version,
+  };
+  const done = { type: 'done', id, name, eventsJson: null, modelJson: JSON.stringify(compactModel(model)), info };
+  for (const part of resultParts(result, model, done)) {
+    if (part.type === 'done') {
+      info.rowsMs = now() - t1; // the table's rows, in model order, and the first message
+      info.doneAt = now();
+    }
+    post(part);
+  }
   await inferEvents(id, source);
 }
 

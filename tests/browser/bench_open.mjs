@@ -93,7 +93,7 @@ try {
     console.log(`  open path / Node:        ${openRatios.map((x) => x.toFixed(2)).join(', ')} (median ${median(openRatios).toFixed(2)}; target <= 2)`);
     console.log(`  file chosen -> table:    ${tableMs.join(', ')} ms`);
     const f = (x) => (x === undefined ? '-' : x.toFixed(0));
-    console.log(`  last round: read ${f(info.readMs)}, scan ${f(info.scanMs)}, serialize ${f(info.serializeMs)} ms in the worker; ` +
+    console.log(`  last round: read ${f(info.readMs)}, scan ${f(info.scanMs)}, rows ${f(info.rowsMs)} ms in the worker; ` +
       `transfer ${f(timings.transferMs)}, rows and first paint ${f(timings.buildMs)}, inference done -> table ${f(timings.tableMs)} ms`);
   }
   if (page.errors.length) console.log(`console errors: ${page.errors.join('; ')}`);
