@@ -6,8 +6,10 @@
 // expires (spawnSync then returns with error ETIMEDOUT). The check reads the call's argument text.
 // The limits guard against a hang, they do not measure speed: each is 5 to 10 times what its child
 // takes on this 2-core machine under the load of a whole team (a CLI call 300 s, a python3 or
-// onnxruntime child 300-900 s, the measurement children 1,500 s; torchvision's 48 exports took over
-// 25 minutes on a cold cache at a load average of 25, so its generator gets 3,000 s).
+// onnxruntime child 300-900 s, the measurement children 1,500 s). torchvision's 48 exports took
+// over 50 minutes on a cold cache under three teams' load: that generator, and the suite's child
+// around it, are stopped when they print nothing for 20-25 minutes (tests/tools/run_watched.mjs),
+// or after 4-4.5 hours.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { REPO } from './helpers.js';

@@ -22,7 +22,11 @@ const found = [];
 function fails(cmd, args, timeout) {
   const r = spawnSync(cmd, args, { cwd: REPO, encoding: 'utf8', timeout, env: { ...process.env, NODE_OPTIONS: '' } });
   if (r.error) return r.error.code === 'ETIMEDOUT' ? `no answer within ${timeout / 1000} s` : r.error.message;
-  if (r.status !== 0) return (r.stderr || r.stdout || `exit ${r.status}`).trim().split('\n').pop();
+  if (r.status !== 0) {
+    // The error's own line (Node ends a crash with its version line; python with the exception).
+    const lines = (r.stderr || r.stdout || '').split('\n').map((l) => l.trim()).filter((l) => l && !/^Node\.js v\d/.test(l));
+    return [...lines].reverse().find((l) => /error/i.test(l)) ?? lines.pop() ?? `exit ${r.status}`;
+  }
   return null;
 }
 
