@@ -9,16 +9,17 @@
 // {elem_type 1, shape 2 {dim 1 {dim_value 1, dim_param 2}}}; TensorProto name 8;
 // SparseTensorProto values 1).
 
+import { blobReader } from '../../js/blob_source.js';
+
 const ELEM_TYPE_NAMES = [
   null, 'float', 'uint8', 'int8', 'uint16', 'int16', 'int32', 'int64', 'string', 'bool', 'float16',
   'double', 'uint32', 'uint64', 'complex64', 'complex128', 'bfloat16', 'float8e4m3fn',
   'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'uint4', 'int4', 'float4e2m1', 'float8e8m0',
 ];
 
-const WINDOW = 64 << 10; // small: a jump over a large tensor costs one window read
-
 /**
- * A random-access byte source over a Uint8Array, a Blob read synchronously (workers only), or a
+ * A random-access byte source over a Uint8Array, a Blob read synchronously (workers only: reads
+ * that grow while the scan reads on, small after a skipped payload, js/blob_source.js), or a
  * { size, read(pos, len) } source (js/url_source.js).
  */
 function byteSource(data) {
@@ -26,23 +27,8 @@ function byteSource(data) {
     return { size: data.length, bytes: data, get: (pos, len) => data.subarray(pos, pos + len) };
   }
   if (typeof data.read === 'function') return { size: data.size, get: (pos, len) => data.read(pos, len) };
-  const blob = data;
-  const reader = new FileReaderSync();
-  // Small enough: one read, then scan in memory (per-window reads cost more than they save).
-  if (blob.size <= 64 << 20) return byteSource(new Uint8Array(reader.readAsArrayBuffer(blob)));
-  let wStart = 0;
-  let win = new Uint8Array(0);
-  const read = (pos, len) => new Uint8Array(reader.readAsArrayBuffer(blob.slice(pos, pos + len)));
-  return {
-    size: blob.size,
-    get(pos, len) {
-      if (pos >= wStart && pos + len <= wStart + win.length) return win.subarray(pos - wStart, pos - wStart + len);
-      if (len > WINDOW / 2) return read(pos, len);
-      wStart = pos;
-      win = read(pos, Math.min(WINDOW, blob.size - pos));
-      return win.subarray(0, len);
-    },
-  };
+  const read = blobReader(data);
+  return { size: data.size, get: (pos, len) => read(pos, len) };
 }
 
 const utf8 = new TextDecoder();

@@ -1,10 +1,16 @@
-// The page's wiring between the worker and the panels carries value and node names as data, never
+// The page's wiring between its worker and its panels: value and node names cross as data, never
 // split on a character (issue 30 item 10: a name holding U+0001, once the separator between a
 // node's inputs and outputs, showed the wrong input, an unknown shape and no users in "Why this
-// shape"). Names here hold the control characters a separator would use, and a comma and a bar.
+// shape"; names here hold the control characters a separator would use, and a comma and a bar);
+// the event log, recorded after the table, reaches an open panel; a file past the read-whole size
+// is streamed.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { matmulChain, writePieces } from '../js/big_model.js';
 import { model } from '../js/onnx_builder.js';
-import { test, ctx, waitReady, openPage } from './harness.mjs';
+import { test, ctx, waitReady, openPage, row } from './harness.mjs';
 
 // x -> Relu 're\u0001lu' -> 'a\u0001b' -> Mul with input '\u0001' -> 'w|\u0002,' -> Neg -> y. (A NUL
 // cannot be in a name: the engine's names are C strings.)
@@ -86,4 +92,24 @@ test('the event log follows the table: an open "Why this shape" panel shows the 
   assert.match(await page.textContent('#summary'), /event log: [\d.]+ ms more, after the table/);
   assert.deepEqual(page.errors, []);
   await page.close();
+});
+
+test('a file over 32 MiB is streamed (its weights unread) and shown like any other', async () => {
+  // 10 MatMuls over 4 MiB weights (a sparse file): past the page's read-whole size (worker.js).
+  const dir = mkdtempSync(join(tmpdir(), 'osi-page-'));
+  const file = join(dir, 'matmul_40m.onnx');
+  try {
+    writePieces(file, matmulChain({ layers: 10, rows: 1024, cols: 1024 }));
+    const page = await openPage();
+    ctx.page = page;
+    await page.setInputFiles('#file-input', file);
+    await waitReady(page, 'matmul_40m.onnx', 120000);
+    assert.deepEqual((await row(page, 'Y')).dims, ['N', '1024']);
+    assert.deepEqual((await row(page, 'W3')).dims, ['1024', '1024']);
+    assert.match(await page.textContent('#summary'), /\(streamed: reading included\)/);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
