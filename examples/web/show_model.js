@@ -17,7 +17,13 @@ import { openDetail } from './detail.js';
  * drawn again with it; body[data-events=ready] says it is there.
  */
 export function eventsArrived(msg) {
-  if (msg.id !== state.eventsId) return; // a model no longer on screen
+  if (msg.id !== state.eventsId) {
+    // The log of a model not on screen yet (it can come before showModel runs: a small model's
+    // second inference is quicker than a frame), kept for it; that of an older model is dropped.
+    if (!(msg.id < state.eventsId)) earlyEvents = msg;
+    return;
+  }
+  earlyEvents = null;
   state.eventsJson = msg.eventsJson;
   state.eventsPending = false;
   state.eventsByValue = null;
@@ -28,6 +34,9 @@ export function eventsArrived(msg) {
   if (state.detail !== null && !$('detail').hidden) openDetail(state.detail, { focus: false });
   document.body.dataset.events = 'ready';
 }
+
+/** An event log that came before its model was shown (eventsArrived). */
+let earlyEvents = null;
 
 /** The parts of results still to add (worker_client.js routes `rows`, `nodes` and `end` here). */
 const parts = [];
@@ -132,6 +141,7 @@ export function showModel(msg, displayName, size) {
   state.consumers = null;
   state.broken = null;
   startRows(msg);
+  if (earlyEvents?.id === msg.id) eventsArrived(earlyEvents);
 
   // Bindings belong to one model: a new model starts symbolic.
   resetBindings();
