@@ -167,7 +167,7 @@ export function showModel(msg, displayName, size) {
   $('memory').innerHTML = '';
   renderDefinitions();
   applyView();
-  graphView.reset(result);
+  graphView.reset(null); // the old model's graph goes; the new one's view is prepared once complete
 
   finishing = [];
   state.steps = [];
