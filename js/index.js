@@ -5,6 +5,7 @@
 // read into plain frozen JS data as it is asked for (js/result.js). No wasm pointer outlives the
 // call, so a result never pins wasm memory and there is nothing to delete.
 
+import { blobReader } from './blob_source.js';
 import { ShapeInferenceResult, attachAttributes, attachWriter, readPacked } from './result.js';
 import { inferFromUrl } from './url_source.js';
 import { createModule } from './wasm_module.js';
@@ -472,9 +473,9 @@ class Engine {
     if (!isBlob(file)) throw new TypeError('onnx-shapes: inferShapesFromFile needs a File or Blob');
     const flags = optionFlags(options);
     if (typeof FileReaderSync === 'function') {
-      const reader = new FileReaderSync();
+      const read = blobReader(file); // reads that grow while the decoder reads on (js/blob_source.js)
       return this.#runStream('inferShapesFromFile', flags, file.size, options, (pos, dst, len) => {
-        const chunk = new Uint8Array(reader.readAsArrayBuffer(file.slice(pos, pos + len)));
+        const chunk = read(pos, len);
         this.#M.HEAPU8.set(chunk, dst);
         return chunk.length;
       });

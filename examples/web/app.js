@@ -13,7 +13,8 @@
 //   graph_tab.js      the Graph tab (graph_view.js, layout_worker.js)
 import { $, esc, hue } from './page_util.js';
 import { state } from './page_data.js';
-import { ask, startWorker } from './worker_client.js';
+import { ask, startWorker, onEvents, onParts } from './worker_client.js';
+import { eventsArrived, partArrived } from './show_model.js';
 import { showError, dismissError, toast } from './error_card.js';
 import { loadFiles, loadUrl, loadExample, cancelOpening } from './open_model.js';
 import { setFilter, wireTable } from './table.js';
@@ -52,6 +53,8 @@ function wire() {
 
   $('progress-cancel').addEventListener('click', cancelOpening);
   wireTable({ openDetail, openNode });
+  onEvents(eventsArrived);
+  onParts(partArrived);
   onGraphValue((key) => openDetail(key, { focus: false }));
   onGraphNode((path, index) => openNode(path, index, { focus: false }));
   $('detail-close').addEventListener('click', closeDetail);

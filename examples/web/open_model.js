@@ -102,6 +102,7 @@ export function cancelOpening() {
 }
 
 async function loadFrom(message, displayName, size) {
+  const chosenAt = now();
   $('error-card').hidden = true;
   $('toast').hidden = true;
   if (opening && !opening.cancelled) cancelOpening(); // a new file replaces the one being opened
@@ -144,20 +145,28 @@ async function loadFrom(message, displayName, size) {
   const t0 = now();
   state.modelId = id;
   tell({ type: 'keep', model: id });
-  showModel(msg, displayName, size);
-  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  state.onRowsProgress = (f) => setProgress(`Adding rows to the table… ${Math.round(f * 100)}%`, f);
+  const complete = showModel(msg, displayName, size);
+  await new Promise((r) => requestAnimationFrame(() => r())); // the first rows are painted in this frame
   const t1 = now();
-  hideProgress();
-  window.__onnxShapesDemo.timings = {
+  const timings = {
     inferMs: msg.info.inferMs,
+    openMs: msg.info.openMs, // reading the file included
     scanMs: msg.info.scanMs,
-    // From the moment the worker finished inference to the first painted table (includes the
-    // transfer of the result to this thread, building rows, and the first render).
+    // From the moment the worker finished inference to the first painted rows (includes the
+    // transfer of the first part of the result to this thread, its rows, and the first render).
     tableMs: t1 - msg.info.doneAt,
     buildMs: t1 - t0,
     transferMs: msg.receivedAt - msg.info.doneAt,
-    rows: state.rows.length,
+    firstRowsMs: t1 - chosenAt, // from the file chosen to the first rows painted
+    completeMs: null, // ... to every row, the summary and diagnostics in (the parts that follow)
+    rows: null,
   };
+  window.__onnxShapesDemo.timings = timings;
+  await complete;
+  timings.completeMs = now() - chosenAt;
+  timings.rows = state.rows.length;
+  hideProgress();
   document.body.dataset.state = 'ready';
   document.body.dataset.model = displayName;
 }

@@ -8,7 +8,8 @@ export const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', 
 
 export const now = () => performance.timeOrigin + performance.now();
 
-export const fmtInt = (n) => n.toLocaleString('en-US');
+const intFormat = new Intl.NumberFormat('en-US'); // one formatter: toLocaleString makes one per call
+export const fmtInt = (n) => intFormat.format(n);
 
 /** Bytes per element (null: not a fixed-size type). Sub-byte types count half a byte. */
 export const ELEM_BYTES = {

@@ -18,7 +18,9 @@ export function renderSummary() {
     model ? ['IR / opset', `${model.irVersion ?? '?'} / ${opset?.version ?? '?'}`] : null,
     ['Nodes', `${fmtInt(result.nodes.length)} <span class="muted">(${fmtInt(ops.size)} op types)</span>`],
     ['Values', `${fmtInt(counts.input)} in · ${fmtInt(counts.output)} out · ${fmtInt(counts.weight)} weights · ${fmtInt(counts.activation)} other${counts.inner ? ` · ${fmtInt(counts.inner)} in subgraphs` : ''}`],
-    ['Inference', `${state.info.inferMs.toFixed(1)} ms${state.info.streamed ? ' (streamed)' : ''}`],
+    ['Inference', `${state.info.inferMs.toFixed(1)} ms${state.info.streamed && !state.info.fetched ? ' (streamed: reading included)'
+      : state.info.readMs ? ` <span class="muted">(+ ${state.info.readMs.toFixed(1)} ms ${state.info.fetched ? 'fetching' : 'reading the file'})</span>` : ''}${state.info.eventsMs === undefined ? ''
+      : ` <span class="muted">(event log: ${state.info.eventsMs.toFixed(1)} ms more, after the table)</span>`}`],
   ].filter(Boolean);
   $('summary').innerHTML = `<dl class="facts">${facts.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>`
     + (topOps.length ? `<div class="ops" aria-label="Most used operators">${topOps.map(([op, n]) =>

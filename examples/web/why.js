@@ -161,7 +161,8 @@ export function whyHTML(name) {
   const r = state.byName.get(name);
   if (!r) return null;
   const { result } = state;
-  const node = r.nodeIndex >= 0 ? result.nodes[r.nodeIndex] : null;
+  // While a large model's nodes are still coming in (show_model.js), the row says which node it is.
+  const node = r.nodeIndex >= 0 ? result.nodes[r.nodeIndex] ?? { opType: r.op, name: r.nodeName, domain: '' } : null;
   const scanned = node ? nodeIO(r.nodeIndex) : null;
   const events = eventsFor(name);
   let html = `<section class="d-sec d-top"><p class="d-kind">${KIND_SHORT[r.kind] ? `<span class="kind k-${r.kind}">${KIND_SHORT[r.kind]}</span>` : ''}${KIND_LABEL[r.kind]}${r.sub ? ` <span class="mono muted">${esc(r.sub.path)}</span>` : ''}</p>
@@ -202,7 +203,10 @@ export function whyHTML(name) {
     html += `<ol class="events">${events.slice(0, 100).map(eventHTML).join('')}</ol>`;
   } else if (node) {
     html += `<p>The shape rule of <span class="opname">${esc(node.opType)}</span> computed it from the shapes of the node's inputs${scanned ? ' above' : ''}.</p>`;
-    if (events === null) html += '<p class="hint">This engine build records no event log, so the step-by-step trace is not available.</p>';
+    if (events === null) {
+      html += state.eventsPending ? '<p class="hint" id="events-pending">The step-by-step trace is being recorded…</p>'
+        : '<p class="hint">This engine build records no event log, so the step-by-step trace is not available.</p>';
+    }
   } else {
     html += `<p>${r.kind === 'weight' ? 'Read from the initializer.' : 'Read from the declaration.'}</p>`;
   }

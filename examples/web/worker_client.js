@@ -8,6 +8,18 @@ let nextId = 1;
 const pending = new Map();
 
 let workerReady = null;
+let eventsHandler = null;
+let partsHandler = null;
+
+/** Calls fn(msg) for each {type: 'events'} message: the event log the worker records after a result. */
+export function onEvents(fn) {
+  eventsHandler = fn;
+}
+
+/** Calls fn(msg) for each part of a result that follows its `done` message (worker.js resultParts). */
+export function onParts(fn) {
+  partsHandler = fn;
+}
 
 /** Resolves with the worker's `ready` message (engine version), rejects if it cannot start. */
 export const whenReady = () => workerReady;
@@ -24,6 +36,8 @@ export function startWorker() {
   });
   worker.addEventListener('message', (ev) => {
     const msg = ev.data;
+    if (msg.type === 'events') { eventsHandler?.(msg); return; }
+    if (['meta', 'symbols', 'rows', 'nodes', 'end'].includes(msg.type)) { partsHandler?.(msg); return; }
     const p = pending.get(msg.id);
     if (!p) return;
     if (msg.type === 'progress') p.onProgress?.(msg);

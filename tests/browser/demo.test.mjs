@@ -242,7 +242,7 @@ test('dark colour scheme renders (screenshot)', async () => {
 });
 
 test('single-file build (dist/onnx-shapes-demo.html) works from file://', async () => {
-  execFileSync(process.execPath, [join(REPO, 'examples/web/build.mjs'), join(REPO, 'build/onnx-shapes-demo.test.html')], { stdio: 'pipe' });
+  execFileSync(process.execPath, [join(REPO, 'examples/web/build.mjs'), join(REPO, 'build/onnx-shapes-demo.test.html')], { stdio: 'pipe', timeout: 120_000 });
   const p = await ctx.env.newPage();
   const requests = [];
   p.on('request', (r) => { if (!r.url().startsWith('blob:') && !r.url().startsWith('data:')) requests.push(r.url()); });
@@ -271,4 +271,5 @@ await import('./graph_overview.test.mjs');
 await import('./graph_deep.test.mjs');
 await import('./url_data.test.mjs');
 await import('./url_hostile.test.mjs');
+await import('./page_wiring.test.mjs');
 await runTests();
