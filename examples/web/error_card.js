@@ -23,7 +23,9 @@ export function explainError(err, name) {
   const code = err?.code || err?.name || 'ERROR';
   const msg = String(err?.message ?? err ?? '');
   const what = name ? esc(name) : 'The model';
-  if (code === 'PARSE_ERROR' && /ends early|truncated/i.test(msg)) {
+  // A model's first field is its ir_version (a number): a file whose very first field claims more
+  // bytes than the file has is not a model's beginning (text, another format), not a cut model.
+  if (code === 'PARSE_ERROR' && /ends early|truncated/i.test(msg) && !/field at byte 0 declares/.test(msg)) {
     return { title: `${what} is truncated`, todo: 'The file ends before the model does: an interrupted download or copy? Get the whole file again.' };
   }
   if (code === 'PARSE_ERROR') {
