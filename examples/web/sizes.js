@@ -40,6 +40,10 @@ export function recomputeBindings() {
 
 function computeSizes() {
   const env = state.effective;
+  // Nothing bound (a model just shown): a dim written with a symbol has no value, and the engine
+  // writes a constant dim as a number, so no dim text needs parsing (a 100k-node model may have
+  // 100k distinct ones: seconds of the main thread in one task). Unknown is never a wrong size.
+  const unbound = env.size === 0;
   const byShape = new Map(); // shapeKey → {conc, count}: rows share few distinct shapes
   for (const r of state.rows) {
     r.bytes = null;
@@ -51,7 +55,9 @@ function computeSizes() {
       const conc = new Array(r.dims.length);
       for (let k = 0; k < r.dims.length; k++) {
         let v = null;
-        try { v = evalDim(r.dims[k], env); } catch { v = null; }
+        const d = r.dims[k];
+        if (unbound && typeof d === 'string') v = null;
+        else try { v = evalDim(d, env); } catch { v = null; }
         conc[k] = v;
         if (v === null || !Number.isFinite(v)) count = null;
         else if (count !== null) count *= v;
