@@ -69,10 +69,11 @@ export function startRows(msg) {
   addRows(JSON.parse(msg.rowsJson));
 }
 
-/** The model's symbols (a `symbols` part), each with its colour. */
-export function setSymbols(symbols) {
-  state.symbols = symbols;
-  assignHues(symbols.map((s) => s.name));
+/** More of the model's symbols (a `symbols` part, in the model's order), each with its colour. */
+export function addSymbols(symbols) {
+  const more = state.symbols.length > 0;
+  for (const s of symbols) state.symbols.push(s);
+  assignHues(symbols.map((s) => s.name), more);
   shapeCache.clear();
 }
 

@@ -53,9 +53,16 @@ export function hue(name) {
   return h;
 }
 
-export function assignHues(names) {
-  hueCache.clear();
-  const used = new Set();
+/** The palette slots taken by the symbols given colours so far (assignHues). */
+const usedSlots = new Set();
+
+/** Colours symbols in order: the first ones a palette slot each; `more` adds to the last call's. */
+export function assignHues(names, more = false) {
+  if (!more) {
+    hueCache.clear();
+    usedSlots.clear();
+  }
+  const used = usedSlots;
   for (const name of names) {
     if (used.size >= PALETTE.length) {
       hueCache.set(name, Math.round(((fnv(name) * 0.618033988749895) % 1) * 360));

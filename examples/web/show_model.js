@@ -3,7 +3,7 @@
 // parts (worker.js resultParts): the first rows show at once, the rest is added a part per task.
 import { $, fmtInt } from './page_util.js';
 import { state, brokenNode } from './page_data.js';
-import { parseResult, startRows, addRows, addNodes, setSymbols } from './model_rows.js';
+import { parseResult, startRows, addRows, addNodes, addSymbols } from './model_rows.js';
 import { recomputeBindings } from './sizes.js';
 import { renderSummary, renderSymbols, renderDiagnostics, renderConstraints, renderDefinitions } from './panels.js';
 import { applyView, setMode, invalidateRows, renderRows, rowsAdded } from './table.js';
@@ -84,7 +84,7 @@ function addPart(msg) {
   } else if (msg.type === 'meta') {
     Object.assign(state.result, JSON.parse(msg.json));
   } else if (msg.type === 'symbols') {
-    setSymbols(JSON.parse(msg.json));
+    addSymbols(JSON.parse(msg.json));
     invalidateRows(); // the symbols' colours
     renderRows();
   } else if (msg.type === 'nodes') {

@@ -31,6 +31,10 @@ function dimValue(dim, env) {
 
 function computeSizes() {
   const env = state.effective;
+  // Nothing bound (a model just shown): a dim written with a symbol has no value, and the engine
+  // writes a constant dim as a number, so no dim text needs parsing (a 100k-node model may have
+  // 100k distinct ones: seconds of the main thread in one task). Unknown is never a wrong size.
+  const unbound = env.size === 0;
   const byShape = new Map(); // shapeKey → {conc, count}: rows share few distinct shapes
   const broken = []; // dims with no value, or a negative one, at these sizes
   for (const r of state.rows) {
@@ -42,9 +46,10 @@ function computeSizes() {
       let count = 1;
       const conc = new Array(r.dims.length);
       for (let k = 0; k < r.dims.length; k++) {
-        let v = dimValue(r.dims[k], env);
+        const d = r.dims[k];
+        let v = unbound && typeof d === 'string' ? null : dimValue(d, env);
         if (v instanceof RangeError || (typeof v === 'number' && v < 0)) {
-          if (broken.length < 20) broken.push({ value: r.name, dim: k, expr: r.dims[k], reason: v instanceof RangeError ? v.message : v });
+          if (broken.length < 20) broken.push({ value: r.name, dim: k, expr: d, reason: v instanceof RangeError ? v.message : v });
           v = null;
         }
         conc[k] = v;

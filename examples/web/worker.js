@@ -107,6 +107,7 @@ function compactNodes(nodes) {
 const HEAD_ROWS = 300;
 const ROWS_PER_PART = 2000;
 const NODES_PER_PART = 10000;
+const SYMBOLS_PER_PART = 10000;
 
 /**
  * The result as the page gets it: parts made and posted one after the other (JSON text: a string
@@ -158,7 +159,9 @@ function* resultParts(result, model, done) {
   // The first message goes before anything else is serialized.
   yield { ...done, json: JSON.stringify(small), rowsJson: rowsPart(rows.slice(0, HEAD_ROWS)) };
   yield { type: 'meta', id, json: JSON.stringify(Object.fromEntries(later.map((k) => [k, result[k]]))) };
-  yield { type: 'symbols', id, json: JSON.stringify(symbols) };
+  for (let i = 0; i < symbols.length; i += SYMBOLS_PER_PART) {
+    yield { type: 'symbols', id, json: JSON.stringify(symbols.slice(i, i + SYMBOLS_PER_PART)) };
+  }
   for (let i = HEAD_ROWS; i < rows.length; i += ROWS_PER_PART) {
     yield { type: 'rows', id, json: rowsPart(rows.slice(i, i + ROWS_PER_PART)) };
   }
