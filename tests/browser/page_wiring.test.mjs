@@ -44,7 +44,7 @@ async function why(page, name) {
       li.querySelector('.shape')?.textContent.replace(/\s+/g, ' ').trim() ?? null,
     ]),
     users: [...document.querySelectorAll('#d-users .io-list li')].map((li) => [
-      li.querySelector('.opname')?.textContent, li.querySelector('.mono.muted')?.textContent,
+      li.querySelector('.opname')?.textContent, li.querySelector('[data-open-node]')?.textContent, // the reader's name opens its node panel
       li.querySelector('[data-goto]')?.dataset.goto ?? null,
     ]),
   }));
