@@ -98,14 +98,13 @@ export function modelSymbols(result) {
  * The sizes to evaluate the shapes with: `given` (a Map) and what the model's equalities and labels
  * decide from them. Returns { env, derived: [[symbol, size, the relation it comes from]], unknown:
  * [names the model does not have], unbound: [symbols still without a size], problems: [sentences: a relation the sizes break, in the order
- * equalities, labels, upper bounds, requirements] }.
+ * equalities, labels, upper bounds, requirements], issues: [the problems as data] }.
  */
 export function resolveBindings(result, given) {
   const symbols = modelSymbols(result);
   const c = result.constraints ?? {};
   const env = new Map(given);
   const derived = [];
-  const problems = [];
   const unknown = [...given.keys()].filter((k) => !symbols.has(k));
 
   // Equalities and labels both say "these two are one size"; the checks come after, so that a
@@ -114,12 +113,12 @@ export function resolveBindings(result, given) {
   // sizes derived later give it a value too; one that has no value at these sizes only stays unbound.
   const names = new Set((result.definitions ?? []).map((d) => d.name));
   const relations = [
-    ...(result.definitions ?? []).map((d) => ({ a: d.name, b: d.expr, op: '==', says: 'the definition says', definition: true })),
-    ...(c.equal ?? []).map(([a, b]) => ({ a, b, op: '==', says: 'the model says' })),
-    ...Object.entries(c.labels ?? {}).map(([a, b]) => ({ a, b, op: '==', says: 'the label says' })),
-    ...(c.lessEqual ?? []).map(([a, b]) => ({ a, b, op: '<=', says: 'the model says' })),
+    ...(result.definitions ?? []).map((d) => ({ kind: 'definition', a: d.name, b: d.expr, op: '==', says: 'the definition says', definition: true })),
+    ...(c.equal ?? []).map(([a, b]) => ({ kind: 'equal', a, b, op: '==', says: 'the model says' })),
+    ...Object.entries(c.labels ?? {}).map(([a, b]) => ({ kind: 'label', a, b, op: '==', says: 'the label says' })),
+    ...(c.lessEqual ?? []).map(([a, b]) => ({ kind: 'lessEqual', a, b, op: '<=', says: 'the model says' })),
     ...(c.requirements ?? []).map((r) => ({
-      a: r.lhs, b: r.rhs, op: r.relation,
+      kind: 'requirement', requirement: r, a: r.lhs, b: r.rhs, op: r.relation,
       says: `node ${r.nodeIndex}${r.node ? ` '${r.node}'` : ''} (${r.opType})${r.path ? ` in ${r.path}` : ''} requires`,
     })),
   ];
@@ -130,10 +129,10 @@ export function resolveBindings(result, given) {
       bySymbol.get(s).push(i);
     }
   });
-  const found = []; // [relation index, sentence]
+  const found = []; // [relation index, what is wrong with it, the sides' values]
   const judged = new Set();
-  const judge = (i, sentence) => {
-    if (!judged.has(i)) found.push([i, sentence]);
+  const judge = (i, why, values = null) => {
+    if (!judged.has(i)) found.push([i, why, values]);
     judged.add(i);
   };
   const queue = relations.map((_, i) => relations.length - 1 - i); // popped in order
@@ -141,17 +140,16 @@ export function resolveBindings(result, given) {
     const i = queue.pop();
     if (judged.has(i)) continue;
     const rel = relations[i];
-    const stated = `${rel.says} ${rel.a} ${rel.op} ${rel.b}`;
     const x = valueAt(rel.a, env);
     const y = valueAt(rel.b, env);
     const undefinedSide = x instanceof RangeError ? x : y instanceof RangeError ? y : null;
     if (undefinedSide) {
       if (rel.definition) judged.add(i);
-      else judge(i, `${stated}, which has no value at these sizes (${undefinedSide.message})`);
+      else judge(i, `which has no value at these sizes (${undefinedSide.message})`);
       continue;
     }
     if (x !== null && y !== null) {
-      if (rel.op === '==' ? x !== y : x > y) judge(i, `${stated}, but at these sizes ${rel.a} is ${x} and ${rel.b} is ${y}`);
+      if (rel.op === '==' ? x !== y : x > y) judge(i, `but at these sizes ${rel.a} is ${x} and ${rel.b} is ${y}`, [x, y]);
       else judged.add(i);
       continue;
     }
@@ -162,7 +160,7 @@ export function resolveBindings(result, given) {
     if (!solved) continue;
     const [sym, size] = solved;
     if (size === null || size < 0) {
-      judge(i, `${stated}, which no size of ${sym} meets at these sizes (${text} = ${value})`);
+      judge(i, `which no size of ${sym} meets at these sizes (${text} = ${value})`);
       continue;
     }
     env.set(sym, size);
@@ -172,5 +170,12 @@ export function resolveBindings(result, given) {
   }
   found.sort((p, q) => p[0] - q[0]);
   const unbound = [...symbols].filter((sym) => !env.has(sym) && !names.has(sym)).sort();
-  return { env, derived, unknown, unbound, problems: found.map(([, sentence]) => sentence) };
+  // issues: the problems as data for a page (which input, which node): {sentence, kind, a, op, b,
+  // why (the sentence after the relation), values: [a's, b's] or null, requirement: the result's
+  // entry for a requirement}.
+  const issues = found.map(([i, why, values]) => {
+    const { kind, a, op, b, says, requirement } = relations[i];
+    return { sentence: `${says} ${a} ${op} ${b}, ${why}`, kind, a, op, b, why, values, requirement: requirement ?? null };
+  });
+  return { env, derived, unknown, unbound, problems: issues.map((q) => q.sentence), issues };
 }

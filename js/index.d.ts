@@ -104,6 +104,46 @@ export interface NodeInfo {
   readonly outputs: readonly (string | null)[];
 }
 
+/** A tensor held by an attribute (a Constant's value): its declared type and, when small, its content. */
+export interface AttributeTensor {
+  readonly elemType: string | null;
+  /** Dims as numbers (strings past 2^53). */
+  readonly dims: readonly (number | string)[];
+  /** Its data is in an external file (never read). */
+  readonly external: boolean;
+  readonly sparse: boolean;
+  /** When the engine kept the content (integer tensors up to 4096 elements, float ones up to 64): the element count... */
+  readonly count?: number;
+  /** ...and the first 64 elements, row-major (numbers; int64 past 2^53 and NaN/Infinity as strings). */
+  readonly values?: readonly (number | string)[];
+}
+
+/** A graph attribute (an If branch, a Loop body), summarised; its inferred nodes are in `result.subgraphs`. */
+export interface AttributeGraph {
+  readonly name: string;
+  readonly nodes: number;
+  readonly inputs: number;
+  readonly outputs: number;
+}
+
+type AttributeScalar = number | string | AttributeTensor | AttributeGraph | ValueType | null;
+
+/**
+ * One attribute of a node, `type` being ONNX's AttributeType in lower case. Values: 'int' a number
+ * (a string past 2^53); 'float' a number (the shortest text of the float32; 'NaN', 'Infinity' as
+ * strings); 'string' a string; 'tensor'/'sparse_tensor' an AttributeTensor; 'graph' an
+ * AttributeGraph; 'type_proto' a type as getShape gives it; the list types an array of those, or
+ * { count, head } (the first 16) past 1024 elements. An attribute of a called function's body that
+ * refers to the caller's has the caller's value.
+ */
+export interface NodeAttribute {
+  readonly name: string;
+  readonly type: 'int' | 'float' | 'string' | 'tensor' | 'graph' | 'sparse_tensor' | 'type_proto'
+    | 'ints' | 'floats' | 'strings' | 'tensors' | 'graphs' | 'sparse_tensors' | 'type_protos' | 'undefined';
+  readonly value: AttributeScalar | readonly AttributeScalar[] | { readonly count: number; readonly head: readonly AttributeScalar[] }
+    | { readonly ref: string };
+}
+
 /**
  * A subgraph (If/Loop/Scan body, ...) or the body of a call of a model-local function, as it was
  * inferred. Its values are keyed `path + name` (see `subgraphValues`); its nodes may read values
@@ -135,6 +175,12 @@ export interface InferOptions {
   prefillValueInfo?: boolean;
   /** Record the event log, returned as `result.events` (C flag OSI_OPT_EVENTS). */
   events?: boolean;
+  /**
+   * Keep every node's attributes (pads, strides, a Constant's value, ...), for viewers:
+   * result.nodeAttributes(path, index). Off by default: inference never reads attributes for them,
+   * and a result without this option costs nothing more.
+   */
+  attributes?: boolean;
   /**
    * Which decoder inferShapes(bytes) uses; both give the same result. 'protobuf-c' copies the
    * bytes into wasm memory and unpacks them whole; 'nanopb' streams them from JS memory one message
@@ -173,6 +219,7 @@ export interface UrlOptions {
   prefillValueInfo?: boolean;
   events?: boolean;
   cost?: boolean;
+  attributes?: boolean;
   /** Request headers (e.g. authorization), sent with every request. */
   headers?: Record<string, string> | Iterable<readonly [string, string]>;
   /** Aborts the fetches (the promise then rejects with the AbortError). */
@@ -468,6 +515,11 @@ export interface ShapeInferenceResult {
   names(): string[];
   /** The node at index `index` of graph `path` ('' or a key of `subgraphs`), or null. */
   node(path: string, index: number): NodeInfo | null;
+  /**
+   * The attributes of that node in file order (parsed on the first call), or null: no such node,
+   * or a result inferred without `{ attributes: true }`.
+   */
+  nodeAttributes(path: string, index: number): readonly NodeAttribute[] | null;
   /** The node that writes value `key`, or null (a graph input, an initializer, an unknown key). */
   producer(key: string): NodeRef | null;
   /**

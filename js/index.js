@@ -5,8 +5,10 @@
 // read into plain frozen JS data as it is asked for (js/result.js). No wasm pointer outlives the
 // call, so a result never pins wasm memory and there is nothing to delete.
 
-import { ShapeInferenceResult, attachWriter, readPacked } from './result.js';
+import { blobReader } from './blob_source.js';
 import { freezeCostModel } from './cost.js';
+import { ShapeInferenceResult, attachAttributes, attachWriter, readPacked } from './result.js';
+import { inferFromUrl } from './url_source.js';
 import { createModule } from './wasm_module.js';
 
 const isNode = typeof process === 'object' && process !== null &&
@@ -25,10 +27,12 @@ const FLAG_EVENTS = 2;             // OSI_OPT_EVENTS
 const FLAG_DECODER_PBC = 1 << 8;   // OSI_OPT_DECODER_PBC
 const FLAG_DECODER_NANOPB = 1 << 9; // OSI_OPT_DECODER_NANOPB
 const FLAG_FREE_BYTES = 1 << 10;    // OSI_OPT_FREE_BYTES
-// options.cost: not a C flag (the engine computes the cost model when asked, osi_result_cost_json);
-// carried with the flags to where the result is read, and cleared before any call into C.
+// options.attributes: not a C flag (osi_result_attributes_json writes them when asked, after
+// inference); carried with the flags to where the result is read, and cleared before C sees them.
+const FLAG_ATTRIBUTES = 1 << 29;
+// options.cost likewise (osi_result_cost_json computes the cost model when asked, after inference).
 const FLAG_COST = 1 << 30;
-const C_FLAGS = ~FLAG_COST;
+const JS_ONLY_FLAGS = FLAG_ATTRIBUTES | FLAG_COST;
 const DECODERS = { 'protobuf-c': FLAG_DECODER_PBC, nanopb: FLAG_DECODER_NANOPB };
 const PROGRESS_INTERVAL_MS = 100;  // onProgress is called at most this often (plus once at the end)
 // inferShapes(bytes) streams models this big unless told. Below it protobuf-c, which unpacks the whole
@@ -46,23 +50,31 @@ const HEAP_IDLE_MS = 1000;
 
 // Section - Results (js/result.js)
 
-/** The packed result of osi_infer* result `r` (osi_result_packed), read into a ShapeInferenceResult. */
-/**
- * The result of `r`, with the keys of `extra()` added (inferShapesFromUrl's download) and, when
- * asked for (options.cost), `costModel`: the engine's cost JSON (osi_result_cost_json), which
- * result.cost() and result.memoryProfile() read.
- */
 const COST_TEXT = new TextDecoder();
 
-function packedResult(M, r, extra, withCost) {
+/**
+ * The packed result of osi_infer* result `r` (osi_result_packed), read into a ShapeInferenceResult,
+ * with the keys of `extra()` added (inferShapesFromUrl's download) and, when `flags` ask for them
+ * (options.attributes), the nodes' attributes: the bytes of osi_result_attributes_json, copied
+ * out and parsed when result.nodeAttributes() is first called; and (options.cost) `costModel`,
+ * the engine's cost JSON (osi_result_cost_json), which result.cost() and memoryProfile() read.
+ */
+function packedResult(M, r, extra, flags = 0) {
+  let attributes = null;
+  if (flags & FLAG_ATTRIBUTES) {
+    const at = M._osi_result_attributes_json(r) >>> 0;
+    const end = M.HEAPU8.indexOf(0, at);
+    if (end <= at) throw outOfMemory('attributes'); // "" (the status is OK here)
+    attributes = M.HEAPU8.slice(at, end);
+  }
   const ptr = M._osi_result_packed(r, 0) >>> 0;
   if (!ptr) throw outOfMemory('result');
-  const data = readPacked(M.HEAPU8, ptr);
-  if (withCost) {
+  const data = readPacked(M.HEAPU8, ptr, attributes);
+  if (flags & FLAG_COST) {
     const at = M._osi_result_cost_json(r) >>> 0;
     const end = at ? M.HEAPU8.indexOf(0, at) : -1;
     if (end <= at) throw outOfMemory('cost model');
-    // TextDecoder, not UTF8ToString: a 6k-node model's cost JSON is over a megabyte
+    // TextDecoder, not UTF8ToString: a 6k-node model's cost JSON is over half a megabyte
     data.costModel = freezeCostModel(JSON.parse(COST_TEXT.decode(M.HEAPU8.subarray(at, end))));
   }
   return new ShapeInferenceResult(extra ? Object.assign(data, extra()) : data);
@@ -83,7 +95,7 @@ function optionFlags(options) {
     throw new TypeError('onnx-shapes: options must be an object');
   }
   let flags = (options.prefillValueInfo ? FLAG_PREFILL_VALUE_INFO : 0) | (options.events ? FLAG_EVENTS : 0)
-    | (options.cost ? FLAG_COST : 0);
+    | (options.attributes ? FLAG_ATTRIBUTES : 0) | (options.cost ? FLAG_COST : 0);
   if (options.decoder !== undefined) {
     if (!Object.hasOwn(DECODERS, options.decoder)) {
       throw new TypeError(`onnx-shapes: options.decoder must be 'protobuf-c' or 'nanopb', not ${JSON.stringify(options.decoder)}`);
@@ -372,7 +384,7 @@ class Engine {
         // its memory (toModel() re-infers from a copy of its own).
         const call = ptr;
         ptr = 0;
-        r = M._osi_infer_with(call, input.length, (flags & C_FLAGS) | FLAG_FREE_BYTES, this.#registry) >>> 0;
+        r = M._osi_infer_with(call, input.length, (flags & ~JS_ONLY_FLAGS) | FLAG_FREE_BYTES, this.#registry) >>> 0;
         return this.#take(r, undefined, flags);
       } finally {
         M.stackRestore(sp); // a no-op unless a wasm trap skipped the C epilogues
@@ -388,7 +400,7 @@ class Engine {
     attachWriter(result, () => {
       // A detached ArrayBuffer reads as length 0.
       if (input.length !== length) throw modelChanged();
-      return this.#exclusive('toModel', () => this.#writeModel(input, flags & ~FLAG_EVENTS & C_FLAGS, result));
+      return this.#exclusive('toModel', () => this.#writeModel(input, flags & ~FLAG_EVENTS & ~JS_ONLY_FLAGS, result));
     });
     return result;
   }
@@ -453,7 +465,7 @@ class Engine {
       const read = (pos, dst, len) => source.read(pos, this.#M.HEAPU8, dst, len);
       if (source.size !== null) return this.#runStream('inferShapesFromPath', flags, source.size, options, read);
       try {
-        this.#runStream('inferShapesFromPath', flags & ~FLAG_EVENTS & ~FLAG_COST, fileSource.MAX_MAX_BYTES, undefined, read);
+        this.#runStream('inferShapesFromPath', flags & ~FLAG_EVENTS & ~JS_ONLY_FLAGS, fileSource.MAX_MAX_BYTES, undefined, read);
       } catch (err) {
         if (!source.ended) throw err; // the bytes read so far already fail (or the limit was hit)
       }
@@ -474,9 +486,9 @@ class Engine {
     if (!isBlob(file)) throw new TypeError('onnx-shapes: inferShapesFromFile needs a File or Blob');
     const flags = optionFlags(options);
     if (typeof FileReaderSync === 'function') {
-      const reader = new FileReaderSync();
+      const read = blobReader(file); // reads that grow while the decoder reads on (js/blob_source.js)
       return this.#runStream('inferShapesFromFile', flags, file.size, options, (pos, dst, len) => {
-        const chunk = new Uint8Array(reader.readAsArrayBuffer(file.slice(pos, pos + len)));
+        const chunk = read(pos, len);
         this.#M.HEAPU8.set(chunk, dst);
         return chunk.length;
       });
@@ -512,9 +524,7 @@ class Engine {
    */
   async inferShapesFromUrl(url, options) {
     const flags = optionFlags(options);
-    // The walk, the fetches and the retries are in js/url_source.js (loaded on the first call: a page
-    // that never reads a URL does not download it); each run of the decoder is here.
-    const { inferFromUrl } = await import('./url_source.js');
+    // The walk, the fetches and the retries are in js/url_source.js; each run of the decoder is here.
     return inferFromUrl(url, options, (total, copy, download) => this.#runStream('inferShapesFromUrl', flags, total,
       undefined, (pos, dst, len) => copy(pos, this.#M.HEAPU8, dst, len), () => ({ download: download() })));
   }
@@ -556,6 +566,7 @@ class Engine {
             : Object.assign(new (e.name === 'TypeError' ? TypeError : Error)(e.message), { code: e.code }));
         } else {
           const result = new ShapeInferenceResult(data.result);
+          if (data.attributes) attachAttributes(result, () => data.attributes);
           this.#last = result;
           p.resolve(result);
         }
@@ -610,7 +621,7 @@ class Engine {
       const sp = M.stackSave();
       let r = 0;
       try {
-        r = M._osi_infer_js_stream(total, flags & ~(FLAG_DECODER_PBC | FLAG_DECODER_NANOPB) & C_FLAGS, this.#registry) >>> 0;
+        r = M._osi_infer_js_stream(total, flags & ~(FLAG_DECODER_PBC | FLAG_DECODER_NANOPB | JS_ONLY_FLAGS), this.#registry) >>> 0;
         if (M.onnxError) throw clean(M.onnxError); // the source itself failed (fs error, ...)
         return this.#take(r, extra, flags);
       } finally {
@@ -625,8 +636,8 @@ class Engine {
   }
 
   /**
-   * The result of osi_infer*: a ShapeInferenceResult (with `extra`'s keys, and its cost model when
-   * `flags` ask for it), or a thrown ShapeInferenceError.
+   * The result of osi_infer*: a ShapeInferenceResult (with `extra`'s keys, and the nodes'
+   * attributes and cost model when `flags` ask for them), or a thrown ShapeInferenceError.
    */
   #take(r, extra, flags = 0) {
     const M = this.#M;
@@ -639,7 +650,7 @@ class Engine {
         node: M.UTF8ToString(M._osi_result_error_node(r)) || null,
       }));
     }
-    const result = packedResult(M, r, extra, (flags & FLAG_COST) !== 0);
+    const result = packedResult(M, r, extra, flags);
     this.#last = result;
     return result;
   }

@@ -66,6 +66,16 @@ function keyHash(s) {
   return h;
 }
 
+/** A node's attributes as osi_result_attributes_json lists them: frozen {name, type, value}. */
+function frozenAttributes(list) {
+  const out = new Array(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const [name, type, value] = list[i];
+    out[i] = Object.freeze({ name, type, value: deepFreeze(value) });
+  }
+  return Object.freeze(out);
+}
+
 /**
  * Frozen {name, opType, domain, inputs, outputs} per node, from node names, op indices (into
  * ops) and io ([n, ref..., m, ref..., ...]); `ref` turns a reference into a value key.
@@ -203,8 +213,10 @@ class Packed {
 /**
  * The record ShapeInferenceResult is built from: the packed result's lazily built members, and
  * its small members (inputs, outputs, diagnostics, ...) as frozen data, keyed as in osi_result_json.
+ * `attributes`: the UTF-8 bytes of osi_result_attributes_json (options.attributes), parsed when
+ * result.nodeAttributes is first called.
  */
-export function readPacked(heap, ptr) {
+export function readPacked(heap, ptr, attributes = null) {
   const p = new Packed(heap, ptr);
   const c = p.json;
   const refs = (list) => Object.freeze(list.map(p.ref));
@@ -229,6 +241,7 @@ export function readPacked(heap, ptr) {
         return Object.freeze(o);
       },
       nodes: () => expandNodes(p.nodeNames, p.nodeOps, p.nodeIO, c.ops, p.ioRef),
+      attributes: attributes ? () => JSON.parse(utf8.decode(attributes)) : null,
       subgraphs() {
         const o = {};
         for (let i = 0, s = c.subgraphs; i < s.length; i += 9) {
@@ -264,6 +277,15 @@ const EMPTY = Object.freeze([]);
 /** Gives `result.toModel()` its writer (set once, by js/index.js, for results of bytes). */
 export let attachWriter;
 
+/**
+ * Gives `result.nodeAttributes()` its source, `read()` → { path: [[[name, type, value], ...] per
+ * node] } (a result rebuilt from another thread's, which sent attributeLists of it).
+ */
+export let attachAttributes;
+
+/** The attributes of every node of `result` as plain data (for another thread), or null. */
+export let attributeLists;
+
 /** What one osi_infer call found. Everything on it is frozen plain data. */
 export class ShapeInferenceResult {
   // A private field rather than a WeakMap keyed by results: V8's scavenger keeps WeakMap
@@ -276,11 +298,18 @@ export class ShapeInferenceResult {
   #nodes;
   #subgraphs;
   #links; // { producer: Map(key -> ref), consumers: Map(key -> [ref]) }, built on first use
+  #readAttributes = null; // options.attributes: () => the parsed osi_result_attributes_json
+  #attributes; // its value, once read
+  #nodeAttributes; // Map(path -> frozen attribute lists, built per node when asked for)
 
   static {
     attachWriter = (result, write) => {
       result.#writer = write;
     };
+    attachAttributes = (result, read) => {
+      result.#readAttributes = read;
+    };
+    attributeLists = (result) => (result.#readAttributes ? (result.#attributes ??= result.#readAttributes()) : null);
   }
 
   constructor(data) {
@@ -290,6 +319,7 @@ export class ShapeInferenceResult {
       // Own enumerable accessors, built once on first read: spreading, JSON.stringify and
       // structured clone (postMessage) see them as data properties.
       this.#lazy = lazy;
+      this.#readAttributes = lazy.attributes ?? null;
       const getter = (key, get) => Object.defineProperty(this, key, { enumerable: true, get });
       getter('values', () => (this.#values ??= lazy.values()));
       getter('producers', () => (this.#producers ??= lazy.producers()));
@@ -328,6 +358,22 @@ export class ShapeInferenceResult {
   node(path, index) {
     const nodes = path === '' ? this.nodes : Object.hasOwn(this.subgraphs, path) ? this.subgraphs[path].nodes : null;
     return nodes && Number.isInteger(index) && index >= 0 && index < nodes.length ? nodes[index] : null;
+  }
+
+  /**
+   * The attributes of the node at `path` and `index` (as `node`), in file order: frozen
+   * [{ name, type, value }]. null for no such node, or when the result was inferred without
+   * `{ attributes: true }`. The engine's text is parsed on the first call.
+   */
+  nodeAttributes(path, index) {
+    const all = attributeLists(this);
+    if (!all || !Object.hasOwn(all, path)) return null;
+    const lists = all[path];
+    if (!Number.isInteger(index) || index < 0 || index >= lists.length) return null;
+    const cache = (this.#nodeAttributes ??= new Map());
+    let built = cache.get(path);
+    if (!built) cache.set(path, (built = new Array(lists.length)));
+    return (built[index] ??= lists[index].length ? frozenAttributes(lists[index]) : EMPTY);
   }
 
   /** The node that writes value `key`: { path, index, node }, or null (graph input, initializer). */

@@ -4,6 +4,7 @@
 // Messages in:  { id, init: { wasmUrl?, wasmBinary? }, blob, options: { ..., progress: bool } }
 // Messages out: { id, progress: [bytesRead, total] } ... then { id, result } or { id, error }
 import { init } from './index.js';
+import { attributeLists } from './result.js';
 
 let enginePromise = null;
 
@@ -20,8 +21,9 @@ self.onmessage = async ({ data }) => {
     const { progress, ...rest } = options ?? {};
     if (progress) rest.onProgress = (done, total) => self.postMessage({ id, progress: [done, total] });
     const result = await engine.inferShapesFromFile(blob, rest);
-    // Own enumerable data only (getShape/names are rebuilt on the other side).
-    self.postMessage({ id, result: { ...result } });
+    // Own enumerable data only (getShape/names are rebuilt on the other side); the nodes'
+    // attributes (options.attributes) as plain data beside it.
+    self.postMessage({ id, result: { ...result }, attributes: attributeLists(result) });
   } catch (e) {
     self.postMessage({ id, error: { name: e?.name ?? 'Error', message: String(e?.message ?? e), code: e?.code, node: e?.node ?? null } });
   }

@@ -148,13 +148,23 @@ OSI_API const uint8_t *osi_result_packed(OsiResult *self, size_t *len);
 /**
  * The cost model of the result's model (README "Cost"), as UTF-8 JSON:
  * {"cost": {"total", "byOpType", "nodes", "uncounted"}, "memory": {"order",
- * "peakStep", "values"}}, documented in js/index.d.ts (CostData). Counts
+ * "peakStep", "values"}}, documented in js/index.d.ts (CostModel). Counts
  * are numbers, or expression strings that print the named sizes of
  * osi_result_json's "definitions". Computed on the first call (inference
  * does nothing for it); owned by the result. "" when the status is not
  * OSI_OK or memory runs out.
  */
 OSI_API const char *osi_result_cost_json(OsiResult *self);
+
+/**
+ * Every node's attributes (pads, strides, a Constant's value, ...), for
+ * viewers, as UTF-8 JSON: {"":[node,...],"<body path>":[...],...}, the
+ * model's graph then each inferred body, a node being [[name,type,value],
+ * ...] (src/api/result_attributes.h; js/index.d.ts NodeAttribute, result.nodeAttributes). Made on
+ * the first call (inference never reads attributes for it); owned by the
+ * result. "" when the status is not OSI_OK or memory runs out.
+ */
+OSI_API const char *osi_result_attributes_json(OsiResult *self);
 
 /* Section - Write-back */
 

@@ -8,17 +8,19 @@
 //   model_rows.js     rows and symbols of a result  sizes.js       sizes at the bindings
 //   bindings.js       the bindings inputs           table.js       filter, sort, virtual table
 //   detail.js         the side panel                why.js         "why this shape"
+//   node_panel.js     a node's attributes, inputs, outputs, weights
 //   panels.js         summary, symbols, memory, diagnostics, constraints, named sizes
 //   graph_tab.js      the Graph tab (graph_view.js, layout_worker.js)
 import { $, esc, hue } from './page_util.js';
 import { state } from './page_data.js';
-import { ask, startWorker } from './worker_client.js';
+import { ask, startWorker, onEvents, onParts } from './worker_client.js';
+import { eventsArrived, partArrived } from './show_model.js';
 import { showError, dismissError, toast } from './error_card.js';
-import { loadFiles, loadUrl, loadExample } from './open_model.js';
+import { loadFiles, loadUrl, loadExample, cancelOpening } from './open_model.js';
 import { setFilter, wireTable } from './table.js';
-import { openDetail, closeDetail, gotoValue } from './detail.js';
+import { openDetail, openNode, closeDetail, gotoValue } from './detail.js';
 import { wireBindings } from './bindings.js';
-import { graphView, onGraphValue, setTab, showInGraph, showBrokenInGraph } from './graph_tab.js';
+import { graphView, onGraphValue, onGraphNode, setTab, showInGraph, showNodeInGraph, showBodyInGraph, showBrokenInGraph } from './graph_tab.js';
 
 function wire() {
   const fileInput = $('file-input');
@@ -49,11 +51,16 @@ function wire() {
     loadFiles([...(e.dataTransfer?.files || [])]);
   });
 
-  wireTable({ openDetail });
+  $('progress-cancel').addEventListener('click', cancelOpening);
+  wireTable({ openDetail, openNode });
+  onEvents(eventsArrived);
+  onParts(partArrived);
   onGraphValue((key) => openDetail(key, { focus: false }));
+  onGraphNode((path, index) => openNode(path, index, { focus: false }));
   $('detail-close').addEventListener('click', closeDetail);
 
-  // Delegated buttons: data-goto (open a value), data-filter (set the filter).
+  // Delegated buttons: data-goto (open a value), data-open-node (a node's panel), data-filter (set
+  // the filter), data-show-* (the graph).
   document.addEventListener('click', (e) => {
     if (e.target.closest('#error-card [data-dismiss]')) { dismissError(); return; }
     const sg = e.target.closest('[data-show-graph]');
@@ -61,6 +68,12 @@ function wire() {
     const tab = e.target.closest('[data-tab]');
     if (tab) { setTab(tab.dataset.tab); return; }
     if (e.target.closest('[data-broken]')) { showBrokenInGraph(); return; }
+    const nd = e.target.closest('[data-open-node]');
+    if (nd) { openNode(nd.dataset.openNodePath ?? '', Number(nd.dataset.openNode)); return; }
+    const sn = e.target.closest('[data-show-node-graph]');
+    if (sn) { showNodeInGraph(sn.dataset.showNodePath ?? '', Number(sn.dataset.showNodeGraph)); return; }
+    const sb = e.target.closest('[data-show-body]');
+    if (sb) { showBodyInGraph(sb.dataset.showBody); return; }
     const g = e.target.closest('[data-goto]');
     if (g) { gotoValue(g.dataset.goto); return; }
     const f = e.target.closest('[data-filter]');
@@ -74,7 +87,7 @@ function wire() {
 
   $('download').addEventListener('click', async () => {
     try {
-      const msg = await ask({ type: 'toModel' });
+      const msg = await ask({ type: 'toModel', model: state.modelId });
       const blob = new Blob([msg.bytes], { type: 'application/octet-stream' });
       const a = document.createElement('a');
       a.href = URL.createObjectURL(blob);

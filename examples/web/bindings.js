@@ -1,13 +1,13 @@
 // The "Symbols & sizes" inputs: the bindings text field and the per-symbol fields. A change
 // recomputes the sizes (sizes.js) and redraws what shows them: symbols, memory, constraints,
 // named sizes, the table and an open detail.
-import { parseBindings, printSymbol } from '../../js/expr.js';
-import { $ } from './page_util.js';
-import { state } from './page_data.js';
+import { parseBindings, printSymbol, symbolsThrough } from '../../js/expr.js';
+import { $, esc, exprHTML } from './page_util.js';
+import { state, valueLink } from './page_data.js';
 import { recomputeBindings } from './sizes.js';
 import { renderSymbols, renderMemory, renderConstraints, renderDefinitions, updateSymbolPlaceholders } from './panels.js';
 import { applyView, setMode } from './table.js';
-import { openDetail } from './detail.js';
+import { refreshDetail } from './detail.js';
 
 export function applyBindingsText(text) {
   const { map, errors } = parseBindings(text);
@@ -25,13 +25,58 @@ export function bindingsChanged({ rerenderSymbols = true } = {}) {
   if (state.effective.size && state.mode !== 'concrete') setMode('concrete', false);
   if (!state.effective.size && state.mode !== 'symbolic') setMode('symbolic', false);
   if (rerenderSymbols) renderSymbols(); else { updateSymbolPlaceholders(); renderMemory(); }
+  renderRefusal();
   renderConstraints();
   renderDefinitions();
   if ($('bindings-text') !== document.activeElement) {
     $('bindings-text').value = [...state.env].map(([k, v]) => `${printSymbol(k)}=${v}`).join(', ');
   }
   applyView({ keepScroll: true });
-  if (state.detail) openDetail(state.detail, { focus: false });
+  refreshDetail();
+}
+
+const REL = { '==': '=', '<=': '≤' };
+
+/** One reason the model refuses the sizes, as a list item naming the relation and its node. */
+function issueHTML(q) {
+  const rel = `<code class="expr-line">${exprHTML(q.a)} <span class="rel">${REL[q.op] ?? q.op}</span> ${exprHTML(q.b)}</code>`;
+  const at = q.values ? ` <span class="check bad">at these sizes ${esc(q.values[0])} vs ${esc(q.values[1])}</span>` : '';
+  if (q.kind === 'requirement') {
+    const r = q.requirement;
+    const node = `<button type="button" class="link mono" data-open-node="${r.nodeIndex}" data-open-node-path="${esc(r.path)}">${esc(r.node || `node ${r.nodeIndex}`)}</button>`;
+    return `<li><span class="opname">${esc(r.opType)}</span> ${node}${r.path ? ` <span class="muted">in ${esc(r.path)}</span>` : ''} needs ${rel}${at}
+      ${r.message ? `<span class="req-why">${esc(r.message)}</span>` : ''}</li>`;
+  }
+  if (q.kind === 'dim') return `<li>${valueLink(q.value)}: dim ${q.dim} <code class="expr-line">${exprHTML(q.a)}</code> <span class="check bad">${esc(q.why)}</span></li>`;
+  const who = q.kind === 'label' ? 'A declared output label says' : q.kind === 'definition' ? 'The named size' : 'The model needs';
+  return `<li>${who} ${rel}${at}${q.values ? '' : ` <span class="check bad">${esc(q.why)}</span>`}</li>`;
+}
+
+/**
+ * Why the model cannot run at the sizes given, next to the inputs: each broken requirement with
+ * its node, each broken relation; the fields of the symbols involved are marked invalid.
+ */
+export function renderRefusal() {
+  const box = $('bindings-issues');
+  const issues = state.refused;
+  const involved = new Set();
+  for (const q of issues) for (const t of [q.a, q.b]) if (typeof t === 'string') for (const s of symbolsThrough(t, state.result.definitions)) involved.add(s);
+  for (const input of document.querySelectorAll('#symbols input[data-sym]')) {
+    const bad = involved.has(input.dataset.sym);
+    input.classList.toggle('invalid', bad);
+    if (bad) { input.setAttribute('aria-invalid', 'true'); input.setAttribute('aria-describedby', 'bindings-issues'); }
+    else { input.removeAttribute('aria-invalid'); input.removeAttribute('aria-describedby'); }
+  }
+  $('bindings-text').toggleAttribute('aria-invalid', issues.length > 0);
+  box.hidden = !issues.length;
+  if (!issues.length) { box.innerHTML = ''; return; }
+  // A dim that would be negative follows from a broken requirement when there is one: the
+  // requirement says why; alone (no requirement covers it) it is shown.
+  const relations = issues.filter((q) => q.kind !== 'dim');
+  const shown = (relations.length ? relations : issues).slice(0, 5);
+  const hidden = (relations.length ? relations : issues).length - shown.length;
+  box.innerHTML = `<p class="refused-title"><strong>The model cannot run at these sizes</strong>: no size that depends on them is shown until they change.</p>
+    <ul class="refused-list">${shown.map(issueHTML).join('')}</ul>${hidden ? `<p class="hint">and ${hidden} more.</p>` : ''}`;
 }
 
 /** A new model starts symbolic: no bindings. */

@@ -6,11 +6,14 @@ import { state, brokenNode } from './page_data.js';
 import { ask } from './worker_client.js';
 import { createGraphView } from './graph_view.js';
 
-// What a click on a value in the graph does; set by the page (the detail panel opens it).
-const handlers = { onValue: () => {} };
+// What a click on a value or a node in the graph does; set by the page (the detail panel opens them).
+const handlers = { onValue: () => {}, onNode: () => {} };
 
 /** Sets what a click on a value (an edge) in the graph does: fn(key). */
 export function onGraphValue(fn) { handlers.onValue = fn; }
+
+/** Sets what a click on a node box in the graph does: fn(path, index). */
+export function onGraphNode(fn) { handlers.onNode = fn; }
 
 export const graphView = createGraphView({
   root: $('graph'),
@@ -19,8 +22,9 @@ export const graphView = createGraphView({
   brokenNode,
   workerUrl: globalThis.__ONNX_SHAPES_LAYOUT_URL__ ?? new URL('./layout_worker.js', import.meta.url),
   workerType: globalThis.__ONNX_SHAPES_LAYOUT_URL__ ? 'classic' : 'module', // the single-file build's is a classic script
-  requestGraph: () => ask({ type: 'graph' }).then((m) => m.json),
+  requestGraph: () => ask({ type: 'graph', model: state.modelId }).then((m) => m.json),
   onValue: (key) => { if (state.byName.has(key)) handlers.onValue(key); },
+  onNodeSelect: ({ path, index }) => handlers.onNode(path, index),
 });
 
 export function setTab(tab) {
@@ -42,11 +46,27 @@ export function showInGraph(key) {
   return graphView.focusValue(key, path);
 }
 
+/** Shows node `index` of graph `path` in the graph. */
+export function showNodeInGraph(path, index) {
+  state.tab = 'graph';
+  setTab('graph');
+  if (typeof graphView.focusNode === 'function') return graphView.focusNode(path, index);
+  graphView.state.scope = path;
+  graphView.state.focus = { node: index };
+  return graphView.show();
+}
+
 /** Shows the first broken node in the graph (the diagnostics' "show in graph"). */
 export function showBrokenInGraph() {
   const b = brokenNode();
+  return showNodeInGraph(b.path, b.nodeIndex);
+}
+
+/** Shows body `key` (a key of result.subgraphs) in the graph. */
+export function showBodyInGraph(key) {
+  state.tab = 'graph';
   setTab('graph');
-  graphView.state.scope = b.path;
-  graphView.state.focus = { node: b.nodeIndex };
-  graphView.show();
+  graphView.state.scope = key;
+  graphView.state.focus = null;
+  return graphView.show();
 }

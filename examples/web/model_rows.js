@@ -1,135 +1,103 @@
-// A result from the worker as the page's data: the parsed result (its event log parsed on first
-// use), one row per value with its kind (input, output, weight, activation, inner), model order
-// and symbols, and the model's symbols in the order the graph inputs declare them.
-import { symbolsThrough } from '../../js/expr.js';
+// A result from the worker as the page's data, taken in the parts the worker sends it in
+// (worker.js resultParts): the result's small members (its event log parsed on first use), the
+// rows of the values table (built in the worker: table_rows.js) and the model's symbols, then more
+// rows, the nodes, the subgraphs. Each part is added in a step of its own.
 import { assignHues } from './page_util.js';
 import { state, typeText, innerTensor, shapeCache } from './page_data.js';
 
-/** The worker's `done` message as {result, model}; `result.events` parses on first read. */
+/**
+ * The worker's `done` message as {result, model}: the result without its nodes yet (addNodes
+ * adds them as they come). The event log follows in an `events` message (show_model.js
+ * eventsArrived puts it in state.eventsJson); `result.events` parses it on first read (it can be
+ * several times larger than the rest), and is null until then.
+ */
 export function parseResult(msg) {
   const result = JSON.parse(msg.json);
+  result.diagnostics = [];
+  result.constraints = {};
+  result.subgraphValues = {};
+  result.nodes = [];
+  result.ioNames = [];
+  result.ioStart = [0];
+  result.subgraphs = {};
   const model = JSON.parse(msg.modelJson);
-  // The event log is parsed on first use (it can be several times larger than the rest).
+  state.eventsId = msg.id;
+  state.eventsJson = msg.eventsJson;
+  state.eventsPending = msg.eventsJson === null;
   let events;
-  let eventsJson = msg.eventsJson;
   Object.defineProperty(result, 'events', {
     enumerable: true,
     get() {
-      if (eventsJson !== null && events === undefined) { events = JSON.parse(eventsJson); eventsJson = null; }
+      if (events === undefined && typeof state.eventsJson === 'string') { events = JSON.parse(state.eventsJson); state.eventsJson = null; }
       return events ?? null;
     },
   });
   return { result, model };
 }
 
-/** Fills state.rows, state.byName and state.symbols from state.result and state.model. */
-export function buildRows() {
-  const { result, model } = state;
-  const inputs = new Set(model ? model.inputs.map((v) => v.name) : []);
-  const inits = new Set(model ? model.initializers : []);
-  const outputs = new Map(model ? model.outputs.map((v) => [v.name, v]) : []);
-  const producers = result.producers || {};
-  const nodes = result.nodes || [];
-  const names = Object.keys(result.values).filter((n) => result.values[n] != null);
-  const subgraph = result.subgraphValues || {};
-  const nodeByName = new Map(nodes.map((n, k) => [n.name, k]));
+/**
+ * What rows of one type share (read-only): the type, its tensor, dims, shape key, element type and
+ * symbols (one array per shape).
+ */
+function typeEntry([type, syms]) {
+  const tensor = innerTensor(type);
+  const dims = tensor ? tensor.dims : null;
+  const shapeKey = dims ? `${dims.length}:${dims.join(',')}` : '';
+  let shared = state.symsByShape.get(shapeKey);
+  if (!shared) state.symsByShape.set(shapeKey, (shared = syms));
+  return { type, tensor, dims, shapeKey, elem: typeText(type), syms: shared };
+}
 
-  // The event log (when recorded) says which rule set each value, also inside subgraphs.
-  const setEvents = new Map();
-  const seedEvents = new Map();
-  // Only needed for subgraph values (no producer entry) or when the model scan failed.
-  if ((!model || Object.keys(subgraph).length) && Array.isArray(result.events)) {
-    for (const e of result.events) {
-      if (!e || !e.value) continue;
-      const key = (e.path || '') + e.value;
-      if (e.kind === 'set') setEvents.set(key, e);
-      else if (e.kind === 'seed') seedEvents.set(key, e);
-    }
-  }
+/** A row of the table from the worker's [name, type index, kind, nodeIndex, op, nodeName, sub?]. */
+function rowFrom(a, i) {
+  const [name, k, kind, nodeIndex, op, nodeName, sub = null] = a;
+  const t = state.types[k];
+  return {
+    i, name, lname: null, type: t.type, tensor: t.tensor, dims: t.dims, syms: t.syms, kind, sub, nodeIndex, op, nodeName,
+    lop: op.toLowerCase(), elem: t.elem, order: i, shapeKey: t.shapeKey, bytes: null, concrete: null,
+  };
+}
 
-  // Model order: graph inputs, then node outputs in node order, then initializers.
-  const inputOrder = new Map(model ? model.inputs.map((v, i) => [v.name, i]) : []);
-  const rows = new Array(names.length);
-  const symUses = new Map();
-  const symsByShape = new Map();
-  const hasSubgraphs = Object.keys(subgraph).length > 0;
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i];
-    const t = result.values[name];
-    const p = producers[name];
-    const node = p === undefined ? null : nodes[p];
-    let kind;
-    let sub = null;
-    if (node) kind = outputs.has(name) ? 'output' : 'activation';
-    else if (hasSubgraphs && Object.hasOwn(subgraph, name)) {
-      kind = 'inner';
-      const ev = setEvents.get(name) || seedEvents.get(name);
-      const path = subgraph[name].path || '';
-      sub = { path, local: subgraph[name].name ?? name.slice(path.length), op: ev?.opType || '', node: ev?.node || '', seeded: !setEvents.has(name) };
-    } else if (inits.has(name)) kind = 'weight';
-    else if (inputs.has(name)) kind = 'input';
-    else if (model) kind = 'weight'; // not an input of the top-level graph: an initializer (or a constant)
-    else if (result.events) kind = seedEvents.has(name) ? 'input' : 'weight'; // graph inputs are seeded
-    else {
-      // Without the model scan: no producer, and only fixed dims → treat as an initializer.
-      const tt = innerTensor(t);
-      kind = tt && tt.dims && tt.dims.every((d) => typeof d === 'number') ? 'weight' : 'input';
-    }
-    const tensor = innerTensor(t);
-    const dims = tensor ? tensor.dims : null;
-    const shapeKey = dims ? `${dims.length}:${dims.join(',')}` : '';
-    let syms = symsByShape.get(shapeKey);
-    if (!syms) {
-      syms = [];
-      if (dims) {
-        for (const d of dims) {
-          if (typeof d !== 'string') continue;
-          // a named size (result.definitions) stands for the symbols of its definition
-          for (const s of symbolsThrough(d, result.definitions)) if (!syms.includes(s)) syms.push(s);
-        }
-      }
-      symsByShape.set(shapeKey, syms); // shared by every row of this shape: read-only
-    }
-    for (const s of syms) {
-      let u = symUses.get(s);
-      if (!u) symUses.set(s, (u = { name: s, uses: 0, source: null, firstRow: i }));
-      u.uses++;
-    }
-    let order;
-    if (kind === 'input') order = inputOrder.get(name) ?? 0;
-    else if (kind === 'weight') order = 2e9 + i;
-    else if (kind === 'inner') order = 1e9 + (nodeByName.get(sub.path.split('/')[0]) ?? nodes.length) - 0.5 + i * 1e-9;
-    else order = 1e9 + p;
-    const op = node ? node.opType : sub ? sub.op : '';
-    rows[i] = {
-      i, name, lname: null, type: t, tensor, dims, syms, kind, sub,
-      nodeIndex: p ?? -1, op, nodeName: node ? node.name : sub ? sub.node : '',
-      lop: op.toLowerCase(), elem: typeText(t), order,
-      shapeKey, bytes: null, concrete: null,
-    };
-  }
-  state.rows = rows;
+/** Starts the rows of a new model with the `done` message's first rows. */
+export function startRows(msg) {
+  state.rows = [];
+  state.byName = new Map();
+  state.symsByShape = new Map();
+  state.types = [];
   state.modelOrder = null;
-  state.byName = new Map(rows.map((r) => [r.name, r]));
+  state.symbols = [];
+  addRows(JSON.parse(msg.rowsJson));
+}
 
-  // Where each symbol first appears: the first graph input (in declaration order) that uses it.
-  const byInputOrder = rows.filter((r) => r.kind === 'input').sort((a, b) => a.order - b.order);
-  let rank = 0;
-  for (const r of byInputOrder) for (const s of r.syms) { const u = symUses.get(s); if (!u.source) { u.source = r.name; u.rank = rank++; } }
-
-  // Symbols: the graph inputs' symbols first (in input order), then the others by name.
-  // Symbols a DATA_DEPENDENT diagnostic names: the identifiers of its message that are symbols
-  // (one pass over each message, whatever the number of symbols).
-  const ddSyms = new Set();
-  for (const d of result.diagnostics || []) {
-    if (d.code !== 'DATA_DEPENDENT') continue;
-    for (const m of d.message.matchAll(/[A-Za-z_][A-Za-z0-9_]*/g)) if (symUses.has(m[0])) ddSyms.add(m[0]);
-  }
-  state.symbols = [...symUses.values()]
-    .map((s) => ({ ...s, dataDependent: ddSyms.has(s.name) }))
-    .sort((a, b) => (a.source ? 0 : 1) - (b.source ? 0 : 1)
-      || (a.source ? a.rank - b.rank : 0)
-      || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  assignHues(state.symbols.map((s) => s.name));
+/** More of the model's symbols (a `symbols` part, in the model's order), each with its colour. */
+export function addSymbols(symbols) {
+  const more = state.symbols.length > 0;
+  for (const s of symbols) state.symbols.push(s);
+  assignHues(symbols.map((s) => s.name), more);
   shapeCache.clear();
+}
+
+/**
+ * Appends a part's rows ({types, rows}: the types its rows use first; rows come in model order,
+ * so a row's index is its place in model order).
+ */
+export function addRows({ types, rows: list }) {
+  for (const t of types) state.types.push(typeEntry(t));
+  const rows = state.rows;
+  for (const a of list) {
+    const r = rowFrom(a, rows.length);
+    rows.push(r);
+    state.byName.set(r.name, r);
+  }
+  state.modelOrder = null;
+}
+
+/** Appends a `nodes` part: nodes in node order, their inputs and outputs (worker.js compactNodes). */
+export function addNodes(part) {
+  const r = state.result;
+  const offset = r.ioNames.length;
+  for (const n of part.nodes) r.nodes.push(n);
+  for (const name of part.ioNames) r.ioNames.push(name);
+  for (let k = 1; k < part.ioStart.length; k++) r.ioStart.push(offset + part.ioStart[k]);
+  state.consumers = null;
 }

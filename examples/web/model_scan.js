@@ -1,13 +1,15 @@
 // A small protobuf scanner for what the inference result does not say: which values are graph
-// inputs, initializers and outputs, the shapes the model declares on them, and each node's input and
-// output names (for "Why this shape"). It reads the wire format directly and skips everything
-// else (tensor payloads, attributes), so it costs little even on large models; it can read from
-// memory (Uint8Array) or, in a worker, from a File/Blob slice by slice (FileReaderSync).
+// inputs, initializers and outputs, and the shapes the model declares on them. It reads the wire
+// format directly and skips everything else (nodes, tensor payloads, attributes), so it costs
+// little even on large models; it can read from memory (Uint8Array) or, in a worker, from a
+// File/Blob slice by slice (FileReaderSync).
 //
-// Field numbers: onnx.proto (ModelProto.graph = 7; GraphProto node 1, initializer 5, input 11,
-// output 12, value_info 13, sparse_initializer 15; NodeProto input 1, output 2, name 3, op_type 4,
-// domain 7; ValueInfoProto name 1, type 2; TypeProto tensor_type 1 {elem_type 1, shape 2
-// {dim 1 {dim_value 1, dim_param 2}}}; TensorProto name 8; SparseTensorProto values 1).
+// Field numbers: onnx.proto (ModelProto.graph = 7; GraphProto initializer 5, input 11, output 12,
+// value_info 13, sparse_initializer 15; ValueInfoProto name 1, type 2; TypeProto tensor_type 1
+// {elem_type 1, shape 2 {dim 1 {dim_value 1, dim_param 2}}}; TensorProto name 8;
+// SparseTensorProto values 1).
+
+import { blobReader } from '../../js/blob_source.js';
 
 const ELEM_TYPE_NAMES = [
   null, 'float', 'uint8', 'int8', 'uint16', 'int16', 'int32', 'int64', 'string', 'bool', 'float16',
@@ -15,10 +17,9 @@ const ELEM_TYPE_NAMES = [
   'float8e4m3fnuz', 'float8e5m2', 'float8e5m2fnuz', 'uint4', 'int4', 'float4e2m1', 'float8e8m0',
 ];
 
-const WINDOW = 64 << 10; // small: a jump over a large tensor costs one window read
-
 /**
- * A random-access byte source over a Uint8Array, a Blob read synchronously (workers only), or a
+ * A random-access byte source over a Uint8Array, a Blob read synchronously (workers only: reads
+ * that grow while the scan reads on, small after a skipped payload, js/blob_source.js), or a
  * { size, read(pos, len) } source (js/url_source.js).
  */
 function byteSource(data) {
@@ -26,23 +27,8 @@ function byteSource(data) {
     return { size: data.length, bytes: data, get: (pos, len) => data.subarray(pos, pos + len) };
   }
   if (typeof data.read === 'function') return { size: data.size, get: (pos, len) => data.read(pos, len) };
-  const blob = data;
-  const reader = new FileReaderSync();
-  // Small enough: one read, then scan in memory (per-window reads cost more than they save).
-  if (blob.size <= 64 << 20) return byteSource(new Uint8Array(reader.readAsArrayBuffer(blob)));
-  let wStart = 0;
-  let win = new Uint8Array(0);
-  const read = (pos, len) => new Uint8Array(reader.readAsArrayBuffer(blob.slice(pos, pos + len)));
-  return {
-    size: blob.size,
-    get(pos, len) {
-      if (pos >= wStart && pos + len <= wStart + win.length) return win.subarray(pos - wStart, pos - wStart + len);
-      if (len > WINDOW / 2) return read(pos, len);
-      wStart = pos;
-      win = read(pos, Math.min(WINDOW, blob.size - pos));
-      return win.subarray(0, len);
-    },
-  };
+  const read = blobReader(data);
+  return { size: data.size, get: (pos, len) => read(pos, len) };
 }
 
 const utf8 = new TextDecoder();
@@ -151,19 +137,6 @@ function scanValueInfo(sc, pos, len) {
   return v;
 }
 
-function scanNode(sc, pos, len) {
-  const n = { name: '', opType: '', domain: '', inputs: [], outputs: [] };
-  sc.fields(pos, pos + len, (f, wt, p, l) => {
-    if (wt !== 2) return;
-    if (f === 1) n.inputs.push(sc.string(p, l));
-    else if (f === 2) n.outputs.push(sc.string(p, l));
-    else if (f === 3) n.name = sc.string(p, l);
-    else if (f === 4) n.opType = sc.string(p, l);
-    else if (f === 7) n.domain = sc.string(p, l);
-  });
-  return n;
-}
-
 function tensorName(sc, pos, len) {
   let name = '';
   sc.fields(pos, pos + len, (f, wt, p, l) => {
@@ -174,8 +147,8 @@ function tensorName(sc, pos, len) {
 
 /**
  * Scans a serialized ModelProto. Returns {irVersion, producer, opsets: [{domain, version}],
- * graphName, inputs: [{name, type}], outputs: [{name, type}], initializers: [name],
- * nodes: [{name, opType, domain, inputs, outputs}]} (top-level graph only).
+ * graphName, inputs: [{name, type}], outputs: [{name, type}], initializers: [name]} (top-level
+ * graph only; the nodes are skipped: the result has them).
  * `onProgress(fraction)` is called now and then.
  */
 export function scanModel(data, onProgress) {
@@ -183,7 +156,7 @@ export function scanModel(data, onProgress) {
   const sc = new Scanner(src);
   const model = {
     irVersion: null, producer: '', producerVersion: '', opsets: [], graphName: '',
-    inputs: [], outputs: [], initializers: [], nodes: [], valueInfoCount: 0,
+    inputs: [], outputs: [], initializers: [], valueInfoCount: 0,
   };
   let lastReport = 0;
   sc.fields(0, src.size, (f, wt, p, l) => {
@@ -205,7 +178,6 @@ export function scanModel(data, onProgress) {
           onProgress(q / src.size);
         }
         switch (g) {
-          case 1: model.nodes.push(scanNode(sc, q, m)); break;
           case 2: model.graphName = sc.string(q, m); break;
           case 5: model.initializers.push(tensorName(sc, q, m)); break;
           case 11: model.inputs.push(scanValueInfo(sc, q, m)); break;

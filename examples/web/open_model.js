@@ -3,13 +3,14 @@
 // worker reads and infers, and the error card when it fails.
 import { $, esc, now, fmtInt, fmtBytes } from './page_util.js';
 import { state } from './page_data.js';
-import { ask, whenReady } from './worker_client.js';
-import { showError, toast } from './error_card.js';
+import { request, tell, whenReady } from './worker_client.js';
+import { showError, showModelChoice, toast } from './error_card.js';
 import { showModel } from './show_model.js';
 
-function setProgress(label, fraction) {
+function setProgress(label, fraction, cancellable = false) {
   const bar = $('progress');
   bar.hidden = false;
+  $('progress-cancel').hidden = !cancellable;
   $('progress-label').textContent = label;
   const fill = $('progress-fill');
   if (fraction === null || fraction === undefined) {
@@ -23,21 +24,33 @@ function setProgress(label, fraction) {
 const hideProgress = () => { $('progress').hidden = true; };
 
 /**
- * The model among files given at once: a model saved with external data comes as model.onnx plus
- * its data files (model.onnx.data, or one file per tensor). Inference reads the graph only, so
- * only the .onnx is read; the others are named in a note. Returns {model, ignored}.
+ * The models among files given at once, and the other files. A model saved with external data
+ * comes as model.onnx plus its data files (model.onnx.data, or one file per tensor): inference
+ * reads the graph only, so the others are named in a note. Files without a model's name: the
+ * largest is taken as the model.
  */
-function pickModelFile(files) {
+function modelsAmong(files) {
   const list = [...files];
-  const onnx = list.filter((f) => /\.(onnx|ort)$/i.test(f.name));
-  const model = onnx.length ? onnx.reduce((a, b) => (b.name.length < a.name.length ? b : a)) : list.reduce((a, b) => (b.size > a.size ? b : a), list[0]);
-  return { model, ignored: list.filter((f) => f !== model) };
+  let models = list.filter((f) => /\.(onnx|ort)$/i.test(f.name));
+  if (!models.length) models = [list.reduce((a, b) => (b.size > a.size ? b : a), list[0])];
+  return { models, others: list.filter((f) => !models.includes(f)) };
 }
 
-/** Loads the model of a set of files (pickModelFile), saying which files were not read. */
+/**
+ * Loads the model of a set of files, saying which files were not read; several models given at
+ * once (two .onnx files): the page asks which one to open.
+ */
 export async function loadFiles(files) {
   if (!files.length) return;
-  const { model, ignored } = pickModelFile(files);
+  const { models, others } = modelsAmong(files);
+  if (models.length > 1) {
+    showModelChoice(models, others, (model) => loadSet(model, others));
+    return;
+  }
+  await loadSet(models[0], others);
+}
+
+async function loadSet(model, ignored) {
   state.loaded = { read: model.name, ignored: ignored.map((f) => f.name) };
   await loadFile(model);
   if (ignored.length && state.fileName === model.name) {
@@ -46,11 +59,21 @@ export async function loadFiles(files) {
   }
 }
 
+/** A URL's last path segment as a file name: percent-decoded when that is valid UTF-8, else as written. */
+function urlFileName(href) {
+  const last = new URL(href).pathname.split('/').pop() || href;
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last; // caf%E9.onnx: not UTF-8 percent-encoding (a URIError)
+  }
+}
+
 /** Loads a model from a URL: the worker fetches the graph with Range requests, skipping weights. */
 export async function loadUrl(url) {
   let href;
   try { href = new URL(url, location.href).href; } catch { showError({ code: 'URL', message: `${url} is not a URL` }, url); return; }
-  const name = decodeURIComponent(new URL(href).pathname.split('/').pop() || href);
+  const name = urlFileName(href);
   state.loaded = { url: href };
   await loadFrom({ url: href }, name, null);
 }
@@ -59,9 +82,30 @@ async function loadFile(file, displayName = file.name) {
   await loadFrom({ file }, displayName, file.size);
 }
 
+/**
+ * How long the page waits for a model over HTTP (every request, body and retry), in ms; past it,
+ * an error card. A test may set globalThis.__ONNX_SHAPES_URL_TIMEOUT_MS__ before the page loads.
+ */
+const urlTimeoutMs = () => globalThis.__ONNX_SHAPES_URL_TIMEOUT_MS__ ?? 120000;
+
+// The opening in progress: { id, name, cancelled } (its Cancel button stops it).
+let opening = null;
+
+/** Stops the opening in progress: its fetching ends, and the page goes back to what it showed. */
+export function cancelOpening() {
+  if (!opening || opening.cancelled) return;
+  opening.cancelled = true;
+  tell({ type: 'cancel', target: opening.id });
+  hideProgress();
+  document.body.dataset.state = state.result ? 'ready' : 'empty';
+  toast(`Stopped opening <code>${esc(opening.name)}</code>.${state.result ? ` The model on screen is still <code>${esc(state.fileName)}</code>.` : ''}`);
+}
+
 async function loadFrom(message, displayName, size) {
+  const chosenAt = now();
   $('error-card').hidden = true;
   $('toast').hidden = true;
+  if (opening && !opening.cancelled) cancelOpening(); // a new file replaces the one being opened
   document.body.dataset.state = 'loading';
   setProgress(`Starting the engine…`, null);
   try {
@@ -71,37 +115,58 @@ async function loadFrom(message, displayName, size) {
     showError({ code: 'LOAD', message: err?.message ?? String(err) });
     return;
   }
-  setProgress(`Reading ${displayName}…`, null);
+  setProgress(`Reading ${displayName}…`, null, true);
+  const this_ = (opening = { id: null, name: displayName, cancelled: false });
+  const { id, promise } = request({ type: 'infer', name: displayName, ...message, ...(message.url ? { timeout: urlTimeoutMs() } : {}) }, (p) => {
+    if (this_.cancelled) return;
+    const pct = p.fraction === null ? '' : ` ${Math.round(p.fraction * 100)}%`;
+    if (p.phase === 'read') setProgress(`Reading ${displayName}…${pct}`, p.fraction, true);
+    else if (p.phase === 'scan') setProgress(`Reading the graph of ${displayName}…`, null, true);
+    else setProgress(`Inferring shapes of ${displayName}…${pct}`, p.fraction, true);
+  });
+  this_.id = id;
   let msg;
   try {
-    msg = await ask({ type: 'infer', name: displayName, ...message }, (p) => {
-      const pct = p.fraction === null ? '' : ` ${Math.round(p.fraction * 100)}%`;
-      if (p.phase === 'read') setProgress(`Reading ${displayName}…${pct}`, p.fraction);
-      else if (p.phase === 'scan') setProgress(`Reading the graph of ${displayName}…`, null);
-      else setProgress(`Inferring shapes of ${displayName}…${pct}`, p.fraction);
-    });
+    msg = await promise;
   } catch (err) {
+    if (this_.cancelled) return; // said so when cancelled
+    opening = null;
     hideProgress();
     showError(err, displayName);
     return;
   }
+  if (this_.cancelled) { // it finished before the worker heard of the cancel: not shown
+    tell({ type: 'keep', model: state.modelId });
+    return;
+  }
+  opening = null;
   setProgress('Building the table…', 1);
   await new Promise((r) => requestAnimationFrame(() => r()));
   const t0 = now();
-  showModel(msg, displayName, size);
-  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  state.modelId = id;
+  tell({ type: 'keep', model: id });
+  state.onRowsProgress = (f) => setProgress(`Adding rows to the table… ${Math.round(f * 100)}%`, f);
+  const complete = showModel(msg, displayName, size);
+  await new Promise((r) => requestAnimationFrame(() => r())); // the first rows are painted in this frame
   const t1 = now();
-  hideProgress();
-  window.__onnxShapesDemo.timings = {
+  const timings = {
     inferMs: msg.info.inferMs,
+    openMs: msg.info.openMs, // reading the file included
     scanMs: msg.info.scanMs,
-    // From the moment the worker finished inference to the first painted table (includes the
-    // transfer of the result to this thread, building rows, and the first render).
+    // From the moment the worker finished inference to the first painted rows (includes the
+    // transfer of the first part of the result to this thread, its rows, and the first render).
     tableMs: t1 - msg.info.doneAt,
     buildMs: t1 - t0,
     transferMs: msg.receivedAt - msg.info.doneAt,
-    rows: state.rows.length,
+    firstRowsMs: t1 - chosenAt, // from the file chosen to the first rows painted
+    completeMs: null, // ... to every row, the summary and diagnostics in (the parts that follow)
+    rows: null,
   };
+  window.__onnxShapesDemo.timings = timings;
+  await complete;
+  timings.completeMs = now() - chosenAt;
+  timings.rows = state.rows.length;
+  hideProgress();
   document.body.dataset.state = 'ready';
   document.body.dataset.model = displayName;
 }

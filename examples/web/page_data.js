@@ -7,6 +7,7 @@ export const state = {
   fileName: '',
   fileSize: 0,
   result: null,        // plain result from the worker
+  modelId: null,       // the worker's id of that result (its graph, attributes, write-back)
   model: null,         // model_scan.js output, or null
   info: null,
   rows: [],            // all rows
@@ -16,11 +17,13 @@ export const state = {
   env: new Map(),      // user bindings
   derived: new Map(),  // bindings derived from equality constraints
   effective: new Map(),
+  refused: [],         // why the model cannot run at these sizes (sizes.js); then no size is shown
   mode: 'symbolic',
   tab: 'table',        // 'table' | 'graph'
   broken: null,        // brokenNode() of the model on screen
   active: -1,          // index into state.view
-  detail: null,        // name shown in the detail panel
+  detail: null,        // name shown in the detail panel ("why this shape")
+  detailNode: null,    // {path, index} of the node shown in the detail panel instead
   symbols: [],         // [{name, uses, source, dataDependent}]
   eventsByValue: null,
 };
@@ -32,24 +35,26 @@ export const OVERSCAN = 8;
 /** Node k's {inputs, outputs} (value keys, '' for an omitted one) of the model's graph. */
 export const nodeIO = (k) => ioAt('', k);
 
-/** The {inputs, outputs} of node k of graph `path` ('' or a subgraph path), or null. */
+/**
+ * The {inputs, outputs} of node k of graph `path` ('' or a subgraph path), or null: value keys,
+ * '' for an omitted one (the worker's ioNames/ioStart, worker.js compactNodes).
+ */
 export function ioAt(path, k) {
   const g = path === '' ? state.result : state.result.subgraphs?.[path];
-  const io = g?.nodeIO?.[k];
-  if (io === undefined) return null;
-  const [ins, outs] = io.split('\u0001');
-  return { inputs: ins === '' ? [] : ins.split('\0'), outputs: outs === '' ? [] : outs.split('\0') };
+  const at = g?.ioStart;
+  if (!at || !(k >= 0 && 2 * k + 2 < at.length)) return null;
+  return { inputs: g.ioNames.slice(at[2 * k], at[2 * k + 1]), outputs: g.ioNames.slice(at[2 * k + 1], at[2 * k + 2]) };
 }
 
 /** Every node that reads value `key`: [{path, index}], indexed once per model. */
 export function consumersOf(key) {
   if (!state.consumers) {
     const idx = new Map();
-    const add = (path, list) => {
-      for (let k = 0; k < list.length; k++) {
-        const ins = list[k].slice(0, list[k].indexOf('\u0001'));
-        if (ins === '') continue;
-        for (const v of ins.split('\0')) {
+    const add = (path, g) => {
+      const at = g.ioStart ?? [0];
+      for (let k = 0; 2 * k + 2 < at.length; k++) {
+        for (let i = at[2 * k]; i < at[2 * k + 1]; i++) {
+          const v = g.ioNames[i];
           if (!v) continue;
           const l = idx.get(v);
           const ref = { path, index: k };
@@ -58,8 +63,8 @@ export function consumersOf(key) {
         }
       }
     };
-    add('', state.result.nodeIO || []);
-    for (const [path, g] of Object.entries(state.result.subgraphs || {})) add(path, g.nodeIO || []);
+    add('', state.result);
+    for (const [path, g] of Object.entries(state.result.subgraphs || {})) add(path, g);
     state.consumers = idx;
   }
   return state.consumers.get(key) ?? [];

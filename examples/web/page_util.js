@@ -8,7 +8,8 @@ export const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', 
 
 export const now = () => performance.timeOrigin + performance.now();
 
-export const fmtInt = (n) => n.toLocaleString('en-US');
+const intFormat = new Intl.NumberFormat('en-US'); // one formatter: toLocaleString makes one per call
+export const fmtInt = (n) => intFormat.format(n);
 
 /** Bytes per element (null: not a fixed-size type). Sub-byte types count half a byte. */
 export const ELEM_BYTES = {
@@ -52,9 +53,16 @@ export function hue(name) {
   return h;
 }
 
-export function assignHues(names) {
-  hueCache.clear();
-  const used = new Set();
+/** The palette slots taken by the symbols given colours so far (assignHues). */
+const usedSlots = new Set();
+
+/** Colours symbols in order: the first ones a palette slot each; `more` adds to the last call's. */
+export function assignHues(names, more = false) {
+  if (!more) {
+    hueCache.clear();
+    usedSlots.clear();
+  }
+  const used = usedSlots;
   for (const name of names) {
     if (used.size >= PALETTE.length) {
       hueCache.set(name, Math.round(((fnv(name) * 0.618033988749895) % 1) * 360));

@@ -18,7 +18,9 @@ export function renderSummary() {
     model ? ['IR / opset', `${model.irVersion ?? '?'} / ${opset?.version ?? '?'}`] : null,
     ['Nodes', `${fmtInt(result.nodes.length)} <span class="muted">(${fmtInt(ops.size)} op types)</span>`],
     ['Values', `${fmtInt(counts.input)} in · ${fmtInt(counts.output)} out · ${fmtInt(counts.weight)} weights · ${fmtInt(counts.activation)} other${counts.inner ? ` · ${fmtInt(counts.inner)} in subgraphs` : ''}`],
-    ['Inference', `${state.info.inferMs.toFixed(1)} ms${state.info.streamed ? ' (streamed)' : ''}`],
+    ['Inference', `${state.info.inferMs.toFixed(1)} ms${state.info.streamed && !state.info.fetched ? ' (streamed: reading included)'
+      : state.info.readMs ? ` <span class="muted">(+ ${state.info.readMs.toFixed(1)} ms ${state.info.fetched ? 'fetching' : 'reading the file'})</span>` : ''}${state.info.eventsMs === undefined ? ''
+      : ` <span class="muted">(event log: ${state.info.eventsMs.toFixed(1)} ms more, after the table)</span>`}`],
   ].filter(Boolean);
   $('summary').innerHTML = `<dl class="facts">${facts.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>`
     + (topOps.length ? `<div class="ops" aria-label="Most used operators">${topOps.map(([op, n]) =>
@@ -54,7 +56,7 @@ export function renderSymbols() {
     return `<div class="sym-row${field ? '' : ' no-field'}">
       <button type="button" class="sym-btn" data-filter="sym:${esc(s.name)}" aria-label="Show values using ${esc(s.name)}" title="Show the ${s.uses} values that use ${esc(s.name)}">${symChip(s.name)}</button>
       <span class="sym-meta">${src}<span class="uses" title="used by ${s.uses} values">${fmtInt(s.uses)}</span></span>
-      ${field ? `<input type="number" min="0" step="1" inputmode="numeric" id="sym-in-${k}" data-sym="${esc(s.name)}" value="${v ?? ''}" placeholder="${d ? esc(String(d.value)) : ''}" aria-label="Size of ${esc(s.name)}"${d ? ` title="derived: ${esc(d.from)} = ${d.value}"` : ''}>`
+      ${field ? `<input type="number" min="0" step="1" inputmode="numeric" id="sym-in-${k}" data-sym="${esc(s.name)}" value="${v ?? ''}" placeholder="${d ? esc(String(d.value)) : ''}" aria-label="Size of ${esc(s.name)}"${d ? ` title="derived from ${esc(d.from)}: ${d.value}"` : ''}>`
         : `<span class="sym-val" data-sym-val="${esc(s.name)}">${symValueHTML(s.name)}</span>`}
     </div>`;
   };
@@ -74,6 +76,10 @@ export function renderMemory() {
     ? `<p class="hint">Derived from constraints: ${[...state.derived].map(([k, d]) => `${symChip(k)} = ${d.value}`).join(', ')}</p>` : '';
   if (!anyBound) {
     $('memory').innerHTML = '<p class="hint">Give the symbols sizes to see every shape as numbers, with the bytes per tensor and the activation memory.</p>';
+    return;
+  }
+  if (state.refused.length) {
+    $('memory').innerHTML = `${derivedNote}<p class="hint" id="mem-refused">No memory figures: the model cannot run at these sizes (above).</p>`;
     return;
   }
   $('memory').innerHTML = `${derivedNote}<dl class="mem">
@@ -123,10 +129,11 @@ export function renderConstraints() {
   const c = state.result.constraints || {};
   const eq = c.equal || [];
   const le = c.lessEqual || [];
-  const n = eq.length + le.length;
+  const reqs = requirementGroups(c.requirements || []);
+  const n = eq.length + le.length + reqs.length;
   $('constraints-count').textContent = n ? fmtInt(n) : '';
   if (!n) {
-    $('constraints').innerHTML = '<p class="hint">No relations between symbols were needed.</p>';
+    $('constraints').innerHTML = '<p class="hint">No relations between symbols were needed, and the model needs nothing of its sizes.</p>';
     return;
   }
   const env = state.effective;
@@ -134,8 +141,30 @@ export function renderConstraints() {
   const labels = Object.entries(c.labels || {});
   const labelsHTML = labels.length
     ? `<p class="hint">Declared output labels, shown as the size they name: ${labels.slice(0, 200).map(([l, e]) => `<code>${exprHTML(l)} = ${exprHTML(e)}</code>`).join(', ')}</p>` : '';
-  $('constraints').innerHTML = `<ul class="constraint-list">${list.join('')}</ul>${labelsHTML}
-    <p class="hint">Equalities come from ops that need two dims to match (Add, Concat, MatMul…) and from declared output names; “≤” bounds come from data-dependent sizes.</p>`;
+  const reqHTML = reqs.length ? `<h3 class="sub-title" id="requirements-title">What the model needs to run <span class="count">${fmtInt(reqs.length)}</span></h3>
+    <ul class="constraint-list" id="requirements">${reqs.slice(0, 200).map((g) => requirementHTML(g, env)).join('')}</ul>${reqs.length > 200 ? `<p class="hint">and ${fmtInt(reqs.length - 200)} more.</p>` : ''}` : '';
+  $('constraints').innerHTML = `${list.length ? `<ul class="constraint-list">${list.join('')}</ul>${labelsHTML}
+    <p class="hint">Equalities come from ops that need two dims to match (Add, Concat, MatMul…) and from declared output names; “≤” bounds come from data-dependent sizes.</p>` : labelsHTML}${reqHTML}`;
+}
+
+/** Requirements with the same relation, one entry listing their nodes (a layer's copies). */
+function requirementGroups(reqs) {
+  const groups = new Map();
+  for (const r of reqs) {
+    const key = `${r.lhs}\u0000${r.relation}\u0000${r.rhs}`;
+    const g = groups.get(key);
+    if (g) g.nodes.push(r);
+    else groups.set(key, { lhs: r.lhs, relation: r.relation, rhs: r.rhs, nodes: [r] });
+  }
+  return [...groups.values()];
+}
+
+/** A requirement with its check at the current sizes and the first node that needs it. */
+function requirementHTML(g, env) {
+  const r = g.nodes[0];
+  const more = g.nodes.length > 1 ? ` <span class="muted">and ${fmtInt(g.nodes.length - 1)} more</span>` : '';
+  const node = `<span class="req-node"><span class="opname">${esc(r.opType)}</span> <button type="button" class="link mono small" data-open-node="${r.nodeIndex}" data-open-node-path="${esc(r.path)}" title="${esc(r.message)}">${esc(r.node || `node ${r.nodeIndex}`)}</button>${more}</span>`;
+  return constraintHTML(g.lhs, g.rhs, g.relation === '==' ? '=' : '<=', env).replace(/<\/li>$/, `${node}</li>`);
 }
 
 /**
@@ -152,7 +181,7 @@ export function renderDefinitions() {
   }
   const env = state.effective;
   const list = defs.slice(0, 500).map(({ name, expr }) => {
-    const v = env.get(name);
+    const v = state.refused.length ? undefined : env.get(name);
     const value = typeof v === 'number' || typeof v === 'bigint' ? ` <span class="check ok" title="at these sizes">= ${v}</span>` : '';
     return `<li data-definition="${esc(name)}"><code class="expr-line">${exprHTML(name)} <span class="rel">=</span> ${exprHTML(expr)}</code>${value}</li>`;
   });
@@ -164,7 +193,7 @@ export function renderDefinitions() {
 export function symValueHTML(name) {
   const v = state.env.get(name);
   const d = state.derived.get(name);
-  return v !== undefined ? String(v) : d ? `<span class="muted" title="derived: ${esc(d.from)}">${d.value}</span>` : '';
+  return v !== undefined ? String(v) : d ? `<span class="muted" title="derived from ${esc(d.from)}">${d.value}</span>` : '';
 }
 
 export function updateSymbolPlaceholders() {
@@ -172,6 +201,6 @@ export function updateSymbolPlaceholders() {
   for (const input of document.querySelectorAll('#symbols input[data-sym]')) {
     const d = state.derived.get(input.dataset.sym);
     input.placeholder = d ? String(d.value) : '';
-    if (d) input.title = `derived: ${d.from} = ${d.value}`; else input.removeAttribute('title');
+    if (d) input.title = `derived from ${d.from}: ${d.value}`; else input.removeAttribute('title');
   }
 }

@@ -1,26 +1,149 @@
 // Puts a model on screen: the worker's result becomes the page's state and rows, the bindings
-// start empty, and every panel, the table and the graph view are drawn for it.
+// start empty, and every panel, the table and the graph view are drawn for it. The result comes in
+// parts (worker.js resultParts): the first rows show at once, the rest is added a part per task.
 import { $, fmtInt } from './page_util.js';
 import { state, brokenNode } from './page_data.js';
-import { parseResult, buildRows } from './model_rows.js';
+import { parseResult, startRows, addRows, addNodes, addSymbols } from './model_rows.js';
 import { recomputeBindings } from './sizes.js';
 import { renderSummary, renderSymbols, renderDiagnostics, renderConstraints, renderDefinitions } from './panels.js';
-import { applyView, setMode } from './table.js';
-import { resetBindings } from './bindings.js';
+import { applyView, setMode, invalidateRows, renderRows, rowsAdded } from './table.js';
+import { resetBindings, renderRefusal } from './bindings.js';
 import { graphView } from './graph_tab.js';
+import { openDetail } from './detail.js';
 
+/**
+ * The event log of the model on screen, which the worker records after the result (a second
+ * inference: the table does not wait for it). The summary and an open "Why this shape" panel are
+ * drawn again with it; body[data-events=ready] says it is there.
+ */
+export function eventsArrived(msg) {
+  if (msg.id !== state.eventsId) {
+    // The log of a model not on screen yet (it can come before showModel runs: a small model's
+    // second inference is quicker than a frame), kept for it; that of an older model is dropped.
+    if (!(msg.id < state.eventsId)) earlyEvents = msg;
+    return;
+  }
+  earlyEvents = null;
+  state.eventsJson = msg.eventsJson;
+  state.eventsPending = false;
+  state.eventsByValue = null;
+  if (state.info) {
+    state.info.eventsMs = msg.ms;
+    renderSummary();
+  }
+  if (state.detail !== null && !$('detail').hidden) openDetail(state.detail, { focus: false });
+  document.body.dataset.events = 'ready';
+}
+
+/** An event log that came before its model was shown (eventsArrived). */
+let earlyEvents = null;
+
+/** The parts of results still to add (worker_client.js routes `rows`, `nodes` and `end` here). */
+const parts = [];
+/** What is left to do once the last part is in: steps of one short task each. */
+let finishing = [];
+let scheduled = false;
+let onComplete = null;
+
+/** A part of a result from the worker (model_rows.js adds it, one part per task). */
+export function partArrived(msg) {
+  parts.push(msg);
+  schedule();
+}
+
+function schedule() {
+  if (scheduled || state.loadId === undefined) return;
+  if (!finishing.length && !parts.some((p) => p.id <= state.loadId)) return;
+  scheduled = true;
+  setTimeout(step, 0); // a task of its own: the page paints and answers input in between
+}
+
+function step() {
+  scheduled = false;
+  const t0 = performance.now();
+  let what = null;
+  while (parts.length && parts[0].id < state.loadId) parts.shift(); // a model no longer on screen
+  if (parts.length && parts[0].id === state.loadId) {
+    what = parts[0].type;
+    addPart(parts.shift());
+  } else if (finishing.length) {
+    what = `finish ${4 - finishing.length}`;
+    finishing.shift()();
+  }
+  // How long each step took, for tests/browser/bench_table.mjs (the longest main-thread task).
+  if (what) (state.steps ??= []).push([what, performance.now() - t0]);
+  schedule();
+}
+
+function addPart(msg) {
+  if (msg.type === 'rows') {
+    const from = state.rows.length;
+    addRows(JSON.parse(msg.json));
+    rowsAdded(from);
+    state.onRowsProgress?.(state.rows.length / state.result.rowCount);
+  } else if (msg.type === 'meta') {
+    Object.assign(state.result, JSON.parse(msg.json));
+  } else if (msg.type === 'symbols') {
+    addSymbols(JSON.parse(msg.json));
+    invalidateRows(); // the symbols' colours
+    renderRows();
+  } else if (msg.type === 'nodes') {
+    addNodes(JSON.parse(msg.json));
+  } else if (msg.type === 'end') {
+    state.result.subgraphs = JSON.parse(msg.json).subgraphs;
+    state.consumers = null;
+    finishing = finishSteps();
+  }
+}
+
+/** Once every row and node is in: what needs them all, in steps. */
+function finishSteps() {
+  return [
+    () => recomputeBindings(),
+    () => {
+      state.broken = brokenNode();
+      renderSummary();
+      renderSymbols();
+      renderRefusal();
+    },
+    () => {
+      renderDiagnostics();
+      renderConstraints();
+    },
+    () => {
+      applyView({ keepScroll: true });
+      graphView.reset(state.result);
+      if (state.tab === 'graph') graphView.show();
+      document.body.dataset.rows = 'complete';
+      const done = onComplete;
+      onComplete = null;
+      done?.();
+    },
+  ];
+}
+
+/**
+ * Puts the worker's `done` message on screen: the first rows at once, then (a task per part as
+ * they come) the other rows, the nodes and, once all are in, what needs them all: sizes,
+ * summary, diagnostics, the graph view. Resolves when the model is complete.
+ */
 export function showModel(msg, displayName, size) {
   const { result, model } = parseResult(msg);
+  delete document.body.dataset.events;
+  document.body.dataset.rows = 'first';
   state.result = result;
   state.model = model;
   state.info = msg.info;
   state.fileName = displayName;
   state.fileSize = size;
   state.detail = null;
+  state.detailNode = null;
   state.active = -1;
   state.eventsByValue = null;
   state.consumers = null;
-  buildRows();
+  state.broken = null;
+  startRows(msg);
+  if (earlyEvents?.id === msg.id) eventsArrived(earlyEvents);
 
   // Bindings belong to one model: a new model starts symbolic.
   resetBindings();
@@ -35,16 +158,30 @@ export function showModel(msg, displayName, size) {
   $('workspace').hidden = false;
   $('detail').hidden = true;
   $('download').hidden = !msg.info.writeBack;
-  $('model-title').textContent = `${displayName} · ${fmtInt(result.nodes.length)} nodes · ${fmtInt(state.rows.length)} values`;
+  $('model-title').textContent = `${displayName} · ${fmtInt(result.nodeCount)} nodes · ${fmtInt(result.rowCount)} values`;
   document.title = `${displayName} · onnx-shapes`;
-
-  state.broken = brokenNode();
-  renderSummary();
-  renderSymbols();
-  renderDiagnostics();
-  renderConstraints();
+  $('summary').innerHTML = '<p class="hint">Reading the rest of the model…</p>';
+  $('diagnostics').innerHTML = '';
+  $('diagnostics-count').textContent = '';
+  $('constraints').innerHTML = '';
+  $('constraints-count').textContent = '';
+  $('symbols').innerHTML = '<p class="hint">Reading the symbols…</p>';
+  $('memory').innerHTML = '';
+  $('bindings-issues').hidden = true;
   renderDefinitions();
   applyView();
-  graphView.reset(result);
-  if (state.tab === 'graph') graphView.show();
+  graphView.reset(null); // the old model's graph goes; the new one's view is prepared once complete
+
+  finishing = [];
+  state.steps = [];
+  state.loadId = undefined; // parts wait until the first rows are painted
+  const complete = new Promise((resolve) => { onComplete = resolve; });
+  const token = {};
+  state.loadToken = token;
+  requestAnimationFrame(() => setTimeout(() => {
+    if (state.loadToken !== token) return; // another model came meanwhile
+    state.loadId = msg.id;
+    schedule();
+  }, 0));
+  return complete;
 }

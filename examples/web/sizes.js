@@ -1,46 +1,42 @@
-// Sizes at the current bindings: symbols the user bound, those equality constraints derive, the
-// named sizes (definitions) evaluated through them, and each row's concrete dims and bytes.
-import { bindDefinitions, evalDim, tokenize } from '../../js/expr.js';
-import { ELEM_BYTES, sideValue } from './page_util.js';
+// Sizes at the current bindings: the symbols the user bound, those the model's relations derive
+// (js/cli_bind.js, the CLI's --bind: equalities, labels, named sizes), the checks that the model
+// can run at them (every constraint and requirement holds, no dim negative or undefined), and
+// each row's concrete dims and bytes. Sizes the model refuses are never shown: state.refused
+// lists why, and every row has no concrete dims and no bytes.
+import { evalDim } from '../../js/expr.js';
+import { resolveBindings } from '../../js/cli_bind.js';
+import { ELEM_BYTES } from './page_util.js';
 import { state, shapeCache } from './page_data.js';
 
 export function recomputeBindings() {
-  // Derive unbound symbols from equality constraints `sym = expr` whose other side evaluates; the
-  // result's named sizes (definitions) are evaluated from the sizes known at each pass.
-  const base = new Map(state.env);
-  const defs = state.result?.definitions || [];
-  const names = new Set(defs.map((d) => d.name));
-  let eff = bindDefinitions(base, defs);
-  const derived = new Map();
-  const equal = state.result?.constraints?.equal || [];
-  for (let pass = 0; pass < 8; pass++) {
-    let changed = false;
-    for (const [a, b] of equal) {
-      for (const [x, y] of [[a, b], [b, a]]) {
-        if (typeof x !== 'string') continue;
-        let toks;
-        try { toks = tokenize(x); } catch { continue; }
-        if (toks.length !== 1 || toks[0].t !== 'sym' || eff.has(toks[0].v) || names.has(toks[0].v)) continue;
-        const v = sideValue(y, eff);
-        if (v !== null && Number.isFinite(v)) {
-          base.set(toks[0].v, v);
-          eff = bindDefinitions(base, defs);
-          derived.set(toks[0].v, { value: v, from: String(y) });
-          changed = true;
-        }
-      }
-    }
-    if (!changed) break;
-  }
-  for (const [k, v] of eff) if (v === null) eff.delete(k); // a name whose symbols have no size yet
-  state.derived = derived;
-  state.effective = eff;
+  const r = state.result;
+  // resolveBindings reads the values only to list the model's symbols (for names it does not
+  // have), which the page knows already (state.symbols): a 100k-value model skips that walk.
+  const relations = { values: {}, constraints: r?.constraints ?? {}, definitions: r?.definitions ?? [] };
+  const { env, derived, issues } = resolveBindings(relations, state.env);
+  state.derived = new Map(derived.map(([k, value, from]) => [k, { value, from }]));
+  state.effective = env;
+  state.refused = issues;
   computeSizes();
+}
+
+/** A dim's value at env: a number, null (a symbol without a size), or the RangeError saying why it has none. */
+function dimValue(dim, env) {
+  try {
+    return evalDim(dim, env);
+  } catch (err) {
+    return err instanceof RangeError ? err : null;
+  }
 }
 
 function computeSizes() {
   const env = state.effective;
+  // Nothing bound (a model just shown): a dim written with a symbol has no value, and the engine
+  // writes a constant dim as a number, so no dim text needs parsing (a 100k-node model may have
+  // 100k distinct ones: seconds of the main thread in one task). Unknown is never a wrong size.
+  const unbound = env.size === 0;
   const byShape = new Map(); // shapeKey → {conc, count}: rows share few distinct shapes
+  const broken = []; // dims with no value, or a negative one, at these sizes
   for (const r of state.rows) {
     r.bytes = null;
     r.concrete = null;
@@ -50,8 +46,12 @@ function computeSizes() {
       let count = 1;
       const conc = new Array(r.dims.length);
       for (let k = 0; k < r.dims.length; k++) {
-        let v = null;
-        try { v = evalDim(r.dims[k], env); } catch { v = null; }
+        const d = r.dims[k];
+        let v = unbound && typeof d === 'string' ? null : dimValue(d, env);
+        if (v instanceof RangeError || (typeof v === 'number' && v < 0)) {
+          if (broken.length < 20) broken.push({ value: r.name, dim: k, expr: d, reason: v instanceof RangeError ? v.message : v });
+          v = null;
+        }
         conc[k] = v;
         if (v === null || !Number.isFinite(v)) count = null;
         else if (count !== null) count *= v;
@@ -61,6 +61,14 @@ function computeSizes() {
     r.concrete = c.conc;
     const eb = ELEM_BYTES[r.tensor.elemType];
     if (c.count !== null && eb !== undefined && r.type.kind === 'tensor') r.bytes = Math.ceil(c.count * eb);
+  }
+  for (const b of broken) {
+    const why = typeof b.reason === 'number' ? `would be ${b.reason} at these sizes` : `has no value at these sizes (${b.reason})`;
+    state.refused.push({ kind: 'dim', sentence: `dim ${b.dim} of '${b.value}' (${b.expr}) ${why}`, a: b.expr, b: null, why, value: b.value, dim: b.dim });
+  }
+  if (state.refused.length) {
+    // Only the sizes the binding decides are refused; a weight's fixed shape keeps its bytes.
+    for (const r of state.rows) if (r.syms.length || (r.dims && r.dims.some((d) => typeof d !== 'number'))) { r.bytes = null; r.concrete = null; }
   }
   shapeCache.clear();
 }

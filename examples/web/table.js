@@ -50,38 +50,13 @@ function compareRows(a, b, key) {
   }
 }
 
-/** Row indices in model order (what sorting by `order` gives), in O(n): buckets per node. */
-function modelOrder(rows) {
-  const n = state.result.nodes.length;
-  const inputs = [];
-  const weights = [];
-  const byNode = new Array(n + 1);
-  const put = (k, i) => { (byNode[k] ??= []).push(i); };
-  for (const r of rows) {
-    if (r.kind === 'input') inputs.push(r.i);
-    else if (r.kind === 'weight') weights.push(r.i);
-    else if (r.kind === 'inner') put(Math.min(n, Math.round(r.order - 1e9 + 0.5)), r.i); // before its parent's outputs
-    else put(r.nodeIndex, r.i);
-  }
-  inputs.sort((x, y) => rows[x].order - rows[y].order);
-  const out = inputs;
-  for (let k = 0; k <= n; k++) {
-    const b = byNode[k];
-    if (!b) continue;
-    if (b.length > 1) b.sort((x, y) => rows[x].order - rows[y].order);
-    for (const i of b) out.push(i);
-  }
-  for (const i of weights) out.push(i);
-  return out;
-}
-
 export function applyView({ keepScroll = false } = {}) {
   const f = parseFilter(state.filter);
   const any = f.words.length || f.op.length || f.sym.length || f.type.length || f.is.length;
   const rows = state.rows;
   const { key, dir } = state.sort;
-  // Start from model order (sorted once per model); the default view needs no further sort.
-  state.modelOrder ??= modelOrder(rows);
+  // Start from model order: the rows come in it (table_rows.js); the default view needs no sort.
+  state.modelOrder ??= rows.map((r) => r.i);
   let view = state.modelOrder;
   if (any) view = view.filter((i) => matches(rows[i], f));
   else view = view.slice();
@@ -101,6 +76,32 @@ export function applyView({ keepScroll = false } = {}) {
   if (!keepScroll) $('grid-scroll').scrollTop = 0;
   invalidateRows();
   renderRows();
+}
+
+/**
+ * Rows appended from index `from` on (a model's rows come in parts): those the filter keeps join
+ * the view in model order; a view sorted another way is sorted again once all rows are in
+ * (show_model.js). The visible rows are drawn again only when new ones reach the screen.
+ */
+export function rowsAdded(from) {
+  const rows = state.rows;
+  const view = state.view;
+  const shownBefore = view.length;
+  if (state.sort.key === 'order') {
+    const f = parseFilter(state.filter);
+    const any = f.words.length || f.op.length || f.sym.length || f.type.length || f.is.length;
+    for (let i = from; i < rows.length; i++) if (!any || matches(rows[i], f)) view.push(i);
+    $('values-count').textContent = any ? `${fmtInt(view.length)} of ${fmtInt(rows.length)}` : fmtInt(rows.length);
+    $('values').setAttribute('aria-rowcount', String(view.length + 1));
+    $('grid-sizer').style.height = `${view.length * ROW_H}px`;
+    $('grid-empty').hidden = view.length > 0;
+  }
+  const scroller = $('grid-scroll');
+  const last = Math.ceil((scroller.scrollTop + scroller.clientHeight) / ROW_H) + OVERSCAN;
+  if (view.length > shownBefore && last > shownBefore) {
+    invalidateRows();
+    renderRows();
+  }
 }
 
 let lastRange = '';
@@ -157,7 +158,11 @@ export function invalidateRows() {
 }
 
 function opCell(r) {
-  if (r.op && !(r.sub && r.sub.seeded)) return `<span class="opname">${esc(r.op)}</span><span class="nodename" title="${esc(r.nodeName)}">${esc(r.nodeName)}</span>`;
+  if (r.op && !(r.sub && r.sub.seeded)) {
+    // The op opens the node's panel (top-level nodes; a body's node is reached from its values).
+    const open = r.nodeIndex >= 0 ? ` data-open-node="${r.nodeIndex}" data-open-node-path="" title="${esc(r.op)} node: attributes, inputs, weights"` : '';
+    return `<span class="opname${open ? ' node-link' : ''}"${open}>${esc(r.op)}</span><span class="nodename" title="${esc(r.nodeName)}">${esc(r.nodeName)}</span>`;
+  }
   if (r.sub) return `<span class="muted">${r.sub.op ? `${esc(r.sub.op)} body input` : 'subgraph input'}</span>`;
   return `<span class="muted">${r.kind === 'weight' ? 'initializer' : 'graph input'}</span>`;
 }
@@ -190,8 +195,11 @@ export function setMode(mode, render = true) {
   if (render) { invalidateRows(); renderRows(); }
 }
 
-/** Scrolling, clicks, keys, sort headers, filter box and display mode; openDetail(name, {focus}). */
-export function wireTable({ openDetail }) {
+/**
+ * Scrolling, clicks, keys, sort headers, filter box and display mode; openDetail(name, {focus})
+ * opens a value's panel, openNode(path, index) a node's (N on a row: its producer).
+ */
+export function wireTable({ openDetail, openNode }) {
   const scroller = $('grid-scroll');
   let raf = 0;
   scroller.addEventListener('scroll', () => { if (!raf) raf = requestAnimationFrame(() => { raf = 0; renderRows(); }); }, { passive: true });
@@ -202,6 +210,7 @@ export function wireTable({ openDetail }) {
     const v = Number(row.dataset.v);
     setActive(v, { scroll: false });
     $('values').focus({ preventScroll: true });
+    if (e.target.closest('[data-open-node]')) return; // the op: its node's panel (the page's delegation)
     openDetail(state.rows[state.view[v]].name, { focus: false });
   });
   const grid = $('values');
@@ -220,6 +229,9 @@ export function wireTable({ openDetail }) {
     else if ((e.key === 'Enter' || e.key === ' ') && state.active >= 0) {
       e.preventDefault();
       openDetail(state.rows[state.view[state.active]].name);
+    } else if (e.key === 'n' && state.active >= 0 && openNode) {
+      const r = state.rows[state.view[state.active]];
+      if (r.nodeIndex >= 0) { e.preventDefault(); openNode('', r.nodeIndex); }
     }
   });
   for (const b of document.querySelectorAll('[data-sort]')) {

@@ -145,12 +145,24 @@ export function declaredVerdict(r, events) {
     <p class="verdict" id="verdict"><span class="badge v-${verdict}">${verdict}</span> <span>${esc(text)}</span></p></section>`;
 }
 
+/** "Node details" for a value written by a node of a body (found by its output key). */
+function bodyProducerButton(r) {
+  const n = state.result.subgraphs?.[r.sub.path]?.nodes?.length ?? 0;
+  for (let k = 0; k < n; k++) {
+    if (ioAt(r.sub.path, k)?.outputs.includes(r.name)) {
+      return ` <button type="button" class="btn small" id="d-open-node" data-open-node="${k}" data-open-node-path="${esc(r.sub.path)}">Node details</button>`;
+    }
+  }
+  return '';
+}
+
 /** The "why this shape" panel for value `name` (HTML), or null when it is not a value. */
 export function whyHTML(name) {
   const r = state.byName.get(name);
   if (!r) return null;
   const { result } = state;
-  const node = r.nodeIndex >= 0 ? result.nodes[r.nodeIndex] : null;
+  // While a large model's nodes are still coming in (show_model.js), the row says which node it is.
+  const node = r.nodeIndex >= 0 ? result.nodes[r.nodeIndex] ?? { opType: r.op, name: r.nodeName, domain: '' } : null;
   const scanned = node ? nodeIO(r.nodeIndex) : null;
   const events = eventsFor(name);
   let html = `<section class="d-sec d-top"><p class="d-kind">${KIND_SHORT[r.kind] ? `<span class="kind k-${r.kind}">${KIND_SHORT[r.kind]}</span>` : ''}${KIND_LABEL[r.kind]}${r.sub ? ` <span class="mono muted">${esc(r.sub.path)}</span>` : ''}</p>
@@ -159,7 +171,8 @@ export function whyHTML(name) {
 
   if (node) {
     html += `<section class="d-sec" id="d-producer"><h3>Produced by</h3>
-      <p class="d-node"><span class="opname">${esc(node.opType)}</span>${node.domain ? `<span class="muted">${esc(node.domain)}</span>` : ''} <span class="mono">${esc(node.name || `node #${r.nodeIndex}`)}</span> <span class="muted">node #${r.nodeIndex}</span></p>`;
+      <p class="d-node"><span class="opname">${esc(node.opType)}</span>${node.domain ? `<span class="muted">${esc(node.domain)}</span>` : ''} <span class="mono">${esc(node.name || `node #${r.nodeIndex}`)}</span> <span class="muted">node #${r.nodeIndex}</span>
+        <button type="button" class="btn small" id="d-open-node" data-open-node="${r.nodeIndex}" data-open-node-path="">Node details</button></p>`;
     if (scanned) {
       html += `<h4>Its inputs</h4><ul class="io-list">${scanned.inputs.map((inp, k) => {
         if (!inp) return `<li><span class="muted">#${k} omitted (optional)</span></li>`;
@@ -177,7 +190,7 @@ export function whyHTML(name) {
   } else if (r.sub) {
     html += `<section class="d-sec" id="d-producer"><h3>${r.sub.seeded ? 'Source' : 'Produced by'}</h3><p class="d-node">${r.sub.seeded
       ? `An input of the subgraph <span class="mono">${esc(r.sub.path)}</span>${r.sub.op ? `, seeded by <span class="opname">${esc(r.sub.op)}</span> <span class="mono">${esc(r.sub.node)}</span>` : ''}.`
-      : `<span class="opname">${esc(r.sub.op)}</span> <span class="mono">${esc(r.sub.node)}</span> <span class="muted">in ${esc(r.sub.path)}</span>`}</p></section>`;
+      : `<span class="opname">${esc(r.sub.op)}</span> <span class="mono">${esc(r.sub.node)}</span> <span class="muted">in ${esc(r.sub.path)}</span>${bodyProducerButton(r)}`}</p></section>`;
   } else {
     html += `<section class="d-sec" id="d-producer"><h3>Source</h3><p>${r.kind === 'weight'
       ? 'An initializer: its shape is stored in the model with its data.'
@@ -190,7 +203,10 @@ export function whyHTML(name) {
     html += `<ol class="events">${events.slice(0, 100).map(eventHTML).join('')}</ol>`;
   } else if (node) {
     html += `<p>The shape rule of <span class="opname">${esc(node.opType)}</span> computed it from the shapes of the node's inputs${scanned ? ' above' : ''}.</p>`;
-    if (events === null) html += '<p class="hint">This engine build records no event log, so the step-by-step trace is not available.</p>';
+    if (events === null) {
+      html += state.eventsPending ? '<p class="hint" id="events-pending">The step-by-step trace is being recorded…</p>'
+        : '<p class="hint">This engine build records no event log, so the step-by-step trace is not available.</p>';
+    }
   } else {
     html += `<p>${r.kind === 'weight' ? 'Read from the initializer.' : 'Read from the declaration.'}</p>`;
   }
@@ -230,7 +246,7 @@ export function whyHTML(name) {
     html += `<section class="d-sec" id="d-users"><h3>Used by <span class="count">${fmtInt(users.length)}</span></h3><ul class="io-list">${users.slice(0, 30).map((u) => {
       const n = nodeAt(u.path, u.index);
       const o = ioAt(u.path, u.index)?.outputs.find((x) => x && state.byName.has(x));
-      return `<li><span class="opname">${esc(n?.opType ?? '')}</span> <span class="mono muted">${esc(n?.name ?? '')}</span>${u.path ? ` <span class="muted">in ${esc(u.path)}</span>` : ''}${o ? ` <span class="arrow">→</span> ${valueLink(o)}` : ''}</li>`;
+      return `<li><span class="opname">${esc(n?.opType ?? '')}</span> <button type="button" class="link mono small" data-open-node="${u.index}" data-open-node-path="${esc(u.path)}" title="the node's panel">${esc(n?.name || `node #${u.index}`)}</button>${u.path ? ` <span class="muted">in ${esc(u.path)}</span>` : ''}${o ? ` <span class="arrow">→</span> ${valueLink(o)}` : ''}</li>`;
     }).join('')}</ul>${users.length > 30 ? `<p class="hint">and ${fmtInt(users.length - 30)} more.</p>` : ''}</section>`;
   }
   return html;

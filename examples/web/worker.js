@@ -1,18 +1,28 @@
 // The demo's module Web Worker: loads the engine once, runs inference off the main thread, and
 // answers with plain data (the result, plus what model_scan.js reads from the model itself).
 //
-//   main → worker  {type: 'infer', id, file?: Blob, bytes?: ArrayBuffer, url?: string, name}
-//                  {type: 'toModel', id}                    (write-back of the last result)
-//                  {type: 'graph', id}                      (the last result's graph, for the graph view)
+//   main → worker  {type: 'infer', id, file?: Blob, bytes?: ArrayBuffer, url?: string, timeout?: ms, name}
+//                  {type: 'cancel', target}                 (stops infer `target`'s fetching; it fails with an AbortError)
+//                  {type: 'keep', model}                    (the page shows infer `model`'s result: forget the others)
+//                  {type: 'toModel', id, model}             (write-back of infer `model`'s result)
+//                  {type: 'graph', id, model}               (its graph, for the graph view)
+//                  {type: 'node', id, model, path, index}   (one node's attributes, for the node panel)
+//   (`model` defaults to the last result.)
 //   worker → main  {type: 'ready', version, streaming, writeBack}
 //                  {type: 'progress', id, phase: 'read'|'scan'|'infer', fraction: number|null}
-//                  {type: 'done', id, json, eventsJson, modelJson, info} | {type: 'error', id, error}
+//                  {type: 'done', id, json, rowsJson, eventsJson: null, modelJson, info}
+//                    | {type: 'error', id, error}
+//                  {type: 'meta' | 'symbols' | 'rows' | 'nodes' | 'end', id, json} ...
+//                                                           (the rest of that result: resultParts)
+//                  {type: 'events', id, eventsJson, ms}     (after 'done': the event log of that model)
 //                  {type: 'model', id, bytes}
 //                  {type: 'graph', id, json}                (layout_worker.js reads it)
+//                  {type: 'node', id, attributes}           (result.nodeAttributes(path, index), or null)
 import { init } from '../../js/index.js';
-import { fetchModelSource } from '../../js/url_source.js';
+import { runOnUrlModel } from '../../js/url_source.js';
 import { scanModel } from './model_scan.js';
 import { graphJson } from './graph_data.js';
+import { tableRows } from './table_rows.js';
 
 const now = () => performance.timeOrigin + performance.now(); // comparable across threads
 
@@ -34,8 +44,18 @@ function engine() {
   return enginePromise;
 }
 
-let lastResult = null;
-let lastFile = null;
+// Results by the id of the infer request that made them: the one on the page, and a newer one the
+// page may not show (its opening was cancelled, or it is being shown). {result, file}
+const results = new Map();
+let latest = null;
+const inflight = new Map(); // infer id -> AbortController of its fetching
+
+/** The result a request is about (its `model`, else the latest). */
+function resultFor(msg) {
+  const r = msg.model !== undefined ? results.get(msg.model) : latest;
+  if (!r) throw new Error('no model');
+  return r;
+}
 
 const post = (msg, transfer) => self.postMessage(msg, transfer || []);
 
@@ -65,124 +85,247 @@ async function readBlob(blob, id) {
 }
 
 /**
- * Nodes without their inputs and outputs, which go as one string per node ("in\0in\1out", an
- * omitted one as ''): a 100k-node model then parses as 100k strings instead of 100k objects with
- * two arrays each.
+ * Nodes without their inputs and outputs, which go in two flat arrays (a 100k-node model then
+ * parses as two arrays, not 100k objects with two arrays each): `ioNames` holds every node's input
+ * names then output names, in node order (an omitted one as ''), and node k's inputs are
+ * ioNames[ioStart[2k] .. ioStart[2k+1]), its outputs ioNames[ioStart[2k+1] .. ioStart[2k+2]).
+ * No separator character: a name may hold any character (issue 30: U+0001 once split one name in two).
  */
 function compactNodes(nodes) {
-  return {
-    nodes: nodes.map((n) => ({ name: n.name, opType: n.opType, domain: n.domain })),
-    nodeIO: nodes.map((n) => `${n.inputs.map((k) => k ?? '').join('\0')}\u0001${n.outputs.map((k) => k ?? '').join('\0')}`),
+  const ioNames = [];
+  const ioStart = [0];
+  for (const n of nodes) {
+    for (const k of n.inputs) ioNames.push(k ?? '');
+    ioStart.push(ioNames.length);
+    for (const k of n.outputs) ioNames.push(k ?? '');
+    ioStart.push(ioNames.length);
+  }
+  return { nodes: nodes.map((n) => ({ name: n.name, opType: n.opType, domain: n.domain })), ioNames, ioStart };
+}
+
+/** Rows in the first message (the table's first screens), then per message (one short task each). */
+const HEAD_ROWS = 300;
+const ROWS_PER_PART = 2000;
+const NODES_PER_PART = 10000;
+const SYMBOLS_PER_PART = 10000;
+
+/**
+ * The result as the page gets it: parts made and posted one after the other (JSON text: a string
+ * crosses threads far faster than structured clone of ~10^5 small objects; functions such as
+ * toModel stay in the worker). The `done` message carries the result's small members (named
+ * sizes, inputs, outputs, first error, counts) and the table's first rows, which the page shows
+ * at once; then `meta` (diagnostics, constraints, which values lie in subgraphs), `symbols`, the
+ * other `rows` in model order, the `nodes` (compactNodes, in node order) and `end` (the
+ * subgraphs). Each part is small enough to parse and add in a short task of the page's main
+ * thread, so that nothing proportional to the model runs there before the first rows show, nor
+ * in one piece after (issue 31). The values and producers never cross: the rows say what the
+ * page needs of them (table_rows.js).
+ */
+function* resultParts(result, model, done) {
+  const { id } = done;
+  // Members that grow with the model (a 100k-node model may have 100k symbols and constraints,
+  // 10k diagnostics) come after the first rows too.
+  const later = ['diagnostics', 'constraints', 'subgraphValues'];
+  const small = {};
+  for (const key of Object.keys(result)) {
+    if (['events', 'nodes', 'subgraphs', 'values', 'producers', ...later].includes(key) || typeof result[key] === 'function') continue;
+    small[key] = result[key];
+  }
+  const { rows, symbols } = tableRows(result, model);
+  small.nodeCount = result.nodes.length;
+  small.rowCount = rows.length;
+  // Rows name their type by index: values share few types (a 100k-node chain has one), and the
+  // page parses each once. A part brings the types its rows use first.
+  const typeIndex = new Map(); // type object (or its JSON) -> index
+  let typeCount = 0;
+  const rowsPart = (list) => {
+    const types = [];
+    const out = list.map(([name, type, kind, nodeIndex, op, nodeName, sub, syms]) => {
+      let k = typeIndex.get(type);
+      if (k === undefined) {
+        const key = JSON.stringify(type);
+        k = typeIndex.get(key);
+        if (k === undefined) {
+          k = typeCount++;
+          typeIndex.set(key, k);
+          types.push([type, syms]); // the symbols follow from the type's dims
+        }
+        typeIndex.set(type, k);
+      }
+      return sub ? [name, k, kind, nodeIndex, op, nodeName, sub] : [name, k, kind, nodeIndex, op, nodeName];
+    });
+    return JSON.stringify({ types, rows: out });
   };
+  // The first message goes before anything else is serialized.
+  yield { ...done, json: JSON.stringify(small), rowsJson: rowsPart(rows.slice(0, HEAD_ROWS)) };
+  yield { type: 'meta', id, json: JSON.stringify(Object.fromEntries(later.map((k) => [k, result[k]]))) };
+  for (let i = 0; i < symbols.length; i += SYMBOLS_PER_PART) {
+    yield { type: 'symbols', id, json: JSON.stringify(symbols.slice(i, i + SYMBOLS_PER_PART)) };
+  }
+  for (let i = HEAD_ROWS; i < rows.length; i += ROWS_PER_PART) {
+    yield { type: 'rows', id, json: rowsPart(rows.slice(i, i + ROWS_PER_PART)) };
+  }
+  for (let k = 0; k < result.nodes.length; k += NODES_PER_PART) {
+    yield { type: 'nodes', id, json: JSON.stringify(compactNodes(result.nodes.slice(k, k + NODES_PER_PART))) };
+  }
+  const subgraphs = {};
+  for (const [path, g] of Object.entries(result.subgraphs)) {
+    const { nodes, ...rest } = g;
+    subgraphs[path] = { ...rest, ...compactNodes(nodes) };
+  }
+  yield { type: 'end', id, json: JSON.stringify({ subgraphs }) };
+}
+
+/** The scan without its initializer names (the rows have them). */
+function compactModel(model) {
+  if (!model) return null;
+  const { initializers, ...rest } = model;
+  return { ...rest, initializerCount: initializers.length };
 }
 
 /**
- * The result as JSON text (functions such as toModel stay in the worker). For large models a
- * string crosses threads far faster than structured clone of ~10^5 small objects (100k nodes:
- * 2.2 s cloned vs ~0.3 s as JSON). The event log goes as a separate string, which the page only
- * parses when "Why this shape" first needs it.
+ * Files up to this size are read whole, in one read, and inferred from memory exactly as
+ * `inferShapes` infers them in Node (protobuf-c below its 32 MiB streaming size; the scan reads
+ * the same bytes, and write-back needs no second read); larger ones are streamed
+ * (inferShapesFromFile: reads that grow while the decoder reads on, weights skipped, memory
+ * bounded), as inferShapes streams them from memory in Node. tests/browser/bench_open.mjs
+ * measures both paths against Node.
  */
-function serialize(result) {
-  const out = {};
-  for (const key of Object.keys(result)) {
-    if (key === 'events' || key === 'nodes' || key === 'subgraphs' || typeof result[key] === 'function') continue;
-    out[key] = result[key];
+const READ_WHOLE_MAX = 32 << 20;
+
+/**
+ * The event log ("Why this shape") of the model just inferred: a second inference with events,
+ * run after the result is posted so that the table does not wait for it (events double the
+ * inference's cost). Posted as {type: 'events', id, eventsJson, ms}.
+ */
+async function inferEvents(id, source) {
+  const t0 = now();
+  let eventsJson = null;
+  try {
+    const eng = await engine();
+    let result;
+    if (source.url) result = eng.inferShapesFromSource(source.url, { events: true });
+    else if (source.data) result = eng.inferShapes(source.data, { events: true });
+    else result = await eng.inferShapesFromFile(source.file, { events: true });
+    if (Array.isArray(result.events)) eventsJson = JSON.stringify(result.events);
+  } catch {
+    // The same model inferred a moment ago: this only fails on memory; the panel then has no trace.
   }
-  Object.assign(out, compactNodes(result.nodes));
-  out.subgraphs = {};
-  for (const [path, g] of Object.entries(result.subgraphs)) out.subgraphs[path] = { ...g, ...compactNodes(g.nodes) };
-  return { json: JSON.stringify(out), eventsJson: Array.isArray(result.events) ? JSON.stringify(result.events) : null };
+  post({ type: 'events', id, eventsJson, ms: now() - t0 });
 }
 
-/** The scan without its nodes (the result has them, with subgraphs). */
-function compactModel(model) {
-  if (!model) return null;
-  const { nodes, ...rest } = model;
-  return rest;
-}
-
-async function infer({ id, file, bytes, url, name }) {
+async function infer({ id, file, bytes, url, timeout, name }) {
   const eng = await engine();
   const t0 = now();
   let result;
   let model = null;
   let streamed = false;
+  let readMs = 0;
   let tScan = 0;
+  let tInfer = t0; // when inference started: after the whole file is read, or with the stream
   let fetched = null;
-  const options = { events: true };
+  let source; // what inferEvents reads again
+  const onProgress = (a, b) => post({ type: 'progress', id, phase: 'infer', fraction: progressFraction(a, b) });
+  // The nodes' attributes are parsed only when a node panel asks for one (the worker keeps the result).
+  const options = { attributes: true };
   if (url) {
-    // Range requests for what the decoder reads, never the weights (js/url_source.js, the same
-    // fetching as engine.inferShapesFromUrl); the scanner reads the same messages.
+    // Range requests for what the decoder reads, never the weights (js/url_source.js's
+    // runOnUrlModel, as engine.inferShapesFromUrl: a byte the decoder or the scanner reads that was
+    // not fetched is fetched, and both run again); the page's cancel and timeout end the fetching.
     streamed = true;
+    const controller = new AbortController();
+    inflight.set(id, controller);
     post({ type: 'progress', id, phase: 'read', fraction: null });
-    const source = await fetchModelSource(url); // absolute (the page resolves it)
-    post({ type: 'progress', id, phase: 'infer', fraction: 0 });
-    result = eng.inferShapesFromSource(source, {
-      ...options,
-      onProgress: (a, b) => post({ type: 'progress', id, phase: 'infer', fraction: progressFraction(a, b) }),
-    });
-    tScan = now();
-    try { model = scanModel(source); } catch { model = null; }
-    const d = source.download;
-    fetched = { size: d.size, requests: d.requests, bytes: d.bytesFetched, ranged: d.rangeRequests };
-  } else if (file && typeof eng.inferShapesFromFile === 'function') {
+    try {
+      await runOnUrlModel(url, { signal: controller.signal, timeout }, (fetchedSource) => {
+        readMs = now() - t0;
+        post({ type: 'progress', id, phase: 'infer', fraction: 0 });
+        tInfer = now();
+        result = eng.inferShapesFromSource(fetchedSource, { ...options, onProgress });
+        tScan = now();
+        let missed = false; // a byte the scanner needs was not fetched: fetch it, and run again
+        const read = fetchedSource.read;
+        try {
+          model = scanModel({ ...fetchedSource, read: (pos, len) => { try { return read(pos, len); } catch (err) { missed = true; throw err; } } });
+        } catch (err) {
+          if (missed) throw err;
+          model = null;
+        }
+        const d = fetchedSource.download;
+        fetched = { size: d.size, requests: d.requests, bytes: d.bytesFetched, ranged: d.rangeRequests };
+        source = { url: fetchedSource };
+      });
+    } finally {
+      inflight.delete(id);
+    }
+  } else if (file && file.size > READ_WHOLE_MAX && typeof eng.inferShapesFromFile === 'function') {
     // Streaming engine (issue 4/7): the file never has to be in memory at once.
     streamed = true;
     post({ type: 'progress', id, phase: 'infer', fraction: 0 });
-    result = await eng.inferShapesFromFile(file, {
-      ...options,
-      onProgress: (a, b) => post({ type: 'progress', id, phase: 'infer', fraction: progressFraction(a, b) }),
-    });
+    result = await eng.inferShapesFromFile(file, { ...options, onProgress });
     post({ type: 'progress', id, phase: 'scan', fraction: null });
     tScan = now();
     try { model = scanModel(file); } catch { model = null; }
+    source = { file };
   } else {
-    const data = bytes ? new Uint8Array(bytes) : await readBlob(file, id);
+    const data = bytes ? new Uint8Array(bytes) : file.size > READ_WHOLE_MAX ? await readBlob(file, id)
+      : new Uint8Array(await file.arrayBuffer());
+    readMs = now() - t0;
     post({ type: 'progress', id, phase: 'infer', fraction: null });
+    tInfer = now();
     result = eng.inferShapes(data, options);
     tScan = now();
     try { model = scanModel(data); } catch { model = null; }
+    source = { data };
   }
-  lastResult = result;
-  lastFile = file ?? null;
+  latest = { result, file: file ?? null };
+  results.set(id, latest);
   const t1 = now();
-  const { json, eventsJson } = serialize(result);
-  post({
-    type: 'done',
-    id,
-    name,
-    json,
-    eventsJson,
-    modelJson: JSON.stringify(compactModel(model)),
-    info: {
-      streamed,
-      fetched, // URL: {size, requests, bytes, ranged}
-      writeBack: typeof result.toModel === 'function' && !url,
-      inferMs: tScan - t0,
-      scanMs: t1 - tScan,
-      doneAt: now(),
-      version: eng.version,
-    },
-  });
+  const info = {
+    streamed,
+    fetched, // URL: {size, requests, bytes, ranged}
+    writeBack: typeof result.toModel === 'function' && !url,
+    inferMs: tScan - tInfer, // the engine's run (a streamed one reads the file as it goes)
+    readMs, // reading the whole file (or fetching a URL's graph) before it
+    openMs: tScan - t0, // from the file (or URL) to the result
+    scanMs: t1 - tScan,
+    version: eng.version,
+  };
+  const done = { type: 'done', id, name, eventsJson: null, modelJson: JSON.stringify(compactModel(model)), info };
+  for (const part of resultParts(result, model, done)) {
+    if (part.type === 'done') {
+      info.rowsMs = now() - t1; // the table's rows, in model order, and the first message
+      info.doneAt = now();
+    }
+    post(part);
+  }
+  await inferEvents(id, source);
 }
 
 self.onmessage = async (ev) => {
   const msg = ev.data;
   try {
     if (msg.type === 'infer') await infer(msg);
-    else if (msg.type === 'graph') {
-      if (!lastResult) throw new Error('no model');
-      post({ type: 'graph', id: msg.id, json: graphJson(lastResult) });
+    else if (msg.type === 'cancel') inflight.get(msg.target)?.abort(new DOMException('the page cancelled the opening', 'AbortError'));
+    else if (msg.type === 'keep') {
+      for (const id of results.keys()) if (id !== msg.model) results.delete(id);
+    } else if (msg.type === 'node') {
+      const { result } = resultFor(msg);
+      if (!result.node(msg.path, msg.index)) throw new Error(`no node ${msg.index} in graph '${msg.path}'`);
+      post({ type: 'node', id: msg.id, attributes: result.nodeAttributes(msg.path, msg.index) });
+    } else if (msg.type === 'graph') {
+      post({ type: 'graph', id: msg.id, json: graphJson(resultFor(msg).result) });
     } else if (msg.type === 'toModel') {
-      if (!lastResult || typeof lastResult.toModel !== 'function') throw new Error('write-back is not available');
+      const { result, file } = resultFor(msg);
+      if (typeof result.toModel !== 'function') throw new Error('write-back is not available');
       let out;
       try {
-        out = lastResult.toModel();
+        out = result.toModel();
       } catch (err) {
         // A streamed result has no bytes to rewrite: read the file now and infer from memory.
-        if (!lastFile) throw err;
+        if (!file) throw err;
         const eng = await engine();
-        const bytes = new Uint8Array(new FileReaderSync().readAsArrayBuffer(lastFile));
+        const bytes = new Uint8Array(new FileReaderSync().readAsArrayBuffer(file));
         out = eng.inferShapes(bytes).toModel();
       }
       const copy = out.slice(); // own buffer, transferable

@@ -1,5 +1,6 @@
 // The page's side of the inference worker (worker.js): starts it once, and asks it for work by
-// message id (inference, write-back, the graph for the graph view), with progress callbacks.
+// message id (inference, write-back, the graph for the graph view, a node's attributes), with
+// progress callbacks.
 import { now } from './page_util.js';
 
 let worker = null;
@@ -7,6 +8,18 @@ let nextId = 1;
 const pending = new Map();
 
 let workerReady = null;
+let eventsHandler = null;
+let partsHandler = null;
+
+/** Calls fn(msg) for each {type: 'events'} message: the event log the worker records after a result. */
+export function onEvents(fn) {
+  eventsHandler = fn;
+}
+
+/** Calls fn(msg) for each part of a result that follows its `done` message (worker.js resultParts). */
+export function onParts(fn) {
+  partsHandler = fn;
+}
 
 /** Resolves with the worker's `ready` message (engine version), rejects if it cannot start. */
 export const whenReady = () => workerReady;
@@ -23,6 +36,8 @@ export function startWorker() {
   });
   worker.addEventListener('message', (ev) => {
     const msg = ev.data;
+    if (msg.type === 'events') { eventsHandler?.(msg); return; }
+    if (['meta', 'symbols', 'rows', 'nodes', 'end'].includes(msg.type)) { partsHandler?.(msg); return; }
     const p = pending.get(msg.id);
     if (!p) return;
     if (msg.type === 'progress') p.onProgress?.(msg);
@@ -36,11 +51,20 @@ export function startWorker() {
   return workerReady;
 }
 
-/** Sends `message` to the worker; resolves with its answer, rejects with its error. */
-export function ask(message, onProgress, transfer) {
+/** Sends `message` to the worker: { id, promise } (its answer, or its error). */
+export function request(message, onProgress, transfer) {
   const id = nextId++;
-  return new Promise((resolve, reject) => {
+  const promise = new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject, onProgress });
     worker.postMessage({ ...message, id }, transfer || []);
   });
+  return { id, promise };
+}
+
+/** Sends `message` to the worker; resolves with its answer, rejects with its error. */
+export const ask = (message, onProgress, transfer) => request(message, onProgress, transfer).promise;
+
+/** Tells the worker something that has no answer (cancel, keep). */
+export function tell(message) {
+  worker.postMessage(message);
 }

@@ -13,6 +13,7 @@
 #include "infer/infer.h"
 #include "base/json.h"
 #include "api/key_sort.h"
+#include "api/result_attributes.h"
 #include "api/result_graph.h"
 #include "api/result_names.h"
 #include "api/write_back.h"
@@ -33,6 +34,8 @@ struct OsiResult {
   int names_done; /* osi_expr_name_sizes run on the result's texts */
   OsiJson cost; /* osi_result_cost_json */
   int cost_done;
+  OsiJson attributes; /* osi_result_attributes_json, made on the first call */
+  int attributes_done;
   /* write-back (osi_result_model): the borrowed input, the output once made */
   const uint8_t *src;
   size_t src_len;
@@ -823,10 +826,25 @@ void osi_result_delete(OsiResult *self) {
   osi_run_free(&self->run);
   osi_json_free(&self->json);
   osi_json_free(&self->cost);
+  osi_json_free(&self->attributes);
   free(self->packed);
   osi_expr_store_delete(self->exprs);
   osi_arena_delete(self->arena);
   free(self);
+}
+
+/* Section - Node attributes (osi_result_attributes_json) */
+
+const char *osi_result_attributes_json(OsiResult *self) {
+  if (!self || self->run.status != OSI_OK || !self->run.model) return "";
+  if (!self->attributes_done) {
+    self->attributes_done = 1;
+    name_sizes(self); /* type protos print sizes as the rest of the result does */
+    osi_expr_use_names(self->exprs, 1);
+    osi_json_attributes(&self->attributes, self->exprs, &self->run);
+    osi_expr_use_names(self->exprs, 0);
+  }
+  return self->attributes.failed || !self->attributes.buf ? "" : self->attributes.buf;
 }
 
 /* Section - Internal accessors (result.h) */

@@ -39,7 +39,7 @@ function transformer10k() {
   const file = join(REPO, 'build/graph_view/transformer_111.onnx');
   if (!existsSync(file)) {
     mkdirSync(join(REPO, 'build/graph_view'), { recursive: true });
-    execFileSync('/usr/bin/python3', ['-c', `import sys, onnx; sys.path.insert(0, ${JSON.stringify(join(REPO, 'tests/bench'))}); import make_models; onnx.save(make_models.transformer(111), ${JSON.stringify(file)})`]);
+    execFileSync('/usr/bin/python3', ['-c', `import sys, onnx; sys.path.insert(0, ${JSON.stringify(join(REPO, 'tests/bench'))}); import make_models; onnx.save(make_models.transformer(111), ${JSON.stringify(file)})`], { timeout: 300_000 });
   }
   return file;
 }

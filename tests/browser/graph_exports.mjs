@@ -36,7 +36,7 @@ export function llamaExport(layers) {
 import sys
 sys.path.insert(0, ${JSON.stringify(join(REPO, 'tests/bench'))})
 import make_exports
-make_exports.export(${JSON.stringify(tmp)}, 'llama', ${Number(layers)})`], { stdio: 'pipe', maxBuffer: 64 << 20 });
+make_exports.export(${JSON.stringify(tmp)}, 'llama', ${Number(layers)})`], { stdio: 'pipe', maxBuffer: 64 << 20, timeout: 1_800_000 });
   renameSync(tmp, file);
   return file;
 }
@@ -52,7 +52,7 @@ export function torchvisionExport(name) {
   if (existsSync(file)) return file;
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
-  execFileSync(PYTHON, [gen, tmp, name], { stdio: 'pipe', maxBuffer: 64 << 20 });
+  execFileSync(PYTHON, [gen, tmp, name], { stdio: 'pipe', maxBuffer: 64 << 20, timeout: 1_800_000 });
   mkdirSync(dir, { recursive: true });
   renameSync(join(tmp, `${name}.onnx`), file);
   rmSync(tmp, { recursive: true, force: true });

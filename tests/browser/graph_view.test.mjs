@@ -163,7 +163,7 @@ function transformer10k() {
 import sys, onnx
 sys.path.insert(0, ${JSON.stringify(join(REPO, 'tests/bench'))})
 import make_models
-onnx.save(make_models.transformer(111), ${JSON.stringify(file)})`], { stdio: 'pipe' });
+onnx.save(make_models.transformer(111), ${JSON.stringify(file)})`], { stdio: 'pipe', timeout: 300_000 });
   }
   return file;
 }
@@ -261,7 +261,7 @@ test('graph view: a 100k-node graph degrades to a neighbourhood, still off the m
 
 test('graph view in the single-file build (file://): the layout worker runs from the page itself', async () => {
   const html = join(REPO, 'build/onnx-shapes-demo.graph.html');
-  execFileSync(process.execPath, [join(REPO, 'examples/web/build.mjs'), html], { stdio: 'pipe' });
+  execFileSync(process.execPath, [join(REPO, 'examples/web/build.mjs'), html], { stdio: 'pipe', timeout: 120_000 });
   const page = await ctx.env.newPage();
   ctx.page = page;
   const requests = [];

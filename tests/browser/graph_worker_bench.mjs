@@ -25,7 +25,7 @@ const ONLY = new RegExp(arg('--only', '.'));
 
 /** The old worker (a classic script) run in this realm: returns view(request) → its answer. */
 function oldWorker(json) {
-  const src = execFileSync('git', ['-C', REPO, 'show', `${REV}:examples/web/layout_worker.js`], { encoding: 'utf8' });
+  const src = execFileSync('git', ['-C', REPO, 'show', `${REV}:examples/web/layout_worker.js`], { encoding: 'utf8', timeout: 60_000 });
   const self = { postMessage: (m) => { self.last = m; } };
   // eslint-disable-next-line no-new-func
   new Function('self', 'dagre', 'importScripts', src)(self, dagre, () => {});

@@ -114,8 +114,44 @@ export async function openPage({ colorScheme } = {}) {
   const page = await ctx.env.newPage({ colorScheme });
   ctx.page = page;
   await page.goto(`${ctx.env.base}/examples/web/`);
-  await page.waitForFunction(() => document.body.dataset.engine, null, { timeout: 60000 });
+  await engineReady(page);
   return page;
+}
+
+/**
+ * Waits until the demo page's engine is ready (body[data-engine]); throws at once, with the
+ * page's error card, when the engine could not be loaded (the LOAD error) instead of waiting out
+ * the timeout.
+ */
+export async function engineReady(page, timeout = 60000) {
+  await page.waitForFunction(() => document.body.dataset.engine || document.body.dataset.state === 'error', null, { timeout });
+  if (!await page.evaluate(() => document.body.dataset.engine)) {
+    throw new Error(`the page's engine did not load: ${(await page.textContent('#error-card').catch(() => ''))?.trim()}`);
+  }
+}
+
+/** What the tests need and is missing (the built engine), as sentences; empty when all is there. */
+export function missingPrerequisites() {
+  const missing = [];
+  for (const f of ['dist/onnx_shapes.mjs', 'dist/onnx_shapes.wasm']) {
+    if (!existsSync(join(REPO, f))) missing.push(`${f} is missing: the engine is not built (npm run build, or bash .ci/setup.sh)`);
+  }
+  if (!findChromium()) missing.push('chromium is not installed (apt-get install -y chromium, or set CHROMIUM=/path)');
+  return missing;
+}
+
+/**
+ * Loads the demo page once and waits for its engine (60 s at most): when the engine cannot run
+ * in the browser every test would wait out its own timeout, so the run stops here with the cause.
+ */
+async function engineLoads(env) {
+  const page = await env.newPage();
+  try {
+    await page.goto(`${env.base}/examples/web/`);
+    await engineReady(page);
+  } finally {
+    await page.close().catch(() => {});
+  }
 }
 
 /** Runs every registered test; prints "N passed, N failed" and sets the exit code. */
@@ -123,12 +159,23 @@ export async function runTests() {
   mkdirSync(SHOTS, { recursive: true });
   let passed = 0;
   let failed = 0;
+  const stop = (why) => {
+    console.log(`cannot run the browser tests: ${why}`);
+    console.log(`0 passed, ${tests.length} failed`);
+    process.exit(1);
+  };
+  const missing = missingPrerequisites();
+  if (missing.length) stop(missing.join('; '));
   try {
     ctx.env = await start();
   } catch (err) {
-    console.error(`cannot start the browser: ${err.message}`);
-    console.log(`0 passed, ${tests.length} failed`);
-    process.exit(1);
+    stop(`cannot start the browser: ${err.message}`);
+  }
+  try {
+    await engineLoads(ctx.env);
+  } catch (err) {
+    await ctx.env.close();
+    stop(err.message.split('\n')[0]);
   }
   // BROWSER_TESTS=regex runs only the matching tests (while working on the page); the others are
   // reported as not run, which .ci/run counts as failures (it never sets BROWSER_TESTS).

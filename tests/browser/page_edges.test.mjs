@@ -2,7 +2,7 @@
 // diagnostic's "show" link names a value of the node it is about, a file that fails to load
 // leaves the model on screen, long shapes are readable whole, only graph-input symbols get a size
 // field, a size computed in float shows as a named size whose value the bindings give, and a
-// 100k-node model with 10k diagnostics shows its table within 5 s of inference.
+// 100k-node model with 10k diagnostics shows its first rows before the rest, which comes in parts.
 import assert from 'node:assert/strict';
 import { model, attr, tensor } from '../js/onnx_builder.js';
 import { test, ctx, waitReady, row, openPage } from './harness.mjs';
@@ -65,7 +65,7 @@ test('a file that fails to load leaves the model on screen, with the error above
   await upload(page, 'broken.onnx', [0x08, 0x07, 0x3a, 0xff, 0xff]);
   await page.waitForFunction(() => document.body.dataset.state === 'error');
   const card = await page.textContent('#error-card');
-  assert.match(card, /broken\.onnx could not be analysed/);
+  assert.match(card, /broken\.onnx is truncated/);
   assert.equal(await page.isVisible('#workspace'), true, 'the model is still on screen');
   assert.match(await page.textContent('#model-title'), /tiny_decoder\.onnx/);
   assert.deepEqual((await row(page, 'present_key')).dims, ['batch', '4', 'total_seq', '16']);
@@ -190,20 +190,62 @@ test('a size computed in float is a named size: listed with its definition, eval
   await page.close();
 });
 
-test('100k NonZero nodes and 10k diagnostics: the table is painted within 5 s of the inference', async () => {
+test('100k NonZero nodes and 10k diagnostics: the first rows show before the rest, which comes in parts', async () => {
+  // A behaviour check, not a timing: how long this takes is measured by a benchmark
+  // (`node tests/browser/bench_table.mjs --nonzero`). The page must paint the table's first rows
+  // from the first part of the result, before any other part is added, and add the rest (rows,
+  // nodes, diagnostics) one part per task, the table complete at the end.
   const N = 100000;
   const nodes = [];
   for (let i = 0; i < N; i++) nodes.push({ op: 'NonZero', name: `nz${i}`, inputs: ['X'], outputs: [`i${i}`] });
   const bytes = model({ inputs: [{ name: 'X', elemType: 'float', dims: ['batch', 4] }], outputs: [`i${N - 1}`], nodes });
   const page = await openPage();
+  // What the page holds when the table's rows are first put in the DOM (a mutation observer runs
+  // right after the task that rendered them).
+  await page.evaluate(() => {
+    const grid = document.querySelector('#grid-rows');
+    const obs = new MutationObserver(() => {
+      const st = window.__onnxShapesDemo.state;
+      if (!grid.querySelector('.row') || !st.result || st.result.nodeCount !== 100000) return;
+      window.__firstPaint = {
+        domRows: grid.querySelectorAll('.row').length,
+        rows: st.rows.length,
+        rowsState: document.body.dataset.rows,
+        steps: (st.steps ?? []).length,
+        diagnostics: st.result.diagnostics.length,
+        firstName: grid.querySelector('.row .vname')?.textContent,
+      };
+      obs.disconnect();
+    });
+    obs.observe(grid, { childList: true });
+  });
   await upload(page, 'nonzero_100k.onnx', bytes);
-  await waitReady(page, 'nonzero_100k.onnx', 120000);
+  await waitReady(page, 'nonzero_100k.onnx', 600000);
+  const first = await page.evaluate(() => window.__firstPaint);
   const t = await page.evaluate(() => window.__onnxShapesDemo.timings);
+  const steps = await page.evaluate(() => window.__onnxShapesDemo.state.steps.map(([what]) => what));
   const diags = await page.textContent('#diagnostics-count');
-  console.log(`      100k NonZero: inference ${t.inferMs.toFixed(0)} ms, inference done -> table ${t.tableMs.toFixed(0)} ms, ${t.rows} rows, ${diags} diagnostics`);
+  console.log(`      100k NonZero: inference ${t.inferMs.toFixed(0)} ms, inference done -> first rows ${t.tableMs.toFixed(0)} ms, `
+    + `complete ${t.completeMs.toFixed(0)} ms after the file; ${t.rows} rows in ${steps.length} steps, ${diags} diagnostics`);
+  // The first rows: painted from the first part alone (a screen of rows, not the model).
+  assert.ok(first, 'the table had rows in the DOM');
+  assert.equal(first.rowsState, 'first');
+  assert.equal(first.steps, 0, 'no other part added before the first rows');
+  assert.ok(first.rows > 0 && first.rows <= 1000, `the first part holds a screen of rows, not all (${first.rows})`);
+  assert.ok(first.domRows > 0 && first.domRows <= first.rows, `${first.domRows} rows in the DOM`);
+  assert.equal(first.firstName, 'X', 'the first row is the graph input');
+  assert.equal(first.diagnostics, 0, 'the diagnostics come after the first rows');
+  // The rest in parts, each its own task: 100,001 rows are many parts, the nodes several.
+  const count = (what) => steps.filter((w) => w === what).length;
+  assert.ok(count('rows') >= 20, `the rows came in ${count('rows')} parts`);
+  assert.ok(count('nodes') >= 2, `the nodes came in ${count('nodes')} parts`);
+  assert.equal(count('meta'), 1);
+  assert.equal(count('end'), 1);
+  assert.equal(steps.at(-1), 'finish 3', 'the finishing steps come last');
+  // Complete at the end.
   assert.equal(t.rows, N + 1);
   assert.equal(diags.replace(/,/g, ''), '10000');
-  assert.ok(t.tableMs < 5000, `table within 5 s of inference (${t.tableMs.toFixed(0)} ms)`);
+  assert.equal(await page.evaluate(() => document.body.dataset.rows), 'complete');
   assert.deepEqual(page.errors, []);
   await page.close();
 });

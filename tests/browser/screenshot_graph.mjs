@@ -45,7 +45,7 @@ const env = await start({ viewport: { width: 1440, height: 860 } });
 try {
   // The whole page on the 10k-node transformer.
   const file = join(dir, 'llm_111_layers.onnx');
-  execFileSync('/usr/bin/python3', ['-c', `import sys, onnx; sys.path.insert(0, ${JSON.stringify(join(REPO, 'tests/bench'))}); import make_models; onnx.save(make_models.transformer(111), ${JSON.stringify(file)})`]);
+  execFileSync('/usr/bin/python3', ['-c', `import sys, onnx; sys.path.insert(0, ${JSON.stringify(join(REPO, 'tests/bench'))}); import make_models; onnx.save(make_models.transformer(111), ${JSON.stringify(file)})`], { timeout: 300_000 });
   let page = await openModel(env, file);
   const key = '/model/layers.7/self_attn/scores';
   await row(page, key);

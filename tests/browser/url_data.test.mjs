@@ -139,7 +139,7 @@ m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
 onnx.save_model(m, ${JSON.stringify(join(dir, 'model.onnx'))}, save_as_external_data=True,
                 all_tensors_to_one_file=${oneFile ? 'True' : 'False'}, size_threshold=0,
                 ${oneFile ? "location='model.onnx.data'" : 'location=None'})
-`], { stdio: 'pipe' });
+`], { stdio: 'pipe', timeout: 120_000 });
   return readdirSync(dir).sort().map((f) => join(dir, f));
 }
 

@@ -113,6 +113,14 @@ static void test_indexing(OpTest *t) {
                    "int64[1]{0}", "int64[1]{-1}", NULL), "float[4]");
   CHECK(!strncmp(op_run(t, "", "Slice", 13, "float[4]", "int64[1]{0}", "int64[1]{2}", "int64[1]{0}",
                         "int64[1]{0}", NULL), "error:INVALID_MODEL", 19));
+  /* Negative steps as numpy takes them: x[5:-20:-1] of 10 rows is rows 5..0 (the end clamps to
+   * -1, before the front, not to 0), x[20::-1] all 10 (the start clamps to the last row). */
+  CHECK_STR(op_run(t, "", "Slice", 13, "float[10]", "int64[1]{5}", "int64[1]{-20}", "int64[1]{0}", "int64[1]{-1}", NULL),
+            "float[6]");
+  CHECK_STR(op_run(t, "", "Slice", 13, "float[10]", "int64[1]{20}", "int64[1]{-9223372036854775807}", "int64[1]{0}",
+                   "int64[1]{-1}", NULL), "float[10]");
+  CHECK_STR(op_run(t, "", "Slice", 13, "float[10]", "int64[1]{-3}", "int64[1]{-11}", "int64[1]{0}", "int64[1]{-2}", NULL),
+            "float[4]");
   /* x[:x.shape[0]-k]: S-1 is negative when S = 0 and then counts from the
    * back (to -1, clamped to 0); Max(S-k, 0) holds for k <= 2 only (S = 2,
    * k = 3 keeps 2*2-3 = 1 element). */

@@ -373,6 +373,28 @@ static void range_slice_cases(OpTest *t) {
       }
 }
 
+/* Starts and ends around a dim of 10 (inside it, just past either end, far past): the extremes
+ * above jump from -1 to -2^62, past every finite negative end a model writes (x[5:-20:-1]
+ * takes 6 rows of 10, down to row 0, as numpy does: the end clamps to -1, not to 0). */
+static const int64_t NEAR[] = {-25, -20, -12, -11, -10, -9, -5, -2, -1, 0, 1, 5, 8, 9, 10, 11, 12, 20};
+#define NN ((int)(sizeof NEAR / sizeof NEAR[0]))
+
+static void slice_near_cases(OpTest *t) {
+  static const int64_t STEPS[] = {-3, -2, -1, 1, 2, 3};
+  for (int a = 0; a < NN; a++)
+    for (int b = 0; b < NN; b++)
+      for (int c = 0; c < (int)(sizeof STEPS / sizeof STEPS[0]); c++) {
+        i128 p[3] = {NEAR[a], NEAR[b], STEPS[c]};
+        char label[160], s[3][48];
+        for (int k = 0; k < 3; k++) snprintf(s[k], sizeof s[k], "int64[1]{%lld}", (long long)p[k]);
+        snprintf(label, sizeof label, "Slice [%lld:%lld:%lld] of 10", (long long)p[0], (long long)p[1], (long long)p[2]);
+        op_run(t, "", "Slice", 13, "float[10]", s[0], s[1], "int64[1]{0}", s[2], NULL);
+        check_const(t, label, 0, 0, slice_ref(10, p));
+        op_run(t, "", "Slice", 13, "float[H]", s[0], s[1], "int64[1]{0}", s[2], NULL);
+        check_symbolic(t, label, 0, 0, slice_ref, p, 1);
+      }
+}
+
 static void block_cases(OpTest *t) {
   for (int a = 0; a < NX; a++) {
     int64_t b = EXTREMES[a];
@@ -481,6 +503,7 @@ int main(void) {
   pad_tile_cases(t);
   given_size_cases(t);
   range_slice_cases(t);
+  slice_near_cases(t);
   block_cases(t);
   generic_cases(t);
   op_test_free(t);

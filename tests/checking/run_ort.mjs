@@ -19,7 +19,11 @@ export function runInOrt(tests, { jobs = 2, batch = 40, timeoutMs = 30_000, only
     let running = 0;
     const startWorker = (work) => {
       running++;
-      const child = fork(WORKER, [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], execArgv: [] });
+      // Each case has its own limit (arm() below); `timeout` also bounds a worker that never starts one.
+      const child = fork(WORKER, [], {
+        timeout: (work.names.length + 1) * timeoutMs, killSignal: 'SIGKILL',
+        stdio: ['ignore', 'ignore', 'pipe', 'ipc'], execArgv: [],
+      });
       let current = null;
       let timer = null;
       let stderr = '';

@@ -34,6 +34,7 @@ import { bindDefinitions, evalDim, expandDefinitions, symbolsThrough } from '../
 import { compareValue, makeFeeds, PYTHON, REPO, rng } from './differential.mjs';
 import { badUpstream, classifyRoot, dataDependence, indexGraph } from './graph_analysis.mjs';
 import { cutAt } from './cut_graph.mjs';
+import { runWatched } from '../tools/run_watched.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const GENERATOR = join(HERE, 'make_torchvision.py');
@@ -42,7 +43,7 @@ const require = createRequire(import.meta.url);
 
 /** Why the check cannot run here (null when it can). */
 export function unavailableReason() {
-  const py = spawnSync(PYTHON, ['-c', 'import torch, torchvision, onnx, numpy'], { encoding: 'utf8' });
+  const py = spawnSync(PYTHON, ['-c', 'import torch, torchvision, onnx, numpy'], { encoding: 'utf8', timeout: 300_000 });
   if (py.error || py.status !== 0) {
     return `python3-torch/python3-torchvision/python3-onnx not importable by ${PYTHON}: ` +
       `${(py.error?.message ?? py.stderr).trim().split('\n').pop()}`;
@@ -62,20 +63,30 @@ export function cacheDir() {
   return join(CACHE, h.digest('hex').slice(0, 16));
 }
 
-/** The models' folder, generated when absent: { dir, generatedSeconds (null when cached) }. */
-export function ensureModels({ regenerate = false } = {}) {
+/**
+ * The models' folder, generated when absent: { dir, generatedSeconds (null when cached) }. The
+ * generator prints a line per model: it is stopped when it prints nothing for 20 minutes (one
+ * model took 7 at a load average of 25), or after 4 hours.
+ */
+export async function ensureModels({ regenerate = false } = {}) {
   const dir = cacheDir();
   if (!regenerate && existsSync(join(dir, 'manifest.json'))) return { dir, generatedSeconds: null };
   mkdirSync(CACHE, { recursive: true });
-  for (const old of readdirSync(CACHE)) rmSync(join(CACHE, old), { recursive: true, force: true });
+  // Older caches go; a folder another run is generating into (.tmp-<its pid>, alive) stays.
+  const alive = (pid) => { try { process.kill(pid, 0); return true; } catch (e) { return e.code === 'EPERM'; } };
+  for (const old of readdirSync(CACHE)) {
+    const pid = /\.tmp-(\d+)$/.exec(old)?.[1];
+    if (!pid || !alive(Number(pid))) rmSync(join(CACHE, old), { recursive: true, force: true });
+  }
   const tmp = `${dir}.tmp-${process.pid}`;
   const t0 = Date.now();
-  const r = spawnSync(PYTHON, [GENERATOR, tmp], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = await runWatched(PYTHON, [GENERATOR, tmp], { idleMs: 1_200_000, timeout: 4 * 3_600_000, echo: true });
   if (r.error || r.status !== 0) {
     rmSync(tmp, { recursive: true, force: true });
     throw new Error(`make_torchvision.py failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stderr}`);
   }
-  renameSync(tmp, dir);
+  if (existsSync(join(dir, 'manifest.json'))) rmSync(tmp, { recursive: true, force: true }); // another run finished first
+  else renameSync(tmp, dir);
   return { dir, generatedSeconds: (Date.now() - t0) / 1000 };
 }
 
@@ -565,7 +576,7 @@ async function main() {
     process.exit(2);
   }
   let generatedSeconds = null;
-  if (!dir) ({ dir, generatedSeconds } = ensureModels({ regenerate }));
+  if (!dir) ({ dir, generatedSeconds } = await ensureModels({ regenerate }));
   const t0 = Date.now();
   const report = await runTorchvision(dir, { only: args });
   report.timing = { generatedSeconds, checkSeconds: (Date.now() - t0) / 1000, dir };

@@ -100,6 +100,7 @@ function ortCreates(files) {
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script, ...files], {
     cwd: REPO,
     encoding: 'utf8',
+    timeout: 600_000,
   });
   if (r.status !== 0) throw new Error(`onnxruntime-node failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop());
@@ -116,6 +117,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 test('the committed arity table is what tests/tools/gen_arity.py makes of the spec', () => {
   const r = spawnSync('/usr/bin/python3', [join(REPO, 'tests/tools/gen_arity.py'), '--check'], {
     encoding: 'utf8',
+    timeout: 600_000,
     env: { ...process.env, OSI_SHARED_DIR: SHARED },
   });
   expect(r.stderr).toBe('');

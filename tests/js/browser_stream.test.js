@@ -123,4 +123,17 @@ describe('inferShapesFromFile in Chromium', () => {
     expect(out.error).toEqual({ name: 'ShapeInferenceError', code: 'PARSE_ERROR', message: expect.stringMatching(/at byte \d+$/), isClass: true });
     expect(errors).toEqual([]);
   }, 120000);
+
+  test('node attributes ({ attributes: true }) cross from the stream worker', async () => {
+    const attrs = await page.evaluate(async () => {
+      const engine = await (await import('/js/index.js')).init();
+      const blob = await (await fetch('/examples/models/cnn_dynamic.onnx')).blob();
+      const r = await engine.inferShapesFromFile(blob, { attributes: true });
+      const plain = await engine.inferShapesFromFile(blob);
+      return { conv: r.nodeAttributes('', r.nodes.findIndex((n) => n.name === 'conv1')), none: plain.nodeAttributes('', 0) };
+    });
+    expect(attrs.none).toBeNull();
+    expect(attrs.conv.find((a) => a.name === 'strides')).toEqual({ name: 'strides', type: 'ints', value: [2, 2] });
+    expect(errors).toEqual([]);
+  }, 60000);
 });

@@ -10,7 +10,7 @@ import { graph, model, node } from './onnx_builder.js';
 const CLI = join(REPO, 'js', 'cli.js');
 const DECODER = join(REPO, 'examples', 'models', 'tiny_decoder.onnx');
 const CNN = join(REPO, 'examples', 'models', 'cnn_dynamic.onnx');
-const cli = (args, input, env) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', input, env: { ...process.env, ...env } });
+const cli = (args, input, env) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', input, env: { ...process.env, ...env }, timeout: 300_000 });
 
 function varint(n) {
   const out = [];
@@ -105,7 +105,7 @@ test('a failed --write is a file error in one line, never a stack trace', () => 
 test('--write - puts the model on standard output, and nothing else', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'osi-cli-'));
   try {
-    const r = spawnSync(process.execPath, [CLI, CNN, '--write', '-'], { cwd: dir });
+    const r = spawnSync(process.execPath, [CLI, CNN, '--write', '-'], { cwd: dir, timeout: 300_000 });
     expect(r.status).toBe(0);
     expect(readdirSync(dir)).toEqual([]); // no file named '-'
     const engine = await init();
@@ -123,7 +123,7 @@ test('a reader that leaves early (| head) ends the CLI quietly, with exit 3', ()
     const path = join(dir, 'chain.onnx');
     writeFileSync(path, bigModel({ inputs: [{ name: 'x', elemType: 'float', dims: ['N', 4] }], outputs: [`v${n - 1}`], nodes }));
     const r = spawnSync('sh', ['-c', '{ "$1" "$2" "$3"; echo "exit=$?" >&2; } | head -c 100 > /dev/null', 'sh', process.execPath, CLI, path],
-      { encoding: 'utf8' });
+      { encoding: 'utf8', timeout: 300_000 });
     expect(r.stderr).toBe('exit=3\n');
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -132,16 +132,21 @@ test('a reader that leaves early (| head) ends the CLI quietly, with exit 3', ()
 
 test('--stream reads a FIFO (which has no size) to its end', () => {
   const dir = mkdtempSync(join(tmpdir(), 'osi-cli-'));
+  let writer = null;
   try {
     const fifo = join(dir, 'model.fifo');
-    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
-    // The writer blocks until the CLI opens the FIFO, so it runs in the background of one shell.
-    const r = spawnSync('sh', ['-c', 'cat "$1" > "$2" & "$3" "$4" --stream "$2"', 'sh', CNN, fifo, process.execPath, CLI],
-      { encoding: 'utf8' });
+    expect(spawnSync('mkfifo', [fifo], { timeout: 60_000 }).status).toBe(0);
+    // The writer blocks until the CLI opens the FIFO: it runs beside the CLI, with its own time
+    // limit, and is killed below whatever happened (a CLI that exits before opening the FIFO
+    // would leave it blocked forever).
+    writer = spawn('sh', ['-c', 'exec cat "$1" > "$2"', 'sh', CNN, fifo], { stdio: 'ignore', timeout: 300_000, killSignal: 'SIGKILL' });
+    const r = spawnSync(process.execPath, [CLI, '--stream', fifo], { encoding: 'utf8', timeout: 300_000 });
+    expect(r.error?.message ?? null).toBeNull();
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^logits\s+MatMul\s+float \[N, 10\]$/m);
   } finally {
+    writer?.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }
 });
@@ -152,7 +157,7 @@ test('onnx-shapes /dev/zero ends by itself, at once, with bounded memory', async
   // peak is VmHWM, that of the child's own memory since exec: getrusage's maxRSS (Node's
   // resourceUsage) keeps, across fork and exec, the peak of the Jest worker that spawned it.
   const report = 'data:text/javascript,import{readFileSync}from"node:fs";process.on("exit",()=>process.stderr.write(`maxRSS=${/VmHWM:\\s+(\\d+)/.exec(readFileSync("/proc/self/status","utf8"))[1]}\\n`))';
-  const child = spawn(process.execPath, ['--import', report, CLI, '/dev/zero'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', report, CLI, '/dev/zero'], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000, killSignal: 'SIGKILL' });
   let stderr = '';
   child.stderr.on('data', (d) => { stderr += d; });
   const started = Date.now();
@@ -178,7 +183,7 @@ test('a 150k-value model prints its whole table', () => {
   const nodes = new Array(n);
   for (let i = 0; i < n; i++) nodes[i] = { op: 'Relu', inputs: [i ? `v${i - 1}` : 'x'], outputs: [`v${i}`] };
   const bytes = bigModel({ inputs: [{ name: 'x', elemType: 'float', dims: ['N', 4] }], outputs: [`v${n - 1}`], nodes });
-  const r = spawnSync(process.execPath, [CLI, '-', '--bind', 'N=3'], { input: bytes, encoding: 'utf8', maxBuffer: 1 << 30 });
+  const r = spawnSync(process.execPath, [CLI, '-', '--bind', 'N=3'], { input: bytes, encoding: 'utf8', maxBuffer: 1 << 30, timeout: 300_000 });
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
   const lines = r.stdout.split('\n');
@@ -272,7 +277,7 @@ describe('long value names', () => {
       const path = join(dir, 'long.onnx');
       writeFileSync(path, bytes);
       const command = `stty cols 50 rows 20; COLUMNS= "${process.execPath}" "${CLI}" "${path}"`;
-      const r = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      const r = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
       expect(r.status).toBe(0);
       const lines = r.stdout.split('\r\n').filter((l) => l.length > 0);
       expect(fits(lines.slice(lines.findIndex((l) => l.startsWith('value'))), 50)).toBe(true);
@@ -299,6 +304,23 @@ describe('--bind', () => {
     expect(back).toMatch(/^past_key\s+float \[2, 4, 3, 16\]\s+1536$/m);
     expect(back).toMatch(/^derived: past_seq=3 /m);
     expect(back).not.toMatch(/^unbound/m);
+  });
+
+  test('the size derived is the one not given: past_seq and total_seq give seq, and past_seq stays as given', () => {
+    // past_seq+seq == total_seq is solved for seq, the one symbol without a size; solving it for
+    // past_seq (the first symbol of the sum) would derive nothing and drop the given past_seq.
+    const out = table(cli([DECODER, '--bind', 'batch=2,past_seq=5,total_seq=8']));
+    expect(out).toMatch(/^derived: seq=3 \(past_seq\+seq == total_seq\)$/m);
+    expect(out).toMatch(/^past_key\s+float \[2, 4, 5, 16\]\s+2560$/m); // 2*4*5*16 floats
+    expect(out).toMatch(/^present_key\s+Concat\s+float \[2, 4, 8, 16\]\s+4096$/m);
+    expect(out).toMatch(/^input_ids\s+int64 \[2, 3\]\s+48$/m);
+    expect(out).not.toMatch(/^unbound/m);
+    const j = JSON.parse(table(cli([DECODER, '--json', '--bind', 'batch=2,past_seq=5,total_seq=8'])));
+    expect(j.bindings).toEqual({
+      given: { batch: 2, past_seq: 5, total_seq: 8 },
+      derived: { seq: { value: 3, from: 'past_seq+seq == total_seq' } },
+      unbound: [],
+    });
   });
 
   test('a declared label can be bound: the size it names gets its value', () => {

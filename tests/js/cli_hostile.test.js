@@ -15,7 +15,7 @@ import { model } from './onnx_builder.js';
 const CLI = join(REPO, 'js', 'cli.js');
 jest.setTimeout(120000); // a few CLI runs per test; this is for a machine under load
 const cli = (args, input, env) => spawnSync(process.execPath, [CLI, ...args], {
-  encoding: 'utf8', input, env: { ...process.env, COLUMNS: '', ...env }, maxBuffer: 256 * 1024 * 1024,
+  encoding: 'utf8', input, env: { ...process.env, COLUMNS: '', ...env }, maxBuffer: 256 * 1024 * 1024, timeout: 300_000,
 });
 
 // Every control character a terminal acts on, and the invisible ones that reorder text; '\n' only
@@ -121,9 +121,9 @@ test('over --max-bytes, a FIFO is named by the path given', () => {
       outputs: ['y'],
       nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'], name: 'n'.repeat(5000) }],
     })));
-    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    expect(spawnSync('mkfifo', [fifo], { timeout: 60_000 }).status).toBe(0);
     const r = spawnSync('sh', ['-c', 'cat "$1" > "$2" 2>/dev/null & "$3" "$4" --max-bytes 1K "$2"', 'sh', big, fifo, process.execPath, CLI],
-      { encoding: 'utf8' });
+      { encoding: 'utf8', timeout: 300_000 });
     expect(r.status).toBe(4);
     expect(r.stderr).toMatch(new RegExp(`^onnx-shapes: LIMIT_EXCEEDED: ${fifo.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is larger than 1024 bytes`));
     expect(r.stderr).not.toMatch(/file descriptor/);
@@ -147,7 +147,7 @@ function fasterRcnn() {
   const dir = join(REPO, 'build', 'cli_width', hash);
   if (!existsSync(join(dir, want))) {
     const tmp = `${dir}.tmp-${process.pid}`;
-    const r = spawnSync('/usr/bin/python3', [gen, tmp, want.replace(/\.onnx$/, '')], { encoding: 'utf8' });
+    const r = spawnSync('/usr/bin/python3', [gen, tmp, want.replace(/\.onnx$/, '')], { encoding: 'utf8', timeout: 1_800_000 });
     if (r.status !== 0) throw new Error(`make_torchvision.py failed (python3-torch and python3-torchvision are needed):\n${r.stderr}`);
     mkdirSync(join(REPO, 'build', 'cli_width'), { recursive: true });
     rmSync(dir, { recursive: true, force: true });

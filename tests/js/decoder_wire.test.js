@@ -120,7 +120,7 @@ for v in list(m.graph.input) + list(m.graph.output):
     t = v.type.tensor_type
     out[v.name] = {'elemType': t.elem_type, 'dims': [d.dim_value for d in t.shape.dim] if t.HasField('shape') else None}
 print(json.dumps(out))`;
-  return JSON.parse(execFileSync(PYTHON, ['-c', script, path], { encoding: 'utf8' }));
+  return JSON.parse(execFileSync(PYTHON, ['-c', script, path], { encoding: 'utf8', timeout: 300_000 }));
 }
 
 // Section - Tests

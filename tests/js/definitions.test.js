@@ -103,7 +103,7 @@ describe('result.definitions', () => {
         expect(c.definitions).toEqual(a.definitions);
         expect(c.getShape('y')).toEqual(a.getShape('y'));
         // the command line: the names after the table, their values with --bind, and in --json
-        const cli = (args) => spawnSync(process.execPath, [join(REPO, 'js', 'cli.js'), path, ...args], { encoding: 'utf8' });
+        const cli = (args) => spawnSync(process.execPath, [join(REPO, 'js', 'cli.js'), path, ...args], { encoding: 'utf8', timeout: 300_000 });
         const t = cli([]);
         expect(t.status).toBe(0);
         for (const d of a.definitions) expect(t.stdout).toContain(`where ${d.name} = ${d.expr}\n`);

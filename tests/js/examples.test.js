@@ -64,7 +64,7 @@ const python = '/usr/bin/python3'; // Debian's, with python3-onnx (.ci/setup.sh 
 test('committed example models are what the generator writes', () => {
   const dir = mkdtempSync(join(tmpdir(), 'osi-examples-'));
   try {
-    const run = spawnSync(python, [join(MODELS, 'make_models.py'), dir], { encoding: 'utf8' });
+    const run = spawnSync(python, [join(MODELS, 'make_models.py'), dir], { encoding: 'utf8', timeout: 600_000 });
     expect({ status: run.status, error: run.error?.message, stderr: run.status === 0 ? '' : run.stderr })
       .toEqual({ status: 0, error: undefined, stderr: '' });
     for (const name of ['tiny_decoder', 'cnn_dynamic', 'control_flow']) {

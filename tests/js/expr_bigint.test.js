@@ -182,7 +182,7 @@ test('the CLI: --bind past 2^53 prints exact dims and byte sizes; past int64, th
       outputs: ['Y'],
       nodes: [{ op: 'Relu', inputs: ['X'], outputs: ['Y'] }],
     }));
-    const cli = (bind) => spawnSync(process.execPath, [join(REPO, 'js', 'cli.js'), path, '--bind', bind], { encoding: 'utf8' });
+    const cli = (bind) => spawnSync(process.execPath, [join(REPO, 'js', 'cli.js'), path, '--bind', bind], { encoding: 'utf8', timeout: 300_000 });
     let r = cli('N=3,M=1');
     expect(r.status).toBe(0);
     // 9007199254740993 * 3 = 27021597764222979; times 4 bytes = 108086391056891916.

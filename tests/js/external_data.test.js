@@ -69,7 +69,7 @@ let engine;
 beforeAll(async () => {
   engine = await init();
   dir = mkdtempSync(join(tmpdir(), 'osi-extdata-'));
-  const r = spawnSync(PYTHON, ['-c', GENERATE, dir], { encoding: 'utf8' });
+  const r = spawnSync(PYTHON, ['-c', GENERATE, dir], { encoding: 'utf8', timeout: 300_000 });
   if (r.status !== 0) throw new Error(`generating the models failed (${PYTHON} with onnx is required):\n${r.stderr}`);
   writeFileSync(join(dir, 'spy.mjs'), SPY);
 }, 60000);
@@ -82,7 +82,7 @@ function spied(args) {
   const log = join(dir, `opened-${Math.random().toString(36).slice(2)}.txt`);
   writeFileSync(log, '');
   const r = spawnSync(process.execPath, ['--import', join(dir, 'spy.mjs'), ...args], {
-    encoding: 'utf8', env: { ...process.env, OSI_OPEN_LOG: log }, maxBuffer: 64 << 20,
+    encoding: 'utf8', env: { ...process.env, OSI_OPEN_LOG: log }, maxBuffer: 64 << 20, timeout: 300_000,
   });
   if (r.status !== 0) throw new Error(`child failed (${r.status}): ${r.stderr}`);
   return { stdout: r.stdout, opened: readFileSync(log, 'utf8').split('\n').filter(Boolean) };
@@ -116,7 +116,7 @@ process.stdout.write(JSON.stringify(e.inferShapesFromPath(${JSON.stringify(model
   });
 
   test('the CLI never opens a data file, with or without --stream, and prints the inline shapes', () => {
-    const inline = spawnSync(process.execPath, [join(REPO, 'js', 'cli.js'), '--json', join(dir, 'inline.onnx')], { encoding: 'utf8' });
+    const inline = spawnSync(process.execPath, [join(REPO, 'js', 'cli.js'), '--json', join(dir, 'inline.onnx')], { encoding: 'utf8', timeout: 300_000 });
     const data = new Set(dataFiles(sub).map((f) => join(dir, sub, f)));
     for (const flags of [[], ['--stream']]) {
       const { stdout, opened } = spied([join(REPO, 'js', 'cli.js'), '--json', ...flags, model()]);

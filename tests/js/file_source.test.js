@@ -36,14 +36,14 @@ let fifoCount = 0;
 /** A FIFO that a child process fills with `bytes` (written to a file first) or the output of `command`. */
 function fifo({ bytes, command }) {
   const path = join(dir, `fifo${fifoCount++}`);
-  expect(spawnSync('mkfifo', [path]).status).toBe(0);
+  expect(spawnSync('mkfifo', [path], { timeout: 60_000 }).status).toBe(0);
   let writer;
   if (bytes) {
     const file = `${path}.src`;
     writeFileSync(file, bytes);
-    writer = spawn('sh', ['-c', 'cat "$1" > "$2"', 'sh', file, path], { stdio: 'ignore' });
+    writer = spawn('sh', ['-c', 'cat "$1" > "$2"', 'sh', file, path], { stdio: 'ignore', timeout: 300_000, killSignal: 'SIGKILL' });
   } else {
-    writer = spawn('sh', ['-c', `${command} > "$1"`, 'sh', path], { stdio: 'ignore' });
+    writer = spawn('sh', ['-c', `${command} > "$1"`, 'sh', path], { stdio: 'ignore', timeout: 300_000, killSignal: 'SIGKILL' });
   }
   writer.on('error', () => {});
   return { path, writer };

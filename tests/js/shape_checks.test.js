@@ -72,7 +72,7 @@ describe('onnx-shapes --strict', () => {
   test('exits 5 at the first broken node, naming it', () => {
     const file = join(dir, 'broken.onnx');
     writeFileSync(file, twoMatMuls());
-    const r = spawnSync(process.execPath, [CLI, file, '--strict'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [CLI, file, '--strict'], { encoding: 'utf8', timeout: 300_000 });
     expect(r.status).toBe(5);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim()).toBe(
@@ -80,7 +80,7 @@ describe('onnx-shapes --strict', () => {
         + "dim 1 of input 'wt' is M, but node 'first' (MatMul) requires M == 3",
     );
     // Without --strict the same model prints its table with the diagnostic as a note.
-    const plain = spawnSync(process.execPath, [CLI, file], { encoding: 'utf8' });
+    const plain = spawnSync(process.execPath, [CLI, file], { encoding: 'utf8', timeout: 300_000 });
     expect(plain.status).toBe(0);
     expect(plain.stdout).toMatch(/^note: SHAPE_MISMATCH \(node 'second', MatMul\): /m);
   });
@@ -88,7 +88,7 @@ describe('onnx-shapes --strict', () => {
   test('a consistent model passes', () => {
     const file = join(dir, 'ok.onnx');
     writeFileSync(file, twoMatMuls(['M', 2]));
-    const r = spawnSync(process.execPath, [CLI, file, '--strict'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [CLI, file, '--strict'], { encoding: 'utf8', timeout: 300_000 });
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^z\s+MatMul\s+float \[4, 2\]$/m);
   });

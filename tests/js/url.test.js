@@ -214,7 +214,7 @@ onnx.save(m, sys.argv[1])
 
 test('every kind of payload: the same result as from the bytes, nothing fetched twice, few bytes', async () => {
   const path = join(dir, 'varied.onnx');
-  const gen = spawnSync('/usr/bin/python3', ['-c', VARIED, path], { encoding: 'utf8' });
+  const gen = spawnSync('/usr/bin/python3', ['-c', VARIED, path], { encoding: 'utf8', timeout: 600_000 });
   if (gen.status !== 0) throw new Error(`python3-onnx is required: ${gen.stderr}`);
   const bytes = readFileSync(path);
   const s = await server('range');

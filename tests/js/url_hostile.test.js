@@ -67,7 +67,7 @@ function inChild(url, timeoutMs = 60000) {
     console.log(JSON.stringify({ outcome, peakMB: peak / 2 ** 20 }));`;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--max-old-space-size=256', '--input-type=module', '-e', code, url],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } });
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' }, timeout: timeoutMs + 5000 });
     let out = '';
     let err = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);

@@ -229,10 +229,10 @@ describe('getShape(name).value: the known content of small integer tensors', () 
     const dir = join(REPO, 'build');
     const file = join(dir, 'viewer_api_shape.onnx');
     writeFileSync(file, shapeSubgraph());
-    const out = execFileSync(process.execPath, [join(REPO, 'js/cli.js'), file], { encoding: 'utf8' });
+    const out = execFileSync(process.execPath, [join(REPO, 'js/cli.js'), file], { encoding: 'utf8', timeout: 300_000 });
     expect(out).toMatch(/^x_shape\s+Shape\s+int64 \[4\] = \[batch, 8, height, width\]$/m);
     expect(out).toMatch(/^t\s+Concat\s+int64 \[2\] = \[batch, -1\]$/m);
-    const bound = execFileSync(process.execPath, [join(REPO, 'js/cli.js'), file, '--bind', 'batch=2,height=3,width=5'], { encoding: 'utf8' });
+    const bound = execFileSync(process.execPath, [join(REPO, 'js/cli.js'), file, '--bind', 'batch=2,height=3,width=5'], { encoding: 'utf8', timeout: 300_000 });
     expect(bound).toMatch(/^x_shape\s+Shape\s+int64 \[4\] = \[2, 8, 3, 5\]\s+32$/m);
   });
 });

@@ -255,7 +255,7 @@ describe('written models in external tools', () => {
   });
 
   test('pass the ONNX checker (Debian python3-onnx) wherever the original does', () => {
-    const probe = spawnSync(PYTHON, ['-c', 'import onnx'], { encoding: 'utf8' });
+    const probe = spawnSync(PYTHON, ['-c', 'import onnx'], { encoding: 'utf8', timeout: 300_000 });
     expect({ probe: probe.error?.message ?? probe.stderr.trim() })
       .toEqual({ probe: '' }); // python3-onnx (apt-get install python3-onnx; .ci/setup.sh does)
     const script = [
@@ -270,7 +270,7 @@ describe('written models in external tools', () => {
       'print(json.dumps(out))',
     ].join('\n');
     const paths = cases.flatMap((c) => [c.original, c.written]);
-    const run = spawnSync(PYTHON, ['-c', script], { input: JSON.stringify(paths), encoding: 'utf8', maxBuffer: 64 << 20 });
+    const run = spawnSync(PYTHON, ['-c', script], { input: JSON.stringify(paths), encoding: 'utf8', maxBuffer: 64 << 20, timeout: 600_000 });
     expect(run.status).toBe(0);
     const verdict = JSON.parse(run.stdout);
     let checked = 0;
@@ -323,7 +323,7 @@ describe('written models in external tools', () => {
         process.stdout.write(JSON.stringify(result));
       })().catch((e) => { console.error(e); process.exit(1); });`;
     const run = spawnSync(process.execPath, ['-e', script], {
-      input: JSON.stringify(jobs), encoding: 'utf8', maxBuffer: 256 << 20,
+      input: JSON.stringify(jobs), encoding: 'utf8', maxBuffer: 256 << 20, timeout: 600_000,
     });
     expect(run.stderr.includes('Error') ? run.stderr : '').toBe('');
     expect(run.status).toBe(0);

@@ -35,7 +35,7 @@ c.add('node examples/custom-op/register.mjs', () => {
 });
 
 c.add('node examples/web/serve.mjs serves both pages, the module and the wasm', async () => {
-  const child = spawn(process.execPath, ['examples/web/serve.mjs', REPO, '0'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['examples/web/serve.mjs', REPO, '0'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
   try {
     const base = await new Promise((resolve, reject) => {
       let out = '';

@@ -16,7 +16,7 @@ let failed = 0;
 for (const script of scripts) {
   console.log(`\n== tests/package/${script}`);
   const t0 = Date.now();
-  const r = spawnSync(process.execPath, [join(HERE, script)], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(HERE, script)], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', timeout: 600_000, killSignal: 'SIGKILL' });
   process.stdout.write(r.stdout ?? '');
   const m = /^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$/m.exec(r.stdout ?? '');
   if (m) {
