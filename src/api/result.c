@@ -103,6 +103,8 @@ static OsiResult *infer(const DecodeArgs *a, uint32_t flags, const OsiRegistry *
   }
   r->run.arena = r->arena;
   r->run.exprs = r->exprs;
+  uint64_t model_bytes = a->decoder == 2 ? a->total_len : a->len;
+  osi_expr_set_work_budget(r->exprs, OSI_EXPR_WORK_PER_RUN + OSI_EXPR_WORK_PER_BYTE * model_bytes);
   r->run.registry = registry;
   r->run.cur_node = -1;
   /* Write-back edits the caller's bytes (valid until the result is
@@ -124,6 +126,16 @@ static OsiResult *infer(const DecodeArgs *a, uint32_t flags, const OsiRegistry *
     osi_run_fail(&r->run, derr.status, "", "%s", derr.message);
     return r;
   }
+  /* Which dim texts a spent budget cuts would depend on the order the
+   * decoder read them in: past it, the model is refused. */
+  if (osi_expr_work_exhausted(r->exprs)) {
+    osi_run_fail(&r->run, OSI_ERR_LIMIT_EXCEEDED, "",
+                 "reading the model's dim texts takes more than %llu steps of expression work (%u, "
+                 "and %u per byte of the model)",
+                 (unsigned long long)(OSI_EXPR_WORK_PER_RUN + OSI_EXPR_WORK_PER_BYTE * model_bytes),
+                 (unsigned)OSI_EXPR_WORK_PER_RUN, (unsigned)OSI_EXPR_WORK_PER_BYTE);
+    return r;
+  }
   r->run.model = m;
   /* Sized for every value the graph can define (the table grows anyway if
    * not): a sparser table only spreads lookups over more cache lines. */
@@ -142,6 +154,12 @@ static OsiResult *infer(const DecodeArgs *a, uint32_t flags, const OsiRegistry *
   if (st == OSI_OK && osi_anchors_apply(&r->root, m->graph, flags, &anchored) == OSI_OK)
     osi_constraints_propagate(&r->root, m->graph, &anchored);
   osi_anchor_log_free(&anchored);
+  if (osi_expr_work_exhausted(r->exprs))
+    osi_run_diag(&r->run, "LIMIT_EXCEEDED", "", "", -1,
+                 "inferring the model takes more than %llu steps of expression work (%u, and %u "
+                 "per byte of the model): the sizes computed after that are unknown",
+                 (unsigned long long)(OSI_EXPR_WORK_PER_RUN + OSI_EXPR_WORK_PER_BYTE * model_bytes),
+                 (unsigned)OSI_EXPR_WORK_PER_RUN, (unsigned)OSI_EXPR_WORK_PER_BYTE);
   return r;
 }
 

@@ -82,8 +82,11 @@ typedef struct NameChunk NameChunk;
 typedef struct ExprNaming ExprNaming; /* expr_naming.c */
 
 /* Results of a binary operation by its operands' ids: direct-mapped
- * triples (a, b, result), a = 0 empty; it grows with the store up to 2^14
- * slots, and is cleared when a store flag changes what rules apply. */
+ * triples (a, b, result), a = 0 empty, placed by the operands' structural
+ * hashes (so that which results are found again, and so the work an
+ * operation takes, does not depend on the order ids were given out in); it
+ * grows with the store up to 2^14 slots, and is cleared when a store flag
+ * changes what rules apply. */
 typedef struct PairMemo {
   uint32_t *t;
   uint32_t cap;
@@ -120,10 +123,19 @@ struct OsiExprStore {
   uint32_t *sum_memo;
   uint32_t sum_memo_cap;
   /* expr_floor.c: sums being canonicalised (a sum whose canonical form
-   * needs itself gets its expansion), and how often that happened */
+   * needs itself gets its expansion), and how often that happened or the
+   * work budget ran out (expr.c): what is computed across either is not
+   * memoised */
   uint32_t canon_stack[32];
   uint32_t canon_depth;
   uint32_t cycle_breaks;
+  /* expr.c: steps the current operation may still take (0 once out), and
+   * whether it ran out: then every rewrite gives OSI_EXPR_UNKNOWN */
+  uint64_t work_left;
+  int work_out;
+  /* osi_expr_store_set_memo: no result is memoised or looked up (ival_memo
+   * aside, which takes no budget) */
+  int memo_off;
   /* expr_minmax.c: results of osi_expr_broadcast (every elementwise op
    * broadcasts the same pairs again, and each try of its rules evaluates
    * and substitutes) and of Max/Min (a model's layers clamp the same slice
@@ -148,13 +160,30 @@ struct OsiExprStore {
 
 /* Section - Store internals (expr.c) */
 
+/* Marks the budget spent (work_out, a cycle break); returns 0. */
+int expr_run_out(OsiExprStore *s);
+/* Takes `steps` steps of the budget: 1, or 0 when they are not left. */
+static inline int expr_spend(OsiExprStore *s, uint64_t steps) {
+  if (__builtin_expect(s->work_left >= steps, 1)) {
+    s->work_left -= steps;
+    return 1;
+  }
+  return expr_run_out(s);
+}
+/* What a public rewrite returns: r, or OSI_EXPR_UNKNOWN once the budget is
+ * out (r may then be a partly simplified form). */
+static inline OsiExpr expr_result(const OsiExprStore *s, OsiExpr r) {
+  return s->work_out ? OSI_EXPR_UNKNOWN : r;
+}
+
 /* Interns a node; args/coefs must not point into the store. coefs is used
  * only for EK_ADD. Returns OSI_EXPR_UNKNOWN when the node would exceed
  * OSI_EXPR_MAX_NODES or memory runs out. */
 OsiExpr expr_intern(OsiExprStore *s, int kind, const OsiExpr *args, uint32_t n,
                     const int64_t *coefs, int64_t val, const char *name, size_t namelen);
-/* The slot of (a, b) in m (its triple), NULL without memory. */
-uint32_t *expr_pair_slot(const OsiExprStore *s, PairMemo *m, uint32_t a, uint32_t b);
+/* The slot of (a, b) in m (its triple), NULL without memory; tag tells
+ * apart operations that share a memo (kept with b in the triple). */
+uint32_t *expr_pair_slot(const OsiExprStore *s, PairMemo *m, OsiExpr a, OsiExpr b, uint32_t tag);
 void expr_pair_memo_clear(PairMemo *m);
 /* Looks a symbol up without creating it. */
 OsiExpr expr_find_symbol(const OsiExprStore *s, const char *name, size_t namelen);
@@ -234,6 +263,11 @@ enum { OP_FLOORDIV, OP_MOD, OP_CEILDIV };
  * a constant divisor is returned as it is rather than through
  * expr_sum_canonical (which calls this). */
 OsiExpr expr_div_raw(OsiExprStore *s, int op, OsiExpr a, OsiExpr b);
+
+/* The product of n atoms (SYM or function nodes, in any order, n <= MAX):
+ * what multiplying them one by one gives, sorted and interned once (the
+ * parser's chains a*b*c*...). */
+OsiExpr expr_atoms_product(OsiExprStore *s, OsiExpr *atoms, uint32_t n);
 
 /* Section - Floor and mod atoms in sums (expr_floor.c) */
 
