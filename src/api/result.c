@@ -298,11 +298,13 @@ static Row *collect_rows(OsiResult *r, int *count, const char ***sub_keys) {
   return sorted;
 }
 
-static void write_diagnostic(OsiJson *j, const OsiDiagnostic *d) {
+static void write_diagnostic(OsiJson *j, OsiExprStore *s, const OsiDiagnostic *d) {
   osi_json_raw(j, "{\"code\":");
   osi_json_string(j, d->code);
   osi_json_raw(j, ",\"message\":");
-  osi_json_string(j, d->message);
+  char *named = osi_result_named_message(s, d);
+  osi_json_string(j, named ? named : d->message);
+  free(named);
   if (d->node_index < 0) {
     /* About the model, not one node (a declared output shape, a constraint). */
     osi_json_raw(j, ",\"node\":null,\"opType\":null,\"nodeIndex\":null,\"path\":null}");
@@ -356,10 +358,10 @@ static void render_tail_to(OsiResult *r, OsiJson *j) {
   osi_json_raw(j, ",\"diagnostics\":[");
   for (int i = 0; i < run->n_diags; i++) {
     if (i) osi_json_raw(j, ",");
-    write_diagnostic(j, &run->diags[i]);
+    write_diagnostic(j, r->exprs, &run->diags[i]);
   }
   osi_json_raw(j, "],\"firstError\":");
-  if (run->has_first_error) write_diagnostic(j, &run->first_error);
+  if (run->has_first_error) write_diagnostic(j, r->exprs, &run->first_error);
   else osi_json_raw(j, "null");
   osi_json_raw(j, ",\"constraints\":{\"equal\":");
   write_constraints(j, r->exprs, &run->equal);

@@ -92,7 +92,9 @@ static OsiExpr minmax_uncached(OsiExprStore *s, int kind, OsiExpr a, OsiExpr b) 
     if (!have || (kind == EK_MAX ? c > best : c < best)) best = c;
     have = 1;
   }
-  if (have) v[o++] = osi_expr_const(s, best);
+  /* Every int64 is at most INT64_MAX and at least INT64_MIN: Min(x, INT64_MAX)
+   * is x (a slice end or a box count written as "all of them"). */
+  if (have && !(o > 0 && best == (kind == EK_MAX ? INT64_MIN : INT64_MAX))) v[o++] = osi_expr_const(s, best);
   n = sort_dedupe(s, v, o);
   unsigned char dead[2 * NARY_MAX] = {0};
   if (n <= 32) {

@@ -6,8 +6,9 @@
  * depend on what was computed before it (the decoders read dim texts in
  * different orders, and must cut the same ones). Every hostile text is
  * generated here in the shape of the reproducers; legit ones are untouched.
- * Also: a shape function's dim that is no expression is a diagnostic (issue
- * 29 item 5).
+ * Also: a shape function's dim that is no expression is a diagnostic, and
+ * DATA_DEPENDENT notes print named sizes and no bound at INT64_MAX (issue 29
+ * item 5).
  */
 #include <stdarg.h>
 
@@ -327,6 +328,41 @@ static void test_shape_function_dims(void) {
   osi_result_delete(r);
 }
 
+/* Section - Notes about data-dependent sizes */
+
+static void test_data_dependent_notes(void) {
+  /* NonZero's bound printed with the result's named sizes */
+  Builder *b = builder_new(17);
+  builder_input_param(b, "X", "Floor(h*Min(96*(1/Min(h,w)),160*(1/Max(h,w))))");
+  builder_node(b, "NonZero", "nz", "X", "", "Y", "");
+  OsiResult *r = builder_infer(b, 0, NULL);
+  CHECK(json_has(r, "depends on the data (at most floor_1); named nnz_1"));
+  CHECK(json_has(r, "{\"name\":\"floor_1\",\"expr\":\"Floor(h*Min(96*(1/Min(h,w)),160*(1/Max(h,w))))\"}"));
+  osi_result_delete(r);
+
+  /* NonMaxSuppression with max_output_boxes_per_class at INT64_MAX: no Min
+   * with it in the bound */
+  b = builder_new(17);
+  builder_input(b, "boxes", "float[1,nnz,4]");
+  builder_input(b, "scores", "float[1,1,nnz]");
+  int64_t all = INT64_MAX;
+  builder_initializer_ints(b, "k", 1, &all);
+  builder_node(b, "NonMaxSuppression", "nms", "boxes", "scores", "k", "", "sel", "");
+  r = builder_infer(b, 0, NULL);
+  CHECK(json_has(r, "nms_1 (selected boxes) <= nnz"));
+  CHECK(!json_has(r, "9223372036854775807"));
+  osi_result_delete(r);
+
+  /* Min with INT64_MAX is its other argument, Max with INT64_MIN likewise */
+  OsiExprStore *s = osi_expr_store_new();
+  OsiExpr x = osi_expr_symbol(s, "x");
+  CHECK(osi_expr_min(s, x, osi_expr_const(s, INT64_MAX)) == x);
+  CHECK(osi_expr_max(s, osi_expr_const(s, INT64_MIN), osi_expr_sub(s, x, osi_expr_const(s, 3))) ==
+        osi_expr_sub(s, x, osi_expr_const(s, 3)));
+  CHECK_INT(osi_expr_is_const(s, osi_expr_min(s, osi_expr_const(s, INT64_MAX), osi_expr_const(s, INT64_MAX)), NULL), 1);
+  osi_expr_store_delete(s);
+}
+
 int main(void) {
   test_hostile_texts_are_cut();
   test_legit_texts_kept();
@@ -335,5 +371,6 @@ int main(void) {
   test_run_budget_for_texts();
   test_node_budget();
   test_shape_function_dims();
+  test_data_dependent_notes();
   TEST_MAIN_END();
 }
