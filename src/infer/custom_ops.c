@@ -266,7 +266,10 @@ static char *js_trampoline(void *user, const char *request) {
   return osi_js_shape_callback((int)(intptr_t)user, request);
 }
 
-int osi_registry_add_js(OsiRegistry *self, const char *domain, const char *op_type, int id) {
+int osi_registry_add_js(OsiRegistry *self, const char *domain, size_t domain_len, const char *op_type,
+                        size_t op_type_len, int id) {
+  /* A NUL inside would cut the C string: 'my.domain\0x' would serve my.domain. */
+  if (!domain || !op_type || strlen(domain) != domain_len || strlen(op_type) != op_type_len) return -2;
   return osi_registry_add(self, domain, op_type, js_trampoline, (void *)(intptr_t)id);
 }
 #endif
