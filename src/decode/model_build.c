@@ -64,12 +64,12 @@ OsiExpr osi_mb_dim(OsiExprStore *exprs, OsiMbDimCase which, int64_t value, const
     /* A negative declared size is meaningless: treat it as unknown. */
     return value >= 0 ? osi_expr_const(exprs, value) : OSI_EXPR_UNKNOWN;
   case OSI_MB_DIM_PARAM: {
-    /* Memos off: what a text takes of the work budget, and so whether it
-     * is cut, must not depend on the texts read before it (the decoders
-     * read them in different orders). */
-    osi_expr_store_set_memo(exprs, 0);
+    /* Isolated: what a text takes of the work budget, and so whether it is
+     * cut, must not depend on the texts read before it (the decoders read
+     * them in different orders). */
+    osi_expr_store_isolate(exprs, 1);
     OsiExpr e = osi_expr_from_dim_param(exprs, param ? param : "");
-    osi_expr_store_set_memo(exprs, 1);
+    osi_expr_store_isolate(exprs, 0);
     return e;
   }
   default: return OSI_EXPR_UNKNOWN;

@@ -74,6 +74,7 @@ OsiExprStore *osi_expr_store_new(void) {
   s->assume_nonneg = 1;
   s->float_domain = 1;
   s->work_left = UINT64_MAX;
+  s->memo_epoch = 1;
   return s;
 }
 
@@ -103,14 +104,18 @@ void osi_expr_store_delete(OsiExprStore *s) {
 
 uint32_t osi_expr_node_count(const OsiExprStore *s) { return s ? s->nnodes : 0; }
 
-void osi_expr_store_set_assume_nonneg(OsiExprStore *s, int on) {
-  s->assume_nonneg = on != 0;
-  if (s->sum_memo) memset(s->sum_memo, 0, 2 * (size_t)s->sum_memo_cap * sizeof *s->sum_memo);
+void expr_memos_clear(OsiExprStore *s) {
+  if (s->sum_memo) memset(s->sum_memo, 0, 3 * (size_t)s->sum_memo_cap * sizeof *s->sum_memo);
   expr_pair_memo_clear(&s->bcast_memo);
   expr_pair_memo_clear(&s->minmax_memo);
   expr_pair_memo_clear(&s->arith_memo);
   expr_ival_memo_clear(&s->ival_memo);
   expr_pair_memo_clear(&s->expansion_memo);
+}
+
+void osi_expr_store_set_assume_nonneg(OsiExprStore *s, int on) {
+  s->assume_nonneg = on != 0;
+  expr_memos_clear(s);
 }
 
 /* Section - Work budget
@@ -130,8 +135,18 @@ int expr_run_out(OsiExprStore *s) {
   return 0;
 }
 
-void osi_expr_store_set_memo(OsiExprStore *s, int on) {
-  if (s) s->memo_off = !on;
+void osi_expr_store_isolate(OsiExprStore *s, int on) {
+  if (!s) return;
+  s->isolated = on != 0;
+  if (!on) {
+    s->memo_epoch = 1;
+    return;
+  }
+  if (s->next_epoch < 2) { /* the first time, or the counter went round: no stale entry left */
+    expr_memos_clear(s);
+    s->next_epoch = 2;
+  }
+  s->memo_epoch = s->next_epoch++;
 }
 
 void osi_expr_set_work_budget(OsiExprStore *s, uint64_t steps) {
@@ -162,19 +177,29 @@ int osi_expr_work_end(OsiExprStore *s, OsiExprWork *w) {
 
 #define PAIR_MEMO_MAX_CAP (1u << 14)
 
-uint32_t *expr_pair_slot(const OsiExprStore *s, PairMemo *m, OsiExpr a, OsiExpr b, uint32_t tag) {
-  if (s->memo_off || a >= s->nnodes || b >= s->nnodes) return NULL;
-  if (m->cap < PAIR_MEMO_MAX_CAP && m->cap < s->nnodes) {
-    uint32_t cap = m->cap ? m->cap : 256;
-    while (cap < s->nnodes && cap < PAIR_MEMO_MAX_CAP) cap *= 2;
-    uint32_t *t = calloc(3 * (size_t)cap, sizeof *t); /* a new table starts empty */
+/* Entries of an isolated store's memos: a fixed number, whatever the
+ * tables' size (see osi_expr_store_isolate). */
+#define ISOLATED_CAP 1024u
+
+uint32_t *expr_memo_entry(const OsiExprStore *s, uint32_t **table, uint32_t *cap, uint32_t max_cap,
+                          uint32_t words, uint32_t h) {
+  uint32_t want = s->isolated ? ISOLATED_CAP : *cap < max_cap && *cap < s->nnodes ? s->nnodes : 0;
+  if (*cap < want) {
+    uint32_t c = *cap ? *cap : 256;
+    while (c < want && c < max_cap) c *= 2;
+    uint32_t *t = calloc(words * (size_t)c, sizeof *t); /* a new table starts empty */
     if (t) {
-      free(m->t);
-      m->t = t;
-      m->cap = cap;
+      free(*table);
+      *table = t;
+      *cap = c;
     }
   }
-  if (!m->t) return NULL;
+  if (!*table) return NULL;
+  return *table + words * (h & ((s->isolated ? ISOLATED_CAP : *cap) - 1));
+}
+
+uint32_t *expr_pair_slot(const OsiExprStore *s, PairMemo *m, OsiExpr a, OsiExpr b, uint32_t tag) {
+  if (a >= s->nnodes || b >= s->nnodes) return NULL;
   /* By the operands' structural hashes, not their ids: which results are
    * found again must not depend on the order ids were given out in (the
    * decoders intern dims in file order or not), since it decides how much
@@ -183,11 +208,11 @@ uint32_t *expr_pair_slot(const OsiExprStore *s, PairMemo *m, OsiExpr a, OsiExpr 
   h ^= h >> 15;
   h *= 0x2C1B3C6Du;
   h ^= h >> 12;
-  return m->t + 3 * (h & (m->cap - 1));
+  return expr_memo_entry(s, &m->t, &m->cap, PAIR_MEMO_MAX_CAP, 4, h);
 }
 
 void expr_pair_memo_clear(PairMemo *m) {
-  if (m->t) memset(m->t, 0, 3 * (size_t)m->cap * sizeof *m->t);
+  if (m->t) memset(m->t, 0, 4 * (size_t)m->cap * sizeof *m->t);
 }
 
 static const char *store_name(OsiExprStore *s, const char *name, size_t len) {

@@ -47,17 +47,21 @@ typedef struct OsiExprStore OsiExprStore;
  * remembered, so every id a constructor returns is still canonical.
  * Symbols and constants are still made. */
 
-/* With memos off (on by default), no rewrite result is remembered or
- * looked up: the work an operation takes is then the same whatever was
- * computed before it (the decoders read dim texts so, in whatever order
- * each reads them, so that both cut the same texts). */
-void osi_expr_store_set_memo(OsiExprStore *s, int on);
+/* Isolated (off by default), rewrites find again only the results
+ * remembered since isolation last started, in memos of a fixed size: the
+ * work an operation takes, and so whether it is cut, is then the same
+ * whatever was computed before it. The decoders read each dim text so, in
+ * whatever order each reads them, so that both cut the same texts. */
+void osi_expr_store_isolate(OsiExprStore *s, int on);
 
-/* One dim text (osi_expr_parse, osi_expr_from_dim_param): 209 times the
- * most a text of the backend, exporter, torchvision and bench models takes
- * with memos off (313 steps); a text whose normal form would take minutes
- * (N//2//3//...//370, CeilDiv nested 400 deep) is cut in milliseconds. */
-#define OSI_EXPR_WORK_PER_TEXT (1u << 16)
+/* One dim text (osi_expr_parse, osi_expr_from_dim_param): 14 times the most
+ * a text of the backend, exporter, torchvision and bench models takes
+ * isolated, as the decoders read it, with those models written back with
+ * their inferred shapes (toModel) among them (8,959 steps: a detection
+ * model's anchor count; the models' own texts take at most 313); a text
+ * whose normal form would take minutes (N//2//3//...//370, CeilDiv nested
+ * 400 deep) is cut in milliseconds. */
+#define OSI_EXPR_WORK_PER_TEXT (1u << 17)
 
 /* An operation in progress (osi_expr_work_begin), held by its caller. */
 typedef struct OsiExprWork {

@@ -182,7 +182,7 @@ static int candidates(OsiExprStore *s, OsiExpr a, int64_t d, OsiExpr *out) {
  * is memoised (as the sum it is, interned as built) with that proviso. */
 static int expansion_of(OsiExprStore *s, OsiExpr z, Poly *x) {
   uint32_t *slot = expr_pair_slot(s, &s->expansion_memo, z, 0, 0);
-  if (slot && slot[0] == z) return slot[2] && poly_load(s, slot[2], x);
+  if (expr_memo_hit(s, slot, z, 0)) return slot[2] && poly_load(s, slot[2], x);
   x->n = 0;
   x->c = 0;
   uint32_t breaks = s->cycle_breaks;
@@ -191,7 +191,7 @@ static int expansion_of(OsiExprStore *s, OsiExpr z, Poly *x) {
   OsiExpr sum = ok ? poly_intern(s, x) : OSI_EXPR_UNKNOWN;
   if (ok && !sum) return 1; /* not memoised */
   slot = expr_pair_slot(s, &s->expansion_memo, z, 0, 0); /* the table may have grown */
-  if (slot) slot[0] = z, slot[1] = 0, slot[2] = sum;
+  if (slot) expr_memo_put(s, slot, z, 0, sum);
   return ok;
 }
 
@@ -293,20 +293,8 @@ static int contract_once(OsiExprStore *s, Poly *e, Output *out, uint32_t *nout, 
 #define MEMO_MAX_CAP (1u << 16)
 
 static uint32_t *memo_slot(OsiExprStore *s, OsiExpr key) {
-  if (s->memo_off) return NULL;
-  if (s->sum_memo_cap < MEMO_MAX_CAP && s->sum_memo_cap < s->nnodes) {
-    uint32_t cap = s->sum_memo_cap ? s->sum_memo_cap : 256;
-    while (cap < s->nnodes && cap < MEMO_MAX_CAP) cap *= 2;
-    uint32_t *m = calloc(2 * (size_t)cap, sizeof *m); /* a new table starts empty */
-    if (m) {
-      free(s->sum_memo);
-      s->sum_memo = m;
-      s->sum_memo_cap = cap;
-    }
-  }
-  if (!s->sum_memo) return NULL;
-  uint32_t h = (s->nodes[key].hash * 2654435761u) & (s->sum_memo_cap - 1); /* (expr_pair_slot) */
-  return s->sum_memo + 2 * h;
+  uint32_t h = s->nodes[key].hash * 2654435761u; /* structural (expr_pair_slot) */
+  return expr_memo_entry(s, &s->sum_memo, &s->sum_memo_cap, MEMO_MAX_CAP, 3, h);
 }
 
 static OsiExpr canonical_uncached(OsiExprStore *s, const Poly *p);
@@ -333,7 +321,7 @@ OsiExpr expr_sum_canonical(OsiExprStore *s, const Poly *p) {
       return r;
     }
   uint32_t *slot = memo_slot(s, key);
-  if (slot && slot[0] == key) return slot[1];
+  if (slot && slot[0] == key && slot[2] == s->memo_epoch) return slot[1];
   if (s->canon_depth == sizeof s->canon_stack / sizeof s->canon_stack[0]) {
     s->cycle_breaks++; /* too deep to tell: as a cycle */
     s->contracting++;
@@ -346,7 +334,7 @@ OsiExpr expr_sum_canonical(OsiExprStore *s, const Poly *p) {
   OsiExpr r = canonical_uncached(s, p);
   s->canon_depth--;
   slot = memo_slot(s, key); /* the table may have grown */
-  if (slot && r && s->cycle_breaks == breaks) slot[0] = key, slot[1] = r;
+  if (slot && r && s->cycle_breaks == breaks) slot[0] = key, slot[1] = r, slot[2] = s->memo_epoch;
   return r;
 }
 

@@ -82,11 +82,11 @@ typedef struct NameChunk NameChunk;
 typedef struct ExprNaming ExprNaming; /* expr_naming.c */
 
 /* Results of a binary operation by its operands' ids: direct-mapped
- * triples (a, b, result), a = 0 empty, placed by the operands' structural
- * hashes (so that which results are found again, and so the work an
- * operation takes, does not depend on the order ids were given out in); it
- * grows with the store up to 2^14 slots, and is cleared when a store flag
- * changes what rules apply. */
+ * entries (a, b, result, epoch), valid when epoch is the store's
+ * memo_epoch, placed by the operands' structural hashes (so that which
+ * results are found again, and so the work an operation takes, does not
+ * depend on the order ids were given out in); it grows with the store up to
+ * 2^14 slots, and is cleared when a store flag changes what rules apply. */
 typedef struct PairMemo {
   uint32_t *t;
   uint32_t cap;
@@ -119,7 +119,7 @@ struct OsiExprStore {
   int float_domain; /* see osi_expr_store_set_float_domain */
   int contracting; /* expr_floor.c: inside a contraction (no nested one) */
   /* expr_floor.c: canonical forms of sums already seen, by the id of the
-   * sum as built; direct-mapped, pairs (key, value), 0 = empty */
+   * sum as built; direct-mapped, (key, value, epoch) as the PairMemos */
   uint32_t *sum_memo;
   uint32_t sum_memo_cap;
   /* expr_floor.c: sums being canonicalised (a sum whose canonical form
@@ -133,9 +133,12 @@ struct OsiExprStore {
    * whether it ran out: then every rewrite gives OSI_EXPR_UNKNOWN */
   uint64_t work_left;
   int work_out;
-  /* osi_expr_store_set_memo: no result is memoised or looked up (ival_memo
-   * aside, which takes no budget) */
-  int memo_off;
+  /* osi_expr_store_isolate: memo entries are valid in the epoch they were
+   * made in (1 outside isolation, a new one each time it starts); isolated,
+   * the memos have a fixed number of entries (ival_memo aside: it takes no
+   * budget) */
+  uint32_t memo_epoch, next_epoch;
+  int isolated;
   /* expr_minmax.c: results of osi_expr_broadcast (every elementwise op
    * broadcasts the same pairs again, and each try of its rules evaluates
    * and substitutes) and of Max/Min (a model's layers clamp the same slice
@@ -185,6 +188,20 @@ OsiExpr expr_intern(OsiExprStore *s, int kind, const OsiExpr *args, uint32_t n,
  * apart operations that share a memo (kept with b in the triple). */
 uint32_t *expr_pair_slot(const OsiExprStore *s, PairMemo *m, OsiExpr a, OsiExpr b, uint32_t tag);
 void expr_pair_memo_clear(PairMemo *m);
+/* The entry for hash h of a direct-mapped table of *cap entries of `words`
+ * words (the last one the entry's epoch), grown with the store up to
+ * max_cap (or to a fixed size while isolated); NULL without memory. */
+uint32_t *expr_memo_entry(const OsiExprStore *s, uint32_t **table, uint32_t *cap, uint32_t max_cap,
+                          uint32_t words, uint32_t h);
+/* Empties every memo (a store flag changed what rules apply). */
+void expr_memos_clear(OsiExprStore *s);
+/* A PairMemo entry m holds (a, b) made in this epoch; sets it. */
+static inline int expr_memo_hit(const OsiExprStore *s, const uint32_t *m, uint32_t a, uint32_t b) {
+  return m && m[0] == a && m[1] == b && m[3] == s->memo_epoch;
+}
+static inline void expr_memo_put(const OsiExprStore *s, uint32_t *m, uint32_t a, uint32_t b, uint32_t r) {
+  m[0] = a, m[1] = b, m[2] = r, m[3] = s->memo_epoch;
+}
 /* Looks a symbol up without creating it. */
 OsiExpr expr_find_symbol(const OsiExprStore *s, const char *name, size_t namelen);
 

@@ -68,11 +68,11 @@ static OsiExpr minmax(OsiExprStore *s, int kind, OsiExpr a, OsiExpr b) {
   if (!s || s->work_out) return OSI_EXPR_UNKNOWN;
   if (!a || (b & 0x80000000u) || s->contracting) return expr_result(s, minmax_uncached(s, kind, a, b));
   uint32_t *m = expr_pair_slot(s, &s->minmax_memo, a, b, kind == EK_MAX);
-  if (m && m[0] == a && m[1] == kb) return m[2];
+  if (expr_memo_hit(s, m, a, kb)) return m[2];
   uint32_t breaks = s->cycle_breaks;
   OsiExpr r = minmax_uncached(s, kind, a, b);
   m = expr_pair_slot(s, &s->minmax_memo, a, b, kind == EK_MAX); /* the table may have grown meanwhile */
-  if (m && s->cycle_breaks == breaks) m[0] = a, m[1] = kb, m[2] = r;
+  if (m && s->cycle_breaks == breaks) expr_memo_put(s, m, a, kb, r);
   return expr_result(s, r);
 }
 
@@ -149,11 +149,11 @@ static OsiExpr broadcast_uncached(OsiExprStore *s, OsiExpr a, OsiExpr b);
 OsiExpr osi_expr_broadcast(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || !s || s->work_out) return OSI_EXPR_UNKNOWN;
   uint32_t *m = expr_pair_slot(s, &s->bcast_memo, a, b, 0);
-  if (m && m[0] == a && m[1] == b) return m[2];
+  if (expr_memo_hit(s, m, a, b)) return m[2];
   uint32_t breaks = s->cycle_breaks;
   OsiExpr r = broadcast_uncached(s, a, b);
   m = expr_pair_slot(s, &s->bcast_memo, a, b, 0); /* the table may have grown meanwhile */
-  if (m && s->cycle_breaks == breaks) m[0] = a, m[1] = b, m[2] = r;
+  if (m && s->cycle_breaks == breaks) expr_memo_put(s, m, a, b, r);
   return expr_result(s, r);
 }
 

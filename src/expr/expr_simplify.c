@@ -472,11 +472,11 @@ static OsiExpr memoised(OsiExprStore *s, int code, int op, OsiExpr a, OsiExpr b,
   if (!a || (b >> MEMO_OP_SHIFT) || s->contracting) return expr_result(s, f(s, op, a, b));
   uint32_t kb = b | (uint32_t)code << MEMO_OP_SHIFT;
   uint32_t *m = expr_pair_slot(s, &s->arith_memo, a, b, (uint32_t)code);
-  if (m && m[0] == a && m[1] == kb) return m[2];
+  if (expr_memo_hit(s, m, a, kb)) return m[2];
   uint32_t breaks = s->cycle_breaks;
   OsiExpr r = f(s, op, a, b);
   m = expr_pair_slot(s, &s->arith_memo, a, b, (uint32_t)code); /* the table may have grown meanwhile */
-  if (m && r && s->cycle_breaks == breaks) m[0] = a, m[1] = kb, m[2] = r;
+  if (m && r && s->cycle_breaks == breaks) expr_memo_put(s, m, a, kb, r);
   return expr_result(s, r);
 }
 
