@@ -7,7 +7,7 @@
 
 import { blobReader } from './blob_source.js';
 import { freezeCostModel } from './cost.js';
-import { ShapeInferenceResult, attachAttributes, attachWriter, readPacked } from './result.js';
+import { ShapeInferenceResult, attachAttributes, attachWriter, encodeBytes, readPacked } from './result.js';
 import { inferFromUrl } from './url_source.js';
 import { createModule } from './wasm_module.js';
 
@@ -282,6 +282,13 @@ class Engine {
       throw new TypeError('onnx-shapes: registerShapeFunction(domain, opType, fn) needs two strings');
     }
     if (typeof fn !== 'function') throw new TypeError('onnx-shapes: the shape function must be a function');
+    for (const [what, text] of [['domain', domain], ['opType', opType]]) {
+      // A C string ends at a NUL: 'my.domain\0x' must not serve my.domain (nor a lone surrogate
+      // stand for U+FFFD).
+      if (encodeBytes(text) === null) {
+        throw new TypeError(`onnx-shapes: registerShapeFunction: the ${what} ${JSON.stringify(text)} holds a NUL or a lone surrogate, which no ${what} of a model can hold`);
+      }
+    }
     if (this.#busy) throw reentrant('registerShapeFunction');
     if (domain === 'ai.onnx') domain = '';
     const id = this.#nextShapeFn++;
@@ -299,13 +306,25 @@ class Engine {
       this.#registry = M._osi_registry_new() >>> 0;
       if (!this.#registry) throw outOfMemory('registry');
     }
-    const d = this.#cString(domain), o = this.#cString(opType);
+    const db = encodeBytes(domain), ob = encodeBytes(opType);
+    const d = this.#cBytes(db), o = this.#cBytes(ob);
     try {
-      if (M._osi_registry_add_js(this.#registry, d, o, id) !== 0) throw outOfMemory('registry entry');
+      const st = M._osi_registry_add_js(this.#registry, d, db.length, o, ob.length, id);
+      if (st !== 0) throw outOfMemory('registry entry');
     } finally {
       M._free(d);
       M._free(o);
     }
+  }
+
+  /** A malloc'ed NUL-terminated copy of bytes. */
+  #cBytes(bytes) {
+    const M = this.#M;
+    const p = M._malloc(bytes.length + 1) >>> 0;
+    if (!p) throw outOfMemory('string');
+    M.HEAPU8.set(bytes, p);
+    M.HEAPU8[p + bytes.length] = 0;
+    return p;
   }
 
   /** Forgets every registered shape function. */

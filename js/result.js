@@ -15,7 +15,78 @@ function deepFreeze(value) {
   return value;
 }
 
-const utf8 = new TextDecoder();
+// ignoreBOM: a name may start with U+FEFF, which a decoder would otherwise drop.
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Length of the well-formed UTF-8 sequence at b[i] (1 to 4), 0 when none starts there. */
+function seqLen(b, i) {
+  const c = b[i];
+  if (c < 0x80) return 1;
+  let n, lo = 0x80, hi = 0xbf;
+  if (c >= 0xc2 && c <= 0xdf) n = 1;
+  else if (c >= 0xe0 && c <= 0xef) {
+    n = 2;
+    if (c === 0xe0) lo = 0xa0;
+    else if (c === 0xed) hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 3;
+    if (c === 0xf0) lo = 0x90;
+    else if (c === 0xf4) hi = 0x8f;
+  } else return 0;
+  if (!(b[i + 1] >= lo && b[i + 1] <= hi)) return 0;
+  for (let k = 2; k <= n; k++) if ((b[i + k] & 0xc0) !== 0x80) return 0;
+  return n + 1;
+}
+
+/**
+ * The bytes a string names (decodeBytes' inverse): UTF-8, a lone surrogate U+DC80..U+DCFF as the
+ * byte it stands for; null when no name can be these bytes (a NUL, another lone surrogate).
+ */
+export function encodeBytes(text) {
+  if (text.isWellFormed ? text.isWellFormed() && !text.includes('\0') : !/[\0\ud800-\udfff]/.test(text)) {
+    return new TextEncoder().encode(text);
+  }
+  const out = [];
+  const enc = new TextEncoder();
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0) return null;
+    if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      out.push(...enc.encode(text.slice(i, i + 2)));
+      i++;
+    } else if (c >= 0xdc80 && c < 0xdd00) {
+      out.push(c - 0xdc00);
+    } else if (c >= 0xd800 && c < 0xe000) {
+      return null;
+    } else {
+      out.push(...enc.encode(text[i]));
+    }
+  }
+  return Uint8Array.from(out);
+}
+
+/**
+ * UTF-8 bytes as a string, a byte that starts no well-formed sequence as the lone surrogate
+ * U+DC00 + byte, as the engine's JSON writes it (osi_json_string): names in a model may hold any
+ * bytes (onnxruntime runs such models), and two that differ must stay two.
+ */
+export function decodeBytes(bytes) {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    const units = [];
+    for (let i = 0, n; i < bytes.length; i += n || 1) {
+      n = seqLen(bytes, i);
+      if (n === 0) units.push(0xdc00 + bytes[i]);
+      else if (n === 1) units.push(bytes[i]);
+      else units.push(...utf8.decode(bytes.subarray(i, i + n)).split('').map((u) => u.charCodeAt(0)));
+    }
+    let s = '';
+    for (let i = 0; i < units.length; i += 4096) s += String.fromCharCode(...units.slice(i, i + 4096));
+    return s;
+  }
+}
 
 /** o[key] = value as JSON.parse would define it (an own property even for '__proto__'). */
 function define(o, key, value) {
@@ -26,7 +97,7 @@ function define(o, key, value) {
 /** `count` NUL-terminated UTF-8 strings in `bytes` (names never contain a NUL). */
 function splitStrings(bytes, count) {
   if (count === 0) return [];
-  const all = utf8.decode(bytes).split('\0');
+  const all = decodeBytes(bytes).split('\0');
   all.length = count; // the part after the last NUL
   return all;
 }

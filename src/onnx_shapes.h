@@ -222,8 +222,11 @@ OSI_API OsiResult *osi_infer_with(const uint8_t *bytes, size_t len, uint32_t fla
                                   const OsiRegistry *registry);
 #ifdef __EMSCRIPTEN__
 /** Registers JS shape function number `id` (js/index.js keeps the table
- *  and answers through Module.osiShapeCallback). WebAssembly builds only. */
-OSI_API int osi_registry_add_js(OsiRegistry *self, const char *domain, const char *op_type, int id);
+ *  and answers through Module.osiShapeCallback). WebAssembly builds only.
+ *  domain and op_type hold exactly *_len bytes: -2 (nothing registered)
+ *  when either holds a NUL, which would cut it short. */
+OSI_API int osi_registry_add_js(OsiRegistry *self, const char *domain, size_t domain_len,
+                                const char *op_type, size_t op_type_len, int id);
 #endif
 
 #ifdef __cplusplus

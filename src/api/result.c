@@ -106,6 +106,8 @@ static OsiResult *infer(const DecodeArgs *a, uint32_t flags, const OsiRegistry *
   }
   r->run.arena = r->arena;
   r->run.exprs = r->exprs;
+  uint64_t model_bytes = a->decoder == 2 ? a->total_len : a->len;
+  osi_expr_set_work_budget(r->exprs, OSI_EXPR_WORK_PER_RUN + OSI_EXPR_WORK_PER_BYTE * model_bytes);
   r->run.registry = registry;
   r->run.cur_node = -1;
   /* Write-back edits the caller's bytes (valid until the result is
@@ -127,6 +129,16 @@ static OsiResult *infer(const DecodeArgs *a, uint32_t flags, const OsiRegistry *
     osi_run_fail(&r->run, derr.status, "", "%s", derr.message);
     return r;
   }
+  /* Which dim texts a spent budget cuts would depend on the order the
+   * decoder read them in: past it, the model is refused. */
+  if (osi_expr_work_exhausted(r->exprs)) {
+    osi_run_fail(&r->run, OSI_ERR_LIMIT_EXCEEDED, "",
+                 "reading the model's dim texts takes more than %llu steps of expression work (%u, "
+                 "and %u per byte of the model)",
+                 (unsigned long long)(OSI_EXPR_WORK_PER_RUN + OSI_EXPR_WORK_PER_BYTE * model_bytes),
+                 (unsigned)OSI_EXPR_WORK_PER_RUN, (unsigned)OSI_EXPR_WORK_PER_BYTE);
+    return r;
+  }
   r->run.model = m;
   /* Sized for every value the graph can define (the table grows anyway if
    * not): a sparser table only spreads lookups over more cache lines. */
@@ -145,6 +157,12 @@ static OsiResult *infer(const DecodeArgs *a, uint32_t flags, const OsiRegistry *
   if (st == OSI_OK && osi_anchors_apply(&r->root, m->graph, flags, &anchored) == OSI_OK)
     osi_constraints_propagate(&r->root, m->graph, &anchored);
   osi_anchor_log_free(&anchored);
+  if (osi_expr_work_exhausted(r->exprs))
+    osi_run_diag(&r->run, "LIMIT_EXCEEDED", "", "", -1,
+                 "inferring the model takes more than %llu steps of expression work (%u, and %u "
+                 "per byte of the model): the sizes computed after that are unknown",
+                 (unsigned long long)(OSI_EXPR_WORK_PER_RUN + OSI_EXPR_WORK_PER_BYTE * model_bytes),
+                 (unsigned)OSI_EXPR_WORK_PER_RUN, (unsigned)OSI_EXPR_WORK_PER_BYTE);
   return r;
 }
 
@@ -283,11 +301,13 @@ static Row *collect_rows(OsiResult *r, int *count, const char ***sub_keys) {
   return sorted;
 }
 
-static void write_diagnostic(OsiJson *j, const OsiDiagnostic *d) {
+static void write_diagnostic(OsiJson *j, OsiExprStore *s, const OsiDiagnostic *d) {
   osi_json_raw(j, "{\"code\":");
   osi_json_string(j, d->code);
   osi_json_raw(j, ",\"message\":");
-  osi_json_string(j, d->message);
+  char *named = osi_result_named_message(s, d);
+  osi_json_string(j, named ? named : d->message);
+  free(named);
   if (d->node_index < 0) {
     /* About the model, not one node (a declared output shape, a constraint). */
     osi_json_raw(j, ",\"node\":null,\"opType\":null,\"nodeIndex\":null,\"path\":null}");
@@ -341,10 +361,10 @@ static void render_tail_to(OsiResult *r, OsiJson *j) {
   osi_json_raw(j, ",\"diagnostics\":[");
   for (int i = 0; i < run->n_diags; i++) {
     if (i) osi_json_raw(j, ",");
-    write_diagnostic(j, &run->diags[i]);
+    write_diagnostic(j, r->exprs, &run->diags[i]);
   }
   osi_json_raw(j, "],\"firstError\":");
-  if (run->has_first_error) write_diagnostic(j, &run->first_error);
+  if (run->has_first_error) write_diagnostic(j, r->exprs, &run->first_error);
   else osi_json_raw(j, "null");
   osi_json_raw(j, ",\"constraints\":{\"equal\":");
   write_constraints(j, r->exprs, &run->equal);

@@ -1,5 +1,6 @@
 /* Named derived sizes of a result: see result_names.h and expr_naming.c. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "api/result_names.h"
 #include "model/type_json.h"
@@ -59,6 +60,9 @@ void osi_result_name_sizes(OsiExprStore *s, const OsiContext *root, const OsiRun
     add_root(&roots, run->requirements.items[i].lhs);
     add_root(&roots, run->requirements.items[i].rhs);
   }
+  /* the sizes diagnostics print (a NonZero's bound: its named size) */
+  for (int i = 0; i < run->n_diags; i++)
+    for (int k = 0; k < run->diags[i].n_sizes; k++) add_root(&roots, run->diags[i].sizes[k].e);
   /* without names (out of memory) every text is still exact, only longer */
   if (!roots.failed) osi_expr_name_sizes(s, roots.items, roots.count);
   free(roots.items);
@@ -77,3 +81,25 @@ void osi_json_definitions(OsiJson *j, OsiExprStore *s) {
   osi_json_raw(j, "]");
 }
 
+char *osi_result_named_message(OsiExprStore *s, const OsiDiagnostic *d) {
+  if (!d->n_sizes) return NULL;
+  size_t cap = strlen(d->message) + 1, at = 0;
+  for (int i = 0; i < d->n_sizes; i++) {
+    const char *text = osi_expr_str(s, d->sizes[i].e);
+    if (!text) return NULL;
+    cap += strlen(text);
+  }
+  char *out = malloc(cap);
+  if (!out) return NULL;
+  size_t len = 0;
+  for (int i = 0; i < d->n_sizes; i++) {
+    const char *text = osi_expr_str(s, d->sizes[i].e);
+    memcpy(out + len, d->message + at, d->sizes[i].at - at);
+    len += d->sizes[i].at - at;
+    memcpy(out + len, text, strlen(text));
+    len += strlen(text);
+    at = d->sizes[i].at + d->sizes[i].len;
+  }
+  strcpy(out + len, d->message + at);
+  return out;
+}

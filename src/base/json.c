@@ -31,8 +31,17 @@ void osi_json_raw(OsiJson *j, const char *s) { append(j, s, strlen(s)); }
 
 void osi_json_bytes(OsiJson *j, const void *bytes, size_t n) { append(j, bytes, n); }
 
-/* Bytes that need an escape in a JSON string: controls, '"' and '\\'. */
-static int needs_escape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
+/* What a byte of a string needs: 0 nothing (it is copied), 1 an escape
+ * (controls, '"' and '\\'), 2 a UTF-8 check (not ASCII). One load per byte. */
+static const unsigned char byte_class[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
 
 void osi_json_string_body(OsiJson *j, const char *s) {
   /* One reservation for the worst case (every byte a 6-byte \u escape), then
@@ -47,8 +56,21 @@ void osi_json_string_body(OsiJson *j, const char *s) {
   static const char hex[] = "0123456789abcdef";
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
-    if (!needs_escape(c)) {
+    int what = byte_class[c];
+    if (!what) {
       *out++ = (char)c;
+    } else if (what == 2) {
+      int len = osi_utf8_seq_len(s + i);
+      if (len) {
+        memcpy(out, s + i, (size_t)len);
+        out += len;
+        i += (size_t)len - 1;
+      } else { /* surrogateescape (see json.h) */
+        memcpy(out, "\\udc", 4);
+        out[4] = hex[c >> 4];
+        out[5] = hex[c & 15];
+        out += 6;
+      }
     } else if (c == '"' || c == '\\') {
       *out++ = '\\';
       *out++ = (char)c;
@@ -95,32 +117,32 @@ void osi_json_free(OsiJson *j) {
   j->len = j->cap = 0;
 }
 
-int osi_utf8_valid(const char *s) {
+int osi_utf8_seq_len(const char *s) {
   const unsigned char *p = (const unsigned char *)s;
-  while (*p) {
-    unsigned char c = *p;
-    if (c < 0x80) {
-      p++;
-      continue;
-    }
-    int n;
-    unsigned lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
-    if (c >= 0xc2 && c <= 0xdf) n = 1;
-    else if (c >= 0xe0 && c <= 0xef) {
-      n = 2;
-      if (c == 0xe0) lo = 0xa0;        /* overlong */
-      else if (c == 0xed) hi = 0x9f;   /* U+D800..U+DFFF */
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      n = 3;
-      if (c == 0xf0) lo = 0x90;        /* overlong */
-      else if (c == 0xf4) hi = 0x8f;   /* above U+10FFFF */
-    } else {
-      return 0;
-    }
-    if (p[1] < lo || p[1] > hi) return 0;
-    for (int k = 2; k <= n; k++)
-      if ((p[k] & 0xc0) != 0x80) return 0;
-    p += n + 1;
+  unsigned char c = *p;
+  if (c < 0x80) return 1;
+  int n;
+  unsigned lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
+  if (c >= 0xc2 && c <= 0xdf) n = 1;
+  else if (c >= 0xe0 && c <= 0xef) {
+    n = 2;
+    if (c == 0xe0) lo = 0xa0;        /* overlong */
+    else if (c == 0xed) hi = 0x9f;   /* U+D800..U+DFFF */
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 3;
+    if (c == 0xf0) lo = 0x90;        /* overlong */
+    else if (c == 0xf4) hi = 0x8f;   /* above U+10FFFF */
+  } else {
+    return 0;
   }
+  if (p[1] < lo || p[1] > hi) return 0; /* (a NUL stops here) */
+  for (int k = 2; k <= n; k++)
+    if ((p[k] & 0xc0) != 0x80) return 0;
+  return n + 1;
+}
+
+int osi_utf8_valid(const char *s) {
+  for (int n; *s; s += n)
+    if (!(n = osi_utf8_seq_len(s))) return 0;
   return 1;
 }

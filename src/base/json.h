@@ -13,7 +13,14 @@ typedef struct OsiJson {
 
 void osi_json_raw(OsiJson *j, const char *s);
 void osi_json_bytes(OsiJson *j, const void *bytes, size_t n); /* n bytes as they are */
-void osi_json_string(OsiJson *j, const char *s); /* quoted and escaped */
+/* Quoted and escaped. A byte that starts no well-formed UTF-8 sequence (a
+ * name in a model may hold any bytes: onnxruntime runs such models) is
+ * written as the escape of the lone surrogate U+DC00 + byte, \udcff for
+ * 0xFF, as Python's surrogateescape decodes it: the text is well-formed
+ * UTF-8, and two names that differ stay two strings in JavaScript, whose
+ * JSON.stringify writes them back so (osi_json_parse reads them back to the
+ * bytes). */
+void osi_json_string(OsiJson *j, const char *s);
 void osi_json_string_body(OsiJson *j, const char *s); /* escaped, without the quotes */
 void osi_json_int(OsiJson *j, int64_t v);
 void osi_json_char(OsiJson *j, char c); /* one byte as is (',', '[', ...) */
@@ -21,5 +28,8 @@ void osi_json_free(OsiJson *j);
 /* 1 if s is well-formed UTF-8 (no overlong forms, surrogates or code points above
  * U+10FFFF): then its byte order is its code point order, and a decoder keeps it intact. */
 int osi_utf8_valid(const char *s);
+/* Length of the well-formed UTF-8 sequence s starts with (1 to 4; s[0]
+ * non-NUL), or 0 when it starts none. */
+int osi_utf8_seq_len(const char *s);
 
 #endif

@@ -21,10 +21,28 @@ static int parse_value(Parser *ps, OsiJsonValue *out);
 static size_t put_utf8(char *dst, unsigned cp) {
   if (cp < 0x80) { dst[0] = (char)cp; return 1; }
   if (cp < 0x800) { dst[0] = (char)(0xC0 | (cp >> 6)); dst[1] = (char)(0x80 | (cp & 0x3F)); return 2; }
+  if (cp >= 0x10000) {
+    dst[0] = (char)(0xF0 | (cp >> 18));
+    dst[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    dst[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    dst[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+  }
   dst[0] = (char)(0xE0 | (cp >> 12));
   dst[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
   dst[2] = (char)(0x80 | (cp & 0x3F));
   return 3;
+}
+
+/* The code unit of the \uXXXX escape at q (q at the 'u'), or -1. */
+static long escape_unit(const char *q) {
+  char hex[5] = {0};
+  for (int i = 0; i < 4; i++) {
+    char c = q[1 + i];
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) return -1;
+    hex[i] = c;
+  }
+  return strtol(hex, NULL, 16);
 }
 
 static const char *parse_string(Parser *ps) {
@@ -50,13 +68,18 @@ static const char *parse_string(Parser *ps) {
     case 'b': out[k++] = '\b'; break;
     case 'f': out[k++] = '\f'; break;
     case 'u': {
-      char hex[5] = {0};
-      for (int i = 0; i < 4; i++) {
-        if (!q[1 + i]) return NULL;
-        hex[i] = q[1 + i];
-      }
-      k += put_utf8(out + k, (unsigned)strtoul(hex, NULL, 16));
+      long u = escape_unit(q);
+      if (u < 0) return NULL;
       q += 4;
+      long lo = u >= 0xD800 && u < 0xDC00 && q[1] == '\\' && q[2] == 'u' ? escape_unit(q + 2) : -1;
+      if (lo >= 0xDC00 && lo < 0xE000) { /* a surrogate pair */
+        k += put_utf8(out + k, 0x10000 + (((unsigned)u - 0xD800) << 10) + ((unsigned)lo - 0xDC00));
+        q += 6;
+      } else if (u >= 0xDC80 && u < 0xDD00) { /* a byte of no UTF-8 sequence (json.h) */
+        out[k++] = (char)(u - 0xDC00);
+      } else {
+        k += put_utf8(out + k, (unsigned)u);
+      }
       break;
     }
     default: out[k++] = *q;

@@ -63,7 +63,15 @@ OsiExpr osi_mb_dim(OsiExprStore *exprs, OsiMbDimCase which, int64_t value, const
   case OSI_MB_DIM_VALUE:
     /* A negative declared size is meaningless: treat it as unknown. */
     return value >= 0 ? osi_expr_const(exprs, value) : OSI_EXPR_UNKNOWN;
-  case OSI_MB_DIM_PARAM: return osi_expr_from_dim_param(exprs, param ? param : "");
+  case OSI_MB_DIM_PARAM: {
+    /* Isolated: what a text takes of the work budget, and so whether it is
+     * cut, must not depend on the texts read before it (the decoders read
+     * them in different orders). */
+    osi_expr_store_isolate(exprs, 1);
+    OsiExpr e = osi_expr_from_dim_param(exprs, param ? param : "");
+    osi_expr_store_isolate(exprs, 0);
+    return e;
+  }
   default: return OSI_EXPR_UNKNOWN;
   }
 }

@@ -73,6 +73,8 @@ OsiExprStore *osi_expr_store_new(void) {
   s->nnodes = 1;
   s->assume_nonneg = 1;
   s->float_domain = 1;
+  s->work_left = UINT64_MAX;
+  s->memo_epoch = 1;
   return s;
 }
 
@@ -102,9 +104,8 @@ void osi_expr_store_delete(OsiExprStore *s) {
 
 uint32_t osi_expr_node_count(const OsiExprStore *s) { return s ? s->nnodes : 0; }
 
-void osi_expr_store_set_assume_nonneg(OsiExprStore *s, int on) {
-  s->assume_nonneg = on != 0;
-  if (s->sum_memo) memset(s->sum_memo, 0, 2 * (size_t)s->sum_memo_cap * sizeof *s->sum_memo);
+void expr_memos_clear(OsiExprStore *s) {
+  if (s->sum_memo) memset(s->sum_memo, 0, 3 * (size_t)s->sum_memo_cap * sizeof *s->sum_memo);
   expr_pair_memo_clear(&s->bcast_memo);
   expr_pair_memo_clear(&s->minmax_memo);
   expr_pair_memo_clear(&s->arith_memo);
@@ -112,33 +113,106 @@ void osi_expr_store_set_assume_nonneg(OsiExprStore *s, int on) {
   expr_pair_memo_clear(&s->expansion_memo);
 }
 
+void osi_expr_store_set_assume_nonneg(OsiExprStore *s, int on) {
+  s->assume_nonneg = on != 0;
+  expr_memos_clear(s);
+}
+
+/* Section - Work budget
+ *
+ * One counter: the steps the innermost operation may still take (the
+ * store's own budget outside any). An operation starts with the smaller of
+ * its cap and what encloses it has left, and gives back what it did not
+ * take; running out sets work_out until the operation ends, or for good
+ * when what encloses it has nothing left either. */
+
+int expr_run_out(OsiExprStore *s) {
+  if (!s->work_out) {
+    s->work_out = 1;
+    s->cycle_breaks++; /* nothing computed across it is memoised */
+  }
+  s->work_left = 0;
+  return 0;
+}
+
+void osi_expr_store_isolate(OsiExprStore *s, int on) {
+  if (!s) return;
+  s->isolated = on != 0;
+  if (!on) {
+    s->memo_epoch = 1;
+    return;
+  }
+  if (s->next_epoch < 2) { /* the first time, or the counter went round: no stale entry left */
+    expr_memos_clear(s);
+    s->next_epoch = 2;
+  }
+  s->memo_epoch = s->next_epoch++;
+}
+
+void osi_expr_set_work_budget(OsiExprStore *s, uint64_t steps) {
+  if (!s) return;
+  s->work_left = steps;
+  s->work_out = 0;
+}
+
+uint64_t osi_expr_work_left(const OsiExprStore *s) { return s ? s->work_left : 0; }
+
+int osi_expr_work_exhausted(const OsiExprStore *s) { return s && s->work_out; }
+
+void osi_expr_work_begin(OsiExprStore *s, OsiExprWork *w, uint64_t cap) {
+  w->saved = s->work_left;
+  w->outer_out = s->work_out;
+  w->granted = cap < s->work_left ? cap : s->work_left;
+  s->work_left = w->granted;
+}
+
+int osi_expr_work_end(OsiExprStore *s, OsiExprWork *w) {
+  int out = s->work_out;
+  s->work_left = w->saved - (w->granted - s->work_left);
+  if (out && !w->outer_out && s->work_left > 0) s->work_out = 0;
+  return out;
+}
+
 /* Section - Memos of binary operations */
 
 #define PAIR_MEMO_MAX_CAP (1u << 14)
 
-uint32_t *expr_pair_slot(const OsiExprStore *s, PairMemo *m, uint32_t a, uint32_t b) {
-  if (m->cap < PAIR_MEMO_MAX_CAP && m->cap < s->nnodes) {
-    uint32_t cap = m->cap ? m->cap : 256;
-    while (cap < s->nnodes && cap < PAIR_MEMO_MAX_CAP) cap *= 2;
-    uint32_t *t = calloc(3 * (size_t)cap, sizeof *t); /* a new table starts empty */
+/* Entries of an isolated store's memos: a fixed number, whatever the
+ * tables' size (see osi_expr_store_isolate). */
+#define ISOLATED_CAP 1024u
+
+uint32_t *expr_memo_entry(const OsiExprStore *s, uint32_t **table, uint32_t *cap, uint32_t max_cap,
+                          uint32_t words, uint32_t h) {
+  uint32_t want = s->isolated ? ISOLATED_CAP : *cap < max_cap && *cap < s->nnodes ? s->nnodes : 0;
+  if (*cap < want) {
+    uint32_t c = *cap ? *cap : 256;
+    while (c < want && c < max_cap) c *= 2;
+    uint32_t *t = calloc(words * (size_t)c, sizeof *t); /* a new table starts empty */
     if (t) {
-      free(m->t);
-      m->t = t;
-      m->cap = cap;
+      free(*table);
+      *table = t;
+      *cap = c;
     }
   }
-  if (!m->t) return NULL;
-  /* Every bit of both ids reaches the low bits: callers keep flags in the
-   * top bits of b (a Max/Min kind, an arithmetic operation). */
-  uint32_t h = a * 0x9E3779B1u + b * 0x85EBCA77u;
+  if (!*table) return NULL;
+  return *table + words * (h & ((s->isolated ? ISOLATED_CAP : *cap) - 1));
+}
+
+uint32_t *expr_pair_slot(const OsiExprStore *s, PairMemo *m, OsiExpr a, OsiExpr b, uint32_t tag) {
+  if (a >= s->nnodes || b >= s->nnodes) return NULL;
+  /* By the operands' structural hashes, not their ids: which results are
+   * found again must not depend on the order ids were given out in (the
+   * decoders intern dims in file order or not), since it decides how much
+   * of the work budget an operation takes. */
+  uint32_t h = s->nodes[a].hash * 0x9E3779B1u + s->nodes[b].hash * 0x85EBCA77u + tag * 0xC2B2AE3Du;
   h ^= h >> 15;
   h *= 0x2C1B3C6Du;
   h ^= h >> 12;
-  return m->t + 3 * (h & (m->cap - 1));
+  return expr_memo_entry(s, &m->t, &m->cap, PAIR_MEMO_MAX_CAP, 4, h);
 }
 
 void expr_pair_memo_clear(PairMemo *m) {
-  if (m->t) memset(m->t, 0, 3 * (size_t)m->cap * sizeof *m->t);
+  if (m->t) memset(m->t, 0, 4 * (size_t)m->cap * sizeof *m->t);
 }
 
 static const char *store_name(OsiExprStore *s, const char *name, size_t len) {
@@ -167,12 +241,14 @@ static uint32_t mix(uint32_t h, uint64_t v) {
   return h;
 }
 
-static uint32_t hash_key(int kind, const OsiExpr *args, uint32_t n, const int64_t *coefs,
-                         int64_t val, const char *name, size_t namelen) {
+/* Structural: from the arguments' hashes, not their ids (see
+ * expr_pair_slot). */
+static uint32_t hash_key(const OsiExprStore *s, int kind, const OsiExpr *args, uint32_t n,
+                         const int64_t *coefs, int64_t val, const char *name, size_t namelen) {
   uint32_t h = 2166136261u ^ (uint32_t)kind;
   h = mix(h, (uint64_t)val);
   for (uint32_t i = 0; i < n; i++) {
-    h = mix(h, args[i]);
+    h = mix(h, s->nodes[args[i]].hash);
     if (kind == EK_ADD) h = mix(h, (uint64_t)coefs[i]);
   }
   if (kind == EK_SYM)
@@ -229,7 +305,10 @@ OsiExpr expr_intern(OsiExprStore *s, int kind, const OsiExpr *args, uint32_t n,
                     const int64_t *coefs, int64_t val, const char *name, size_t namelen) {
   for (uint32_t i = 0; i < n; i++)
     if (args[i] == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
-  uint32_t h = hash_key(kind, args, n, coefs, val, name, namelen);
+  /* A compound node is a step, found or new (symbols and constants are no
+   * rewrite): what a rewrite takes must not depend on what exists. */
+  if (kind > EK_SYM && kind != EK_FCONST && !expr_spend(s, 1 + (uint64_t)n)) return OSI_EXPR_UNKNOWN;
+  uint32_t h = hash_key(s, kind, args, n, coefs, val, name, namelen);
   uint32_t j = h & (s->tcap - 1);
   for (uint32_t id; (id = s->table[j]) != 0; j = (j + 1) & (s->tcap - 1)) {
     const ExprNode *nd = &s->nodes[id];
@@ -288,7 +367,7 @@ OsiExpr expr_intern(OsiExprStore *s, int kind, const OsiExpr *args, uint32_t n,
 }
 
 OsiExpr expr_find_symbol(const OsiExprStore *s, const char *name, size_t namelen) {
-  uint32_t h = hash_key(EK_SYM, NULL, 0, NULL, 0, name, namelen);
+  uint32_t h = hash_key(s, EK_SYM, NULL, 0, NULL, 0, name, namelen);
   for (uint32_t j = h & (s->tcap - 1), id; (id = s->table[j]) != 0; j = (j + 1) & (s->tcap - 1)) {
     const ExprNode *nd = &s->nodes[id];
     if (nd->hash == h && node_matches(s, nd, EK_SYM, NULL, 0, NULL, 0, name, namelen)) return id;
@@ -689,7 +768,7 @@ static OsiExpr subst_node(OsiExprStore *s, OsiExpr e, const OsiExpr *from, const
 
 static OsiExpr subst_rec(OsiExprStore *s, OsiExpr e, const OsiExpr *from, const OsiExpr *to,
                          size_t n) {
-  if (e == OSI_EXPR_UNKNOWN) return e;
+  if (e == OSI_EXPR_UNKNOWN || !expr_spend(s, 1)) return OSI_EXPR_UNKNOWN;
   for (size_t i = 0; i < n; i++)
     if (from[i] == e) return to[i];
   OsiExpr r = subst_node(s, e, from, to, n);
@@ -704,7 +783,7 @@ OsiExpr osi_expr_substitute(OsiExprStore *s, OsiExpr e, const OsiExpr *from, con
   if (!s || e >= s->nnodes || (n && (!from || !to))) return OSI_EXPR_UNKNOWN;
   for (size_t i = 0; i < n; i++)
     if (from[i] >= s->nnodes || to[i] >= s->nnodes) return OSI_EXPR_UNKNOWN;
-  return subst_rec(s, e, from, to, n);
+  return expr_result(s, subst_rec(s, e, from, to, n));
 }
 
 /* Section - Leaf equality */

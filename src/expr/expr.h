@@ -34,6 +34,54 @@ typedef struct OsiExprStore OsiExprStore;
  * (Floor(h*Min(800/Min(h,w),...)) is 22 nodes, each level about 55). */
 #define OSI_EXPR_MAX_NODES 512
 
+/* Section - Work budget
+ *
+ * Rewriting takes steps, each a bounded amount of work: a sum brought to
+ * its normal form, one expansion or contraction step of a sum of // and %
+ * atoms, an order proof, a product's terms, a node interned. A store may
+ * take at most its budget (osi_expr_set_work_budget; unbounded by default),
+ * and an operation (osi_expr_work_begin .. osi_expr_work_end, which nest) at
+ * most its cap as well. Past either, every rewrite gives OSI_EXPR_UNKNOWN
+ * until the operation ends (past the store's budget: for good): never a
+ * partly simplified expression, and nothing computed past it is
+ * remembered, so every id a constructor returns is still canonical.
+ * Symbols and constants are still made. */
+
+/* Isolated (off by default), rewrites find again only the results
+ * remembered since isolation last started, in memos of a fixed size: the
+ * work an operation takes, and so whether it is cut, is then the same
+ * whatever was computed before it. The decoders read each dim text so, in
+ * whatever order each reads them, so that both cut the same texts. */
+void osi_expr_store_isolate(OsiExprStore *s, int on);
+
+/* One dim text (osi_expr_parse, osi_expr_from_dim_param): 14 times the most
+ * a text of the backend, exporter, torchvision and bench models takes
+ * isolated, as the decoders read it, with those models written back with
+ * their inferred shapes (toModel) among them (8,959 steps: a detection
+ * model's anchor count; the models' own texts take at most 313); a text
+ * whose normal form would take minutes (N//2//3//...//370, CeilDiv nested
+ * 400 deep) is cut in milliseconds. */
+#define OSI_EXPR_WORK_PER_TEXT (1u << 17)
+
+/* An operation in progress (osi_expr_work_begin), held by its caller. */
+typedef struct OsiExprWork {
+  uint64_t saved, granted;
+  int outer_out;
+} OsiExprWork;
+
+void osi_expr_set_work_budget(OsiExprStore *s, uint64_t steps);
+/* Steps the current operation (or the store) may still take. */
+uint64_t osi_expr_work_left(const OsiExprStore *s);
+/* Starts an operation that may take at most cap steps (and no more than
+ * what encloses it has left). */
+void osi_expr_work_begin(OsiExprStore *s, OsiExprWork *w, uint64_t cap);
+/* Ends it: 1 when it was cut short (it ran out, or started with nothing
+ * left: every rewrite it made after that point gave OSI_EXPR_UNKNOWN), else
+ * 0. What it took is taken from what encloses it. */
+int osi_expr_work_end(OsiExprStore *s, OsiExprWork *w);
+/* 1 when the store's own budget is spent (every rewrite gives unknown). */
+int osi_expr_work_exhausted(const OsiExprStore *s);
+
 /* Section - Store */
 
 OsiExprStore *osi_expr_store_new(void);
@@ -117,11 +165,25 @@ int osi_expr_is_fconst(const OsiExprStore *s, OsiExpr e, double *out);
 int osi_expr_float_bounds(const OsiExprStore *s, OsiExpr e, double *lo, double *hi);
 /* Section - Parsing and printing */
 
-/* Parses text in the expression grammar (see expr_parse.c). Returns
- * OSI_EXPR_UNKNOWN if it does not parse. */
+/* How a text reads in the expression grammar (see expr_parse.c). */
+typedef enum OsiExprText {
+  OSI_EXPR_TEXT_INT = 0,    /* an integer expression: a size */
+  OSI_EXPR_TEXT_FLOAT,      /* a float expression: no size */
+  OSI_EXPR_TEXT_SYNTAX,     /* not in the grammar (or past its length and nesting limits) */
+  OSI_EXPR_TEXT_OVER_BUDGET /* in the grammar, but simplifying it takes more than
+                             * OSI_EXPR_WORK_PER_TEXT steps (or what the store has left) */
+} OsiExprText;
+
+/* Parses text; *out (when not NULL) is its value for _INT and _FLOAT (which
+ * may be OSI_EXPR_UNKNOWN: Broadcast(2,3), an overflow, too large), else
+ * OSI_EXPR_UNKNOWN. */
+OsiExprText osi_expr_parse_text(OsiExprStore *s, const char *text, OsiExpr *out);
+/* Parses text in the expression grammar. Returns OSI_EXPR_UNKNOWN if it does
+ * not parse (or is over the work budget). */
 OsiExpr osi_expr_parse(OsiExprStore *s, const char *text);
-/* How a dim_param becomes a dim: a string that parses is that expression;
- * any other non-empty string is a symbol with that exact name; "" is
+/* How a dim_param becomes a dim: a string that parses as an integer
+ * expression (within the work budget) is that expression; any other
+ * non-empty string is a symbol with that exact name; "" is
  * OSI_EXPR_UNKNOWN. */
 OsiExpr osi_expr_from_dim_param(OsiExprStore *s, const char *text);
 /* Canonical text, owned by the store, valid until the store is deleted.

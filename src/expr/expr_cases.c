@@ -163,7 +163,7 @@ int osi_expr_equal_where(OsiExprStore *s, OsiExpr pred, int holds, OsiExpr a, Os
   if (!cases_of(s, pred, holds, &cases, 0)) return 0;
   for (int i = 0; i < cases.n; i++)
     if (!equal_in_case(s, &cases.items[i], a, b)) return 0;
-  return 1;
+  return !s->work_out; /* (equal_in_case compares known ids only) */
 }
 
 OsiExpr osi_expr_indicator(OsiExprStore *s, OsiExpr d) {

@@ -471,6 +471,15 @@ static OsiExpr exact_int(OsiExprStore *s, OsiExpr e, int64_t symhi) {
 
 /* Section - Constructors */
 
+/* The rules; the public constructors below return their result through
+ * expr_result (unknown once the work budget is out). */
+static OsiExpr to_float_rule(OsiExprStore *s, OsiExpr a);
+static OsiExpr fneg_rule(OsiExprStore *s, OsiExpr a);
+static OsiExpr fadd_rule(OsiExprStore *s, OsiExpr a, OsiExpr b);
+static OsiExpr fmul_rule(OsiExprStore *s, OsiExpr a, OsiExpr b);
+static OsiExpr fdiv_rule(OsiExprStore *s, OsiExpr a, OsiExpr b);
+static OsiExpr ftoint_rule(OsiExprStore *s, OsiExpr a);
+
 static int ok_float(const OsiExprStore *s, OsiExpr a) {
   return s && a != OSI_EXPR_UNKNOWN && a < s->nnodes;
 }
@@ -514,7 +523,7 @@ static OsiExpr intern_float(OsiExprStore *s, int kind, const OsiExpr *args, uint
   return expr_intern(s, kind, args, n, NULL, 0, NULL, 0);
 }
 
-OsiExpr osi_expr_to_float(OsiExprStore *s, OsiExpr a) {
+static OsiExpr to_float_rule(OsiExprStore *s, OsiExpr a) {
   if (!ok_float(s, a)) return OSI_EXPR_UNKNOWN;
   const ExprNode *nd = &s->nodes[a];
   if (expr_is_float_kind(nd->kind)) return a;
@@ -532,7 +541,7 @@ static int operands(OsiExprStore *s, OsiExpr *a, OsiExpr *b) {
   OsiExpr *v[2] = {a, b};
   for (int i = 0; i < 2 && v[i]; i++) {
     double c;
-    *v[i] = osi_expr_to_float(s, *v[i]);
+    *v[i] = to_float_rule(s, *v[i]);
     if (*v[i] && is_fconst(s, *v[i], &c) && f32(c) != c && c == c) *v[i] = f32const(s, (float)c);
     if (!*v[i]) return 0;
   }
@@ -545,7 +554,7 @@ static OsiExpr commutative(OsiExprStore *s, int kind, OsiExpr a, OsiExpr b) {
   return intern_float(s, kind, args, 2);
 }
 
-OsiExpr osi_expr_fneg(OsiExprStore *s, OsiExpr a) {
+static OsiExpr fneg_rule(OsiExprStore *s, OsiExpr a) {
   if (!operands(s, &a, NULL)) return OSI_EXPR_UNKNOWN;
   const ExprNode *nd = &s->nodes[a];
   double c;
@@ -554,18 +563,18 @@ OsiExpr osi_expr_fneg(OsiExprStore *s, OsiExpr a) {
   switch (nd->kind) {
   case EK_FNEG: return x;
   case EK_FMUL:
-    if (is_fconst(s, x, &c)) return osi_expr_fmul(s, osi_expr_fconst(s, -c), y);
+    if (is_fconst(s, x, &c)) return fmul_rule(s, osi_expr_fconst(s, -c), y);
     break;
   case EK_FDIV:
-    if (is_fconst(s, x, &c)) return osi_expr_fdiv(s, osi_expr_fconst(s, -c), y);
-    if (is_fconst(s, y, &c)) return osi_expr_fdiv(s, x, osi_expr_fconst(s, -c));
+    if (is_fconst(s, x, &c)) return fdiv_rule(s, osi_expr_fconst(s, -c), y);
+    if (is_fconst(s, y, &c)) return fdiv_rule(s, x, osi_expr_fconst(s, -c));
     break;
   default: break;
   }
   return intern_float(s, EK_FNEG, &a, 1);
 }
 
-OsiExpr osi_expr_fadd(OsiExprStore *s, OsiExpr a, OsiExpr b) {
+static OsiExpr fadd_rule(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   if (!operands(s, &a, &b)) return OSI_EXPR_UNKNOWN;
   double x, y;
   int ka = is_fconst(s, a, &x), kb = is_fconst(s, b, &y);
@@ -578,7 +587,8 @@ OsiExpr osi_expr_fadd(OsiExprStore *s, OsiExpr a, OsiExpr b) {
 }
 
 OsiExpr osi_expr_fsub(OsiExprStore *s, OsiExpr a, OsiExpr b) {
-  return osi_expr_fadd(s, a, osi_expr_fneg(s, b)); /* a - b is a + (-b) exactly */
+  if (!s) return OSI_EXPR_UNKNOWN;
+  return expr_result(s, fadd_rule(s, a, fneg_rule(s, b))); /* a - b is a + (-b) exactly */
 }
 
 /* 2^k * e as one float32 node when e is c*Float(n), c/Float(n) or
@@ -590,17 +600,17 @@ static OsiExpr push_scale(OsiExprStore *s, double k, OsiExpr e) {
   double c;
   if (nd->kind == EK_FMUL && is_fconst(s, x, &c) && kind_of(s, y) == EK_FCAST && moderate(c) &&
       moderate(c * k))
-    return osi_expr_fmul(s, osi_expr_fconst(s, c * k), y);
+    return fmul_rule(s, osi_expr_fconst(s, c * k), y);
   if (nd->kind == EK_FDIV && is_fconst(s, x, &c) && kind_of(s, y) == EK_FCAST && moderate(c) &&
       moderate(c * k))
-    return osi_expr_fdiv(s, osi_expr_fconst(s, c * k), y);
+    return fdiv_rule(s, osi_expr_fconst(s, c * k), y);
   if (nd->kind == EK_FDIV && is_fconst(s, y, &c) && kind_of(s, x) == EK_FCAST && moderate(c) &&
       moderate(c / k))
-    return osi_expr_fdiv(s, x, osi_expr_fconst(s, c / k));
+    return fdiv_rule(s, x, osi_expr_fconst(s, c / k));
   return OSI_EXPR_UNKNOWN;
 }
 
-OsiExpr osi_expr_fmul(OsiExprStore *s, OsiExpr a, OsiExpr b) {
+static OsiExpr fmul_rule(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   if (!operands(s, &a, &b)) return OSI_EXPR_UNKNOWN;
   double x, y;
   int ka = is_fconst(s, a, &x), kb = is_fconst(s, b, &y);
@@ -611,7 +621,7 @@ OsiExpr osi_expr_fmul(OsiExprStore *s, OsiExpr a, OsiExpr b) {
     a = b, b = t, x = y, ka = 1;
   }
   if (ka && x == 1) return b;
-  if (ka && x == -1) return osi_expr_fneg(s, b);
+  if (ka && x == -1) return fneg_rule(s, b);
   if (ka) {
     OsiExpr r = push_scale(s, x, b);
     if (r != OSI_EXPR_UNKNOWN) return r;
@@ -619,14 +629,14 @@ OsiExpr osi_expr_fmul(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   return commutative(s, EK_FMUL, a, b);
 }
 
-OsiExpr osi_expr_fdiv(OsiExprStore *s, OsiExpr a, OsiExpr b) {
+static OsiExpr fdiv_rule(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   if (!operands(s, &a, &b)) return OSI_EXPR_UNKNOWN;
   double x, y;
   int ka = is_fconst(s, a, &x), kb = is_fconst(s, b, &y);
   if (ka && kb) return f32const(s, (float)x / (float)y);
   if ((ka && x != x) || (kb && y != y)) return osi_expr_fconst(s, NAN);
   if (kb && y == 1) return a;
-  if (kb && y == -1) return osi_expr_fneg(s, a);
+  if (kb && y == -1) return fneg_rule(s, a);
   OsiExpr args[2] = {a, b};
   return intern_float(s, EK_FDIV, args, 2);
 }
@@ -672,7 +682,7 @@ static OsiExpr fminmax(OsiExprStore *s, int kind, OsiExpr a, OsiExpr b) {
     OsiExpr m = max ? osi_expr_max(s, ints, c) : osi_expr_min(s, ints, c);
     if (m) ints = m, have_c = 0;
   }
-  if (ints) v[o++] = osi_expr_to_float(s, ints);
+  if (ints) v[o++] = to_float_rule(s, ints);
   if (have_c) v[o++] = f32const(s, best);
   /* insertion sort + dedupe */
   for (uint32_t i = 1; i < o; i++) {
@@ -690,8 +700,12 @@ static OsiExpr fminmax(OsiExprStore *s, int kind, OsiExpr a, OsiExpr b) {
   return intern_float(s, kind, v, n);
 }
 
-OsiExpr osi_expr_fmin(OsiExprStore *s, OsiExpr a, OsiExpr b) { return fminmax(s, EK_FMIN, a, b); }
-OsiExpr osi_expr_fmax(OsiExprStore *s, OsiExpr a, OsiExpr b) { return fminmax(s, EK_FMAX, a, b); }
+OsiExpr osi_expr_fmin(OsiExprStore *s, OsiExpr a, OsiExpr b) {
+  return s ? expr_result(s, fminmax(s, EK_FMIN, a, b)) : OSI_EXPR_UNKNOWN;
+}
+OsiExpr osi_expr_fmax(OsiExprStore *s, OsiExpr a, OsiExpr b) {
+  return s ? expr_result(s, fminmax(s, EK_FMAX, a, b)) : OSI_EXPR_UNKNOWN;
+}
 
 static OsiExpr fround_kind(OsiExprStore *s, int kind, OsiExpr a) {
   if (!operands(s, &a, NULL)) return OSI_EXPR_UNKNOWN;
@@ -704,11 +718,17 @@ static OsiExpr fround_kind(OsiExprStore *s, int kind, OsiExpr a) {
   return intern_float(s, kind, &a, 1);
 }
 
-OsiExpr osi_expr_ffloor(OsiExprStore *s, OsiExpr a) { return fround_kind(s, EK_FFLOOR, a); }
-OsiExpr osi_expr_fceil(OsiExprStore *s, OsiExpr a) { return fround_kind(s, EK_FCEIL, a); }
-OsiExpr osi_expr_fround(OsiExprStore *s, OsiExpr a) { return fround_kind(s, EK_FROUND, a); }
+OsiExpr osi_expr_ffloor(OsiExprStore *s, OsiExpr a) {
+  return s ? expr_result(s, fround_kind(s, EK_FFLOOR, a)) : OSI_EXPR_UNKNOWN;
+}
+OsiExpr osi_expr_fceil(OsiExprStore *s, OsiExpr a) {
+  return s ? expr_result(s, fround_kind(s, EK_FCEIL, a)) : OSI_EXPR_UNKNOWN;
+}
+OsiExpr osi_expr_fround(OsiExprStore *s, OsiExpr a) {
+  return s ? expr_result(s, fround_kind(s, EK_FROUND, a)) : OSI_EXPR_UNKNOWN;
+}
 
-OsiExpr osi_expr_ftoint(OsiExprStore *s, OsiExpr a) {
+static OsiExpr ftoint_rule(OsiExprStore *s, OsiExpr a) {
   if (!operands(s, &a, NULL)) return OSI_EXPR_UNKNOWN;
   double c;
   if (is_fconst(s, a, &c)) {
@@ -725,6 +745,26 @@ OsiExpr osi_expr_ftoint(OsiExprStore *s, OsiExpr a) {
   if (y == OSI_EXPR_UNKNOWN && s->float_domain) y = exact_rounded(s, z, dir, (int64_t)F24 - 1);
   if (y != OSI_EXPR_UNKNOWN) return y;
   return expr_intern(s, EK_FTOINT, &a, 1, NULL, 0, NULL, 0);
+}
+
+
+OsiExpr osi_expr_to_float(OsiExprStore *s, OsiExpr a) {
+  return s ? expr_result(s, to_float_rule(s, a)) : OSI_EXPR_UNKNOWN;
+}
+OsiExpr osi_expr_fneg(OsiExprStore *s, OsiExpr a) {
+  return s ? expr_result(s, fneg_rule(s, a)) : OSI_EXPR_UNKNOWN;
+}
+OsiExpr osi_expr_fadd(OsiExprStore *s, OsiExpr a, OsiExpr b) {
+  return s ? expr_result(s, fadd_rule(s, a, b)) : OSI_EXPR_UNKNOWN;
+}
+OsiExpr osi_expr_fmul(OsiExprStore *s, OsiExpr a, OsiExpr b) {
+  return s ? expr_result(s, fmul_rule(s, a, b)) : OSI_EXPR_UNKNOWN;
+}
+OsiExpr osi_expr_fdiv(OsiExprStore *s, OsiExpr a, OsiExpr b) {
+  return s ? expr_result(s, fdiv_rule(s, a, b)) : OSI_EXPR_UNKNOWN;
+}
+OsiExpr osi_expr_ftoint(OsiExprStore *s, OsiExpr a) {
+  return s ? expr_result(s, ftoint_rule(s, a)) : OSI_EXPR_UNKNOWN;
 }
 
 /* Section - Queries and rebuilding */

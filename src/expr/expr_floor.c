@@ -116,6 +116,7 @@ static int expand(OsiExprStore *s, Poly *p, int max_steps) {
     while (i < p->n && !const_divisor(s, p->m[i], EK_MOD) && !hermite_divisor(s, p->m[i])) i++;
     if (i == p->n) return 1;
     if (steps == max_steps) return 0;
+    if (!expr_spend(s, 1 + (uint64_t)p->n)) return -1;
     OsiExpr m = p->m[i];
     int64_t k = p->k[i];
     memmove(p->k + i, p->k + i + 1, (p->n - i - 1) * sizeof *p->k);
@@ -180,8 +181,8 @@ static int candidates(OsiExprStore *s, OsiExpr a, int64_t d, OsiExpr *out) {
  * expansion is the same whenever it is built across no broken cycle, so it
  * is memoised (as the sum it is, interned as built) with that proviso. */
 static int expansion_of(OsiExprStore *s, OsiExpr z, Poly *x) {
-  uint32_t *slot = expr_pair_slot(s, &s->expansion_memo, z, 0);
-  if (slot && slot[0] == z) return slot[2] && poly_load(s, slot[2], x);
+  uint32_t *slot = expr_pair_slot(s, &s->expansion_memo, z, 0, 0);
+  if (expr_memo_hit(s, slot, z, 0)) return slot[2] && poly_load(s, slot[2], x);
   x->n = 0;
   x->c = 0;
   uint32_t breaks = s->cycle_breaks;
@@ -189,8 +190,8 @@ static int expansion_of(OsiExprStore *s, OsiExpr z, Poly *x) {
   if (s->cycle_breaks != breaks) return 0;
   OsiExpr sum = ok ? poly_intern(s, x) : OSI_EXPR_UNKNOWN;
   if (ok && !sum) return 1; /* not memoised */
-  slot = expr_pair_slot(s, &s->expansion_memo, z, 0); /* the table may have grown */
-  if (slot) slot[0] = z, slot[1] = 0, slot[2] = sum;
+  slot = expr_pair_slot(s, &s->expansion_memo, z, 0, 0); /* the table may have grown */
+  if (slot) expr_memo_put(s, slot, z, 0, sum);
   return ok;
 }
 
@@ -243,6 +244,7 @@ static int contract_once(OsiExprStore *s, Poly *e, Output *out, uint32_t *nout, 
       for (int j = 0; j < cnt; j++) {
         /* a candidate built across a broken cycle may depend on the sums
          * being canonicalised above this one: not taken */
+        if (!expr_spend(s, 1 + (uint64_t)e->n)) break;
         if (!z[j] || !expansion_of(s, z[j], &x)) continue;
         int64_t ka = coef_of(s, &x, a);
         if (ka == 0 || (ka == -1 && k == INT64_MIN) || k % ka != 0 || k / ka == INT64_MIN) continue;
@@ -291,19 +293,8 @@ static int contract_once(OsiExprStore *s, Poly *e, Output *out, uint32_t *nout, 
 #define MEMO_MAX_CAP (1u << 16)
 
 static uint32_t *memo_slot(OsiExprStore *s, OsiExpr key) {
-  if (s->sum_memo_cap < MEMO_MAX_CAP && s->sum_memo_cap < s->nnodes) {
-    uint32_t cap = s->sum_memo_cap ? s->sum_memo_cap : 256;
-    while (cap < s->nnodes && cap < MEMO_MAX_CAP) cap *= 2;
-    uint32_t *m = calloc(2 * (size_t)cap, sizeof *m); /* a new table starts empty */
-    if (m) {
-      free(s->sum_memo);
-      s->sum_memo = m;
-      s->sum_memo_cap = cap;
-    }
-  }
-  if (!s->sum_memo) return NULL;
-  uint32_t h = (key * 2654435761u) & (s->sum_memo_cap - 1);
-  return s->sum_memo + 2 * h;
+  uint32_t h = s->nodes[key].hash * 2654435761u; /* structural (expr_pair_slot) */
+  return expr_memo_entry(s, &s->sum_memo, &s->sum_memo_cap, MEMO_MAX_CAP, 3, h);
 }
 
 static OsiExpr canonical_uncached(OsiExprStore *s, const Poly *p);
@@ -330,7 +321,7 @@ OsiExpr expr_sum_canonical(OsiExprStore *s, const Poly *p) {
       return r;
     }
   uint32_t *slot = memo_slot(s, key);
-  if (slot && slot[0] == key) return slot[1];
+  if (slot && slot[0] == key && slot[2] == s->memo_epoch) return slot[1];
   if (s->canon_depth == sizeof s->canon_stack / sizeof s->canon_stack[0]) {
     s->cycle_breaks++; /* too deep to tell: as a cycle */
     s->contracting++;
@@ -343,7 +334,7 @@ OsiExpr expr_sum_canonical(OsiExprStore *s, const Poly *p) {
   OsiExpr r = canonical_uncached(s, p);
   s->canon_depth--;
   slot = memo_slot(s, key); /* the table may have grown */
-  if (slot && r && s->cycle_breaks == breaks) slot[0] = key, slot[1] = r;
+  if (slot && r && s->cycle_breaks == breaks) slot[0] = key, slot[1] = r, slot[2] = s->memo_epoch;
   return r;
 }
 
@@ -354,7 +345,7 @@ static OsiExpr canonical_uncached(OsiExprStore *s, const Poly *p) {
   Output out[FLOOR_MAX_STEPS];
   uint32_t nout = 0;
   int failed = 0;
-  if (!poly_copy(&e, p)) goto done;
+  if (!expr_spend(s, 1 + (uint64_t)p->n) || !poly_copy(&e, p)) goto done;
   int expanded = expand(s, &e, FLOOR_MAX_STEPS);
   /* Too many steps to normalise: kept as built. A sum whose expansion
    * leaves int64 has no normal form: unknown, as any size arithmetic that

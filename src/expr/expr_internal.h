@@ -82,8 +82,11 @@ typedef struct NameChunk NameChunk;
 typedef struct ExprNaming ExprNaming; /* expr_naming.c */
 
 /* Results of a binary operation by its operands' ids: direct-mapped
- * triples (a, b, result), a = 0 empty; it grows with the store up to 2^14
- * slots, and is cleared when a store flag changes what rules apply. */
+ * entries (a, b, result, epoch), valid when epoch is the store's
+ * memo_epoch, placed by the operands' structural hashes (so that which
+ * results are found again, and so the work an operation takes, does not
+ * depend on the order ids were given out in); it grows with the store up to
+ * 2^14 slots, and is cleared when a store flag changes what rules apply. */
 typedef struct PairMemo {
   uint32_t *t;
   uint32_t cap;
@@ -116,14 +119,26 @@ struct OsiExprStore {
   int float_domain; /* see osi_expr_store_set_float_domain */
   int contracting; /* expr_floor.c: inside a contraction (no nested one) */
   /* expr_floor.c: canonical forms of sums already seen, by the id of the
-   * sum as built; direct-mapped, pairs (key, value), 0 = empty */
+   * sum as built; direct-mapped, (key, value, epoch) as the PairMemos */
   uint32_t *sum_memo;
   uint32_t sum_memo_cap;
   /* expr_floor.c: sums being canonicalised (a sum whose canonical form
-   * needs itself gets its expansion), and how often that happened */
+   * needs itself gets its expansion), and how often that happened or the
+   * work budget ran out (expr.c): what is computed across either is not
+   * memoised */
   uint32_t canon_stack[32];
   uint32_t canon_depth;
   uint32_t cycle_breaks;
+  /* expr.c: steps the current operation may still take (0 once out), and
+   * whether it ran out: then every rewrite gives OSI_EXPR_UNKNOWN */
+  uint64_t work_left;
+  int work_out;
+  /* osi_expr_store_isolate: memo entries are valid in the epoch they were
+   * made in (1 outside isolation, a new one each time it starts); isolated,
+   * the memos have a fixed number of entries (ival_memo aside: it takes no
+   * budget) */
+  uint32_t memo_epoch, next_epoch;
+  int isolated;
   /* expr_minmax.c: results of osi_expr_broadcast (every elementwise op
    * broadcasts the same pairs again, and each try of its rules evaluates
    * and substitutes) and of Max/Min (a model's layers clamp the same slice
@@ -148,14 +163,45 @@ struct OsiExprStore {
 
 /* Section - Store internals (expr.c) */
 
+/* Marks the budget spent (work_out, a cycle break); returns 0. */
+int expr_run_out(OsiExprStore *s);
+/* Takes `steps` steps of the budget: 1, or 0 when they are not left. */
+static inline int expr_spend(OsiExprStore *s, uint64_t steps) {
+  if (__builtin_expect(s->work_left >= steps, 1)) {
+    s->work_left -= steps;
+    return 1;
+  }
+  return expr_run_out(s);
+}
+/* What a public rewrite returns: r, or OSI_EXPR_UNKNOWN once the budget is
+ * out (r may then be a partly simplified form). */
+static inline OsiExpr expr_result(const OsiExprStore *s, OsiExpr r) {
+  return s->work_out ? OSI_EXPR_UNKNOWN : r;
+}
+
 /* Interns a node; args/coefs must not point into the store. coefs is used
  * only for EK_ADD. Returns OSI_EXPR_UNKNOWN when the node would exceed
  * OSI_EXPR_MAX_NODES or memory runs out. */
 OsiExpr expr_intern(OsiExprStore *s, int kind, const OsiExpr *args, uint32_t n,
                     const int64_t *coefs, int64_t val, const char *name, size_t namelen);
-/* The slot of (a, b) in m (its triple), NULL without memory. */
-uint32_t *expr_pair_slot(const OsiExprStore *s, PairMemo *m, uint32_t a, uint32_t b);
+/* The slot of (a, b) in m (its triple), NULL without memory; tag tells
+ * apart operations that share a memo (kept with b in the triple). */
+uint32_t *expr_pair_slot(const OsiExprStore *s, PairMemo *m, OsiExpr a, OsiExpr b, uint32_t tag);
 void expr_pair_memo_clear(PairMemo *m);
+/* The entry for hash h of a direct-mapped table of *cap entries of `words`
+ * words (the last one the entry's epoch), grown with the store up to
+ * max_cap (or to a fixed size while isolated); NULL without memory. */
+uint32_t *expr_memo_entry(const OsiExprStore *s, uint32_t **table, uint32_t *cap, uint32_t max_cap,
+                          uint32_t words, uint32_t h);
+/* Empties every memo (a store flag changed what rules apply). */
+void expr_memos_clear(OsiExprStore *s);
+/* A PairMemo entry m holds (a, b) made in this epoch; sets it. */
+static inline int expr_memo_hit(const OsiExprStore *s, const uint32_t *m, uint32_t a, uint32_t b) {
+  return m && m[0] == a && m[1] == b && m[3] == s->memo_epoch;
+}
+static inline void expr_memo_put(const OsiExprStore *s, uint32_t *m, uint32_t a, uint32_t b, uint32_t r) {
+  m[0] = a, m[1] = b, m[2] = r, m[3] = s->memo_epoch;
+}
 /* Looks a symbol up without creating it. */
 OsiExpr expr_find_symbol(const OsiExprStore *s, const char *name, size_t namelen);
 
@@ -234,6 +280,11 @@ enum { OP_FLOORDIV, OP_MOD, OP_CEILDIV };
  * a constant divisor is returned as it is rather than through
  * expr_sum_canonical (which calls this). */
 OsiExpr expr_div_raw(OsiExprStore *s, int op, OsiExpr a, OsiExpr b);
+
+/* The product of n atoms (SYM or function nodes, in any order, n <= MAX):
+ * what multiplying them one by one gives, sorted and interned once (the
+ * parser's chains a*b*c*...). */
+OsiExpr expr_atoms_product(OsiExprStore *s, OsiExpr *atoms, uint32_t n);
 
 /* Section - Floor and mod atoms in sums (expr_floor.c) */
 

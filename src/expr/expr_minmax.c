@@ -42,12 +42,14 @@ static uint32_t sort_dedupe(const OsiExprStore *s, OsiExpr *v, uint32_t n) {
 
 /* 1 when x >= y (Max) / x <= y (Min) is proven (expr_bounds.c), so y never
  * wins over x. */
-static int dominates(const OsiExprStore *s, int kind, OsiExpr x, OsiExpr y) {
+static int dominates(OsiExprStore *s, int kind, OsiExpr x, OsiExpr y) {
   Poly px, py, d;
   poly_init(&px);
   poly_init(&py);
   poly_init(&d);
   int r = 0;
+  /* a proof tries at most PROVE_BUDGET steps (expr_bounds.c) */
+  if (!expr_spend(s, 16)) return 0;
   if (kind == EK_MAX ? poly_load(s, y, &py) && poly_load(s, x, &px) && poly_addmul(s, &py, &px, -1, &d)
                      : poly_load(s, x, &px) && poly_load(s, y, &py) && poly_addmul(s, &px, &py, -1, &d))
     r = expr_prove_nonpositive(s, &d);
@@ -63,20 +65,21 @@ static OsiExpr minmax_uncached(OsiExprStore *s, int kind, OsiExpr a, OsiExpr b);
  * across a cycle break is kept, so a result is the same in any context. */
 static OsiExpr minmax(OsiExprStore *s, int kind, OsiExpr a, OsiExpr b) {
   uint32_t kb = b | (kind == EK_MAX ? 0x80000000u : 0);
-  if (!a || (b & 0x80000000u) || s->contracting) return minmax_uncached(s, kind, a, b);
-  uint32_t *m = expr_pair_slot(s, &s->minmax_memo, a, kb);
-  if (m && m[0] == a && m[1] == kb) return m[2];
+  if (!s || s->work_out) return OSI_EXPR_UNKNOWN;
+  if (!a || (b & 0x80000000u) || s->contracting) return expr_result(s, minmax_uncached(s, kind, a, b));
+  uint32_t *m = expr_pair_slot(s, &s->minmax_memo, a, b, kind == EK_MAX);
+  if (expr_memo_hit(s, m, a, kb)) return m[2];
   uint32_t breaks = s->cycle_breaks;
   OsiExpr r = minmax_uncached(s, kind, a, b);
-  m = expr_pair_slot(s, &s->minmax_memo, a, kb); /* the table may have grown meanwhile */
-  if (m && s->cycle_breaks == breaks) m[0] = a, m[1] = kb, m[2] = r;
-  return r;
+  m = expr_pair_slot(s, &s->minmax_memo, a, b, kind == EK_MAX); /* the table may have grown meanwhile */
+  if (m && s->cycle_breaks == breaks) expr_memo_put(s, m, a, kb, r);
+  return expr_result(s, r);
 }
 
 static OsiExpr minmax_uncached(OsiExprStore *s, int kind, OsiExpr a, OsiExpr b) {
   OsiExpr v[2 * NARY_MAX];
   uint32_t n = 0;
-  if (!gather(s, kind, a, v, &n) || !gather(s, kind, b, v, &n)) return OSI_EXPR_UNKNOWN;
+  if (!gather(s, kind, a, v, &n) || !gather(s, kind, b, v, &n) || !expr_spend(s, n)) return OSI_EXPR_UNKNOWN;
   /* fold constants into one */
   uint32_t o = 0;
   int have = 0;
@@ -89,7 +92,9 @@ static OsiExpr minmax_uncached(OsiExprStore *s, int kind, OsiExpr a, OsiExpr b) 
     if (!have || (kind == EK_MAX ? c > best : c < best)) best = c;
     have = 1;
   }
-  if (have) v[o++] = osi_expr_const(s, best);
+  /* Every int64 is at most INT64_MAX and at least INT64_MIN: Min(x, INT64_MAX)
+   * is x (a slice end or a box count written as "all of them"). */
+  if (have && !(o > 0 && best == (kind == EK_MAX ? INT64_MIN : INT64_MAX))) v[o++] = osi_expr_const(s, best);
   n = sort_dedupe(s, v, o);
   unsigned char dead[2 * NARY_MAX] = {0};
   if (n <= 32) {
@@ -142,13 +147,14 @@ static int clipped_copy(const OsiExprStore *s, OsiExpr y, OsiExpr x) {
 static OsiExpr broadcast_uncached(OsiExprStore *s, OsiExpr a, OsiExpr b);
 
 OsiExpr osi_expr_broadcast(OsiExprStore *s, OsiExpr a, OsiExpr b) {
-  if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
-  uint32_t *m = expr_pair_slot(s, &s->bcast_memo, a, b);
-  if (m && m[0] == a && m[1] == b) return m[2];
+  if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || !s || s->work_out) return OSI_EXPR_UNKNOWN;
+  uint32_t *m = expr_pair_slot(s, &s->bcast_memo, a, b, 0);
+  if (expr_memo_hit(s, m, a, b)) return m[2];
+  uint32_t breaks = s->cycle_breaks;
   OsiExpr r = broadcast_uncached(s, a, b);
-  m = expr_pair_slot(s, &s->bcast_memo, a, b); /* the table may have grown meanwhile */
-  if (m) m[0] = a, m[1] = b, m[2] = r;
-  return r;
+  m = expr_pair_slot(s, &s->bcast_memo, a, b, 0); /* the table may have grown meanwhile */
+  if (m && s->cycle_breaks == breaks) expr_memo_put(s, m, a, b, r);
+  return expr_result(s, r);
 }
 
 static OsiExpr broadcast_uncached(OsiExprStore *s, OsiExpr a, OsiExpr b) {
@@ -169,6 +175,7 @@ static OsiExpr broadcast_uncached(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   n = sort_dedupe(s, v, o);
   if (s->assume_nonneg) {
     /* Drop every operand that is a clipped copy of another one. */
+    if (!expr_spend(s, (uint64_t)n * n)) return OSI_EXPR_UNKNOWN;
     unsigned char dead[2 * NARY_MAX] = {0};
     for (uint32_t i = 0; i < n; i++)
       for (uint32_t j = 0; j < n && !dead[i]; j++)

@@ -37,7 +37,9 @@
  *   identifiers, so every printed expression parses back to the same id.
  *
  * Limits: input longer than EXPR_PARSE_MAX_LEN bytes or nesting deeper than
- * EXPR_PARSE_MAX_DEPTH (parentheses, unary signs, function calls) fails; an
+ * EXPR_PARSE_MAX_DEPTH (parentheses, unary signs, function calls) fails, and
+ * so does a text whose simplification takes more than OSI_EXPR_WORK_PER_TEXT
+ * steps of the work budget (see expr.h); an
  * integer literal outside int64 fails (write INT64_MIN as
  * (-9223372036854775807-1)). Any byte sequence is safe to parse. Failure
  * returns OSI_EXPR_UNKNOWN; a text that parses but whose value is unknown
@@ -306,15 +308,50 @@ static PV parse_unary(Parser *ps) {
   return e;
 }
 
+/* Atoms of an integer monomial with coefficient 1 (an atom: a symbol or a
+ * function node, or a product of them) appended to chain; 0 when e is
+ * none, or they would be too many. */
+static int chain_atoms(const OsiExprStore *s, PV e, OsiExpr *chain, uint32_t *n) {
+  if (e.f || e.e == OSI_EXPR_UNKNOWN) return 0;
+  const ExprNode *nd = expr_node(s, e.e);
+  int mul = nd->kind == EK_MUL;
+  if (!mul && nd->kind != EK_SYM && !expr_is_func(nd->kind)) return 0;
+  uint32_t k = mul ? nd->n : 1;
+  if (*n + k > OSI_EXPR_MAX_NODES) return 0;
+  if (mul) memcpy(chain + *n, expr_args(s, e.e), k * sizeof *chain);
+  else chain[*n] = e.e;
+  *n += k;
+  return 1;
+}
+
 static PV parse_term(Parser *ps) {
   PV e = parse_unary(ps);
+  /* A chain of monomials a*b*c*... (2,000 inputs with products of 64
+   * symbols) is multiplied in one go: one by one, each product copies,
+   * compares and interns the atoms of the one before (quadratic). */
+  OsiExpr chain[OSI_EXPR_MAX_NODES];
+  uint32_t n = 0;
+  int chaining = 0;
   while (!ps->err) {
-    if (accept(ps, "*")) e = arith(ps, '*', e, parse_unary(ps));
-    else if (accept(ps, "//")) e = arith(ps, 'd', e, parse_unary(ps));
-    else if (accept(ps, "/")) e = arith(ps, '/', e, parse_unary(ps));
-    else if (accept(ps, "%")) e = arith(ps, '%', e, parse_unary(ps));
-    else break;
+    int op = accept(ps, "*") ? '*' : accept(ps, "//") ? 'd' : accept(ps, "/") ? '/' : accept(ps, "%") ? '%' : 0;
+    PV b = op ? parse_unary(ps) : PV_ERR;
+    if (op == '*' && !ps->err) {
+      uint32_t before = n;
+      if ((chaining || chain_atoms(ps->s, e, chain, &n)) && chain_atoms(ps->s, b, chain, &n)) {
+        chaining = 1;
+        continue;
+      }
+      n = before;
+    }
+    if (chaining) { /* the chain ends here */
+      e.e = expr_atoms_product(ps->s, chain, n);
+      chaining = 0;
+      n = 0;
+    }
+    if (!op) break;
+    e = arith(ps, (char)op, e, b);
   }
+  if (chaining && !ps->err) e.e = expr_atoms_product(ps->s, chain, n);
   return e;
 }
 
@@ -330,35 +367,45 @@ static PV parse_expr(Parser *ps) {
   return e;
 }
 
-/* 1 when text is syntactically valid; *out is its (maybe unknown) value,
- * *is_float its type. */
-static int parse_full(OsiExprStore *s, const char *text, OsiExpr *out, int *is_float) {
+/* How text reads (OSI_EXPR_TEXT_*, OSI_EXPR_TEXT_INT or _FLOAT when it is
+ * syntactically valid); *out its (maybe unknown) value. One operation of
+ * the work budget: a text whose simplification runs out of it is no
+ * expression (its value would be an unknown in place of a real size). */
+static OsiExprText parse_full(OsiExprStore *s, const char *text, OsiExpr *out) {
   *out = OSI_EXPR_UNKNOWN;
-  if (!s || !text) return 0;
+  if (!s || !text) return OSI_EXPR_TEXT_SYNTAX;
   size_t len = 0;
   while (len <= EXPR_PARSE_MAX_LEN && text[len]) len++;
-  if (len > EXPR_PARSE_MAX_LEN) return 0;
+  if (len > EXPR_PARSE_MAX_LEN) return OSI_EXPR_TEXT_SYNTAX;
   Parser ps = {s, text, text + len, 0, 0};
+  OsiExprWork w;
+  osi_expr_work_begin(s, &w, OSI_EXPR_WORK_PER_TEXT);
   PV e = parse_expr(&ps);
+  int out_of_work = osi_expr_work_end(s, &w);
   skip_ws(&ps);
-  if (ps.err || ps.p != ps.end) return 0;
+  if (ps.err || ps.p != ps.end) return OSI_EXPR_TEXT_SYNTAX;
+  if (out_of_work) return OSI_EXPR_TEXT_OVER_BUDGET;
   *out = e.e;
-  *is_float = e.f;
-  return 1;
+  return e.f ? OSI_EXPR_TEXT_FLOAT : OSI_EXPR_TEXT_INT;
+}
+
+OsiExprText osi_expr_parse_text(OsiExprStore *s, const char *text, OsiExpr *out) {
+  OsiExpr e;
+  OsiExprText r = parse_full(s, text, &e);
+  if (out) *out = e;
+  return r;
 }
 
 OsiExpr osi_expr_parse(OsiExprStore *s, const char *text) {
   OsiExpr e;
-  int f;
-  parse_full(s, text, &e, &f);
+  parse_full(s, text, &e);
   return e;
 }
 
 OsiExpr osi_expr_from_dim_param(OsiExprStore *s, const char *text) {
   if (!s || !text || !*text) return OSI_EXPR_UNKNOWN;
   OsiExpr e;
-  int f;
   /* A float expression is no size: such a text stays a name. */
-  if (parse_full(s, text, &e, &f) && !f) return e;
+  if (parse_full(s, text, &e) == OSI_EXPR_TEXT_INT) return e;
   return osi_expr_symbol(s, text);
 }

@@ -206,10 +206,27 @@ static OsiExpr mono_from_atoms(OsiExprStore *s, const OsiExpr *atoms, uint32_t n
 static OsiExpr mono_mul(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   OsiExpr la[OSI_EXPR_MAX_NODES], lb[OSI_EXPR_MAX_NODES], out[2 * OSI_EXPR_MAX_NODES];
   uint32_t na = mono_atoms(s, a, la), nb = mono_atoms(s, b, lb), i = 0, j = 0, o = 0;
-  if (na + nb > OSI_EXPR_MAX_NODES) return OSI_EXPR_UNKNOWN;
+  if (na + nb > OSI_EXPR_MAX_NODES || !expr_spend(s, na + nb)) return OSI_EXPR_UNKNOWN;
   while (i < na || j < nb)
     out[o++] = (j == nb || (i < na && expr_cmp(s, la[i], lb[j]) <= 0)) ? la[i++] : lb[j++];
   return mono_from_atoms(s, out, o);
+}
+
+/* Sorts atoms[0..n) by expr_cmp (stably: a merge sort), tmp holding n. */
+static void sort_atoms(const OsiExprStore *s, OsiExpr *atoms, OsiExpr *tmp, uint32_t n) {
+  if (n < 2) return;
+  uint32_t h = n / 2, i = 0, j = h, o = 0;
+  sort_atoms(s, atoms, tmp, h);
+  sort_atoms(s, atoms + h, tmp, n - h);
+  while (i < h || j < n) tmp[o++] = (j == n || (i < h && expr_cmp(s, atoms[i], atoms[j]) <= 0)) ? atoms[i++] : atoms[j++];
+  memcpy(atoms, tmp, n * sizeof *atoms);
+}
+
+OsiExpr expr_atoms_product(OsiExprStore *s, OsiExpr *atoms, uint32_t n) {
+  if (n > OSI_EXPR_MAX_NODES || !expr_spend(s, n)) return OSI_EXPR_UNKNOWN;
+  OsiExpr tmp[OSI_EXPR_MAX_NODES];
+  sort_atoms(s, atoms, tmp, n);
+  return expr_result(s, mono_from_atoms(s, atoms, n));
 }
 
 /* u / m as a monomial (const 1 when equal); UNKNOWN when m does not divide u. */
@@ -450,22 +467,24 @@ typedef OsiExpr (*BinaryRule)(OsiExprStore *s, int op, OsiExpr a, OsiExpr b);
  * break is kept, so a result is the same in any context; nor an unknown
  * (it may be a failed allocation). */
 static OsiExpr memoised(OsiExprStore *s, int code, int op, OsiExpr a, OsiExpr b, BinaryRule f) {
-  if (!s || !a || (b >> MEMO_OP_SHIFT) || s->contracting) return f(s, op, a, b);
+  if (!s) return OSI_EXPR_UNKNOWN;
+  if (s->work_out) return OSI_EXPR_UNKNOWN;
+  if (!a || (b >> MEMO_OP_SHIFT) || s->contracting) return expr_result(s, f(s, op, a, b));
   uint32_t kb = b | (uint32_t)code << MEMO_OP_SHIFT;
-  uint32_t *m = expr_pair_slot(s, &s->arith_memo, a, kb);
-  if (m && m[0] == a && m[1] == kb) return m[2];
+  uint32_t *m = expr_pair_slot(s, &s->arith_memo, a, b, (uint32_t)code);
+  if (expr_memo_hit(s, m, a, kb)) return m[2];
   uint32_t breaks = s->cycle_breaks;
   OsiExpr r = f(s, op, a, b);
-  m = expr_pair_slot(s, &s->arith_memo, a, kb); /* the table may have grown meanwhile */
-  if (m && r && s->cycle_breaks == breaks) m[0] = a, m[1] = kb, m[2] = r;
-  return r;
+  m = expr_pair_slot(s, &s->arith_memo, a, b, (uint32_t)code); /* the table may have grown meanwhile */
+  if (m && r && s->cycle_breaks == breaks) expr_memo_put(s, m, a, kb, r);
+  return expr_result(s, r);
 }
 
 static OsiExpr add_rule(OsiExprStore *s, int kb, OsiExpr a, OsiExpr b) { return add_scaled(s, a, b, kb); }
 
 static OsiExpr add_memoised(OsiExprStore *s, OsiExpr a, OsiExpr b, int kb) {
   int64_t x, y;
-  if (osi_expr_is_const(s, a, &x) && osi_expr_is_const(s, b, &y)) return add_scaled(s, a, b, kb);
+  if (osi_expr_is_const(s, a, &x) && osi_expr_is_const(s, b, &y)) return expr_result(s, add_scaled(s, a, b, kb));
   return memoised(s, kb == 1 ? MEMO_ADD : MEMO_SUB, kb, a, b, add_rule);
 }
 
@@ -473,7 +492,7 @@ OsiExpr osi_expr_add(OsiExprStore *s, OsiExpr a, OsiExpr b) { return add_memoise
 OsiExpr osi_expr_sub(OsiExprStore *s, OsiExpr a, OsiExpr b) { return add_memoised(s, a, b, -1); }
 OsiExpr osi_expr_neg(OsiExprStore *s, OsiExpr a) {
   if (!s) return OSI_EXPR_UNKNOWN;
-  return add_scaled(s, osi_expr_const(s, 0), a, -1);
+  return expr_result(s, add_scaled(s, osi_expr_const(s, 0), a, -1));
 }
 
 static OsiExpr scale(OsiExprStore *s, OsiExpr a, int64_t k) {
@@ -482,8 +501,14 @@ static OsiExpr scale(OsiExprStore *s, OsiExpr a, int64_t k) {
   return add_scaled(s, osi_expr_const(s, 0), a, k);
 }
 
+static OsiExpr mul_rule(OsiExprStore *s, OsiExpr a, OsiExpr b);
+
 OsiExpr osi_expr_mul(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   if (!ok2(s, a, b)) return OSI_EXPR_UNKNOWN;
+  return expr_result(s, mul_rule(s, a, b));
+}
+
+static OsiExpr mul_rule(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   int64_t k;
   if (osi_expr_is_const(s, a, &k)) return scale(s, b, k);
   if (osi_expr_is_const(s, b, &k)) return scale(s, a, k);
@@ -494,7 +519,7 @@ OsiExpr osi_expr_mul(OsiExprStore *s, OsiExpr a, OsiExpr b) {
   OsiExpr r = OSI_EXPR_UNKNOWN;
   if (!poly_load(s, a, &pa) || !poly_load(s, b, &pb)) goto done;
   uint64_t count = (uint64_t)(pa.n + 1) * (pb.n + 1);
-  if (count > PRODUCT_MAX_TERMS || !poly_reserve(&out, (uint32_t)count)) goto done;
+  if (count > PRODUCT_MAX_TERMS || !expr_spend(s, count) || !poly_reserve(&out, (uint32_t)count)) goto done;
   if (__builtin_mul_overflow(pa.c, pb.c, &out.c)) goto done;
   for (uint32_t i = 0; i <= pa.n; i++)
     for (uint32_t j = 0; j <= pb.n; j++) {
@@ -759,7 +784,7 @@ OsiExpr expr_div_raw(OsiExprStore *s, int op, OsiExpr a, OsiExpr b) {
   poly_init(&pa);
   poly_init(&pb);
   OsiExpr res = OSI_EXPR_UNKNOWN;
-  if (!poly_load(s, a, &pa) || !poly_load(s, b, &pb)) goto done;
+  if (!poly_load(s, a, &pa) || !poly_load(s, b, &pb) || !expr_spend(s, 1 + (uint64_t)pa.n + pb.n)) goto done;
   if (pb.n == 0) {
     res = div_by_const(s, op, a, b, d, &pa);
     goto done;

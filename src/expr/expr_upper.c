@@ -135,5 +135,5 @@ OsiExpr osi_expr_upper_bound(OsiExprStore *s, OsiExpr e, OsiExprSymbolBound boun
     touched = sym != OSI_EXPR_UNKNOWN && bound_of(user, sym) != sym;
   }
   if (!touched) return e; /* floats, % and the rest are fine when nothing is replaced */
-  return bound(&b, e, 1, 0);
+  return expr_result(s, bound(&b, e, 1, 0));
 }

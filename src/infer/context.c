@@ -140,40 +140,93 @@ static int is_error_code(const char *code) {
   return strcmp(code, "SHAPE_MISMATCH") == 0 || strcmp(code, "INVALID_MODEL") == 0;
 }
 
-void osi_run_vdiag(OsiRun *run, const char *code, const char *node, const char *op_type,
-                   int node_index, const char *fmt, va_list ap) {
+/* Appends a diagnostic; past MAX_DIAGNOSTICS only a first error is kept
+ * (in first_error). */
+static void add_diag(OsiRun *run, const char *code, const char *node, const char *op_type,
+                     int node_index, const char *message, const OsiDiagSize *sizes, int n_sizes) {
+  OsiDiagnostic d = {code, osi_arena_strdup(run->arena, message), node ? node : "",
+                     op_type ? op_type : "", node_index, run->cur_path ? run->cur_path : "",
+                     sizes, n_sizes};
   if (run->n_diags >= MAX_DIAGNOSTICS) {
     if (run->has_first_error || !is_error_code(code)) return;
-    char buf[512];
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    run->first_error = (OsiDiagnostic){code, osi_arena_strdup(run->arena, buf), node ? node : "",
-                                       op_type ? op_type : "", node_index,
-                                       run->cur_path ? run->cur_path : ""};
+    run->first_error = d;
     run->has_first_error = 1;
     run->first_error_at = run->n_diags;
     return;
   }
   if (run->n_diags == run->cap_diags) {
     int cap = run->cap_diags ? run->cap_diags * 2 : 16;
-    OsiDiagnostic *d = realloc(run->diags, (size_t)cap * sizeof *d);
-    if (!d) return;
-    run->diags = d;
+    OsiDiagnostic *grown = realloc(run->diags, (size_t)cap * sizeof *grown);
+    if (!grown) return;
+    run->diags = grown;
     run->cap_diags = cap;
   }
-  char buf[512];
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  OsiDiagnostic *d = &run->diags[run->n_diags++];
-  d->code = code;
-  d->message = osi_arena_strdup(run->arena, buf);
-  d->node = node ? node : "";
-  d->op_type = op_type ? op_type : "";
-  d->node_index = node_index;
-  d->path = run->cur_path ? run->cur_path : "";
+  run->diags[run->n_diags++] = d;
   if (!run->has_first_error && is_error_code(code)) {
-    run->first_error = *d;
+    run->first_error = d;
     run->has_first_error = 1;
     run->first_error_at = run->n_diags - 1;
   }
+}
+
+/* Whether a diagnostic with this code would be kept. */
+static int diag_kept(const OsiRun *run, const char *code) {
+  return run->n_diags < MAX_DIAGNOSTICS || (!run->has_first_error && is_error_code(code));
+}
+
+void osi_run_vdiag(OsiRun *run, const char *code, const char *node, const char *op_type,
+                   int node_index, const char *fmt, va_list ap) {
+  if (!diag_kept(run, code)) return;
+  char buf[512];
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  add_diag(run, code, node, op_type, node_index, buf, NULL, 0);
+}
+
+#define MAX_DIAG_SIZES 8
+
+void osi_run_vdiag_sizes(OsiRun *run, const char *code, const char *node, const char *op_type,
+                         int node_index, const char *fmt, va_list ap) {
+  if (!diag_kept(run, code)) return;
+  /* The words are cut at 511 bytes, as osi_run_vdiag cuts a message; a
+   * size is kept whole (a result prints it named, short). */
+  char *buf = NULL;
+  size_t len = 0, cap = 0, words = 0;
+  OsiDiagSize sizes[MAX_DIAG_SIZES];
+  int n = 0;
+  for (const char *f = fmt; *f; f++) {
+    const char *piece = f;
+    size_t k = 1;
+    char num[16];
+    OsiExpr e = OSI_EXPR_UNKNOWN;
+    if (*f == '%' && f[1]) {
+      switch (*++f) {
+      case 's': piece = va_arg(ap, const char *); break;
+      case 'd': snprintf(num, sizeof num, "%d", va_arg(ap, int)); piece = num; break;
+      case 'E': e = va_arg(ap, OsiExpr); piece = osi_expr_str(run->exprs, e); break;
+      default: piece = "%"; break;
+      }
+      k = piece ? strlen(piece) : 0;
+    }
+    int is_size = e != OSI_EXPR_UNKNOWN && n < MAX_DIAG_SIZES;
+    if (!is_size && words + k > 511) k = words < 511 ? 511 - words : 0;
+    if (len + k + 1 > cap) {
+      size_t grown_cap = (len + k + 1) * 2;
+      char *grown = realloc(buf, grown_cap);
+      if (!grown) break;
+      buf = grown;
+      cap = grown_cap;
+    }
+    if (is_size) sizes[n++] = (OsiDiagSize){(uint32_t)len, (uint32_t)k, e};
+    else words += k;
+    memcpy(buf + len, piece, k);
+    len += k;
+  }
+  if (!buf) return;
+  buf[len] = 0;
+  OsiDiagSize *kept = n ? osi_arena_array(run->arena, (size_t)n, sizeof *kept) : NULL;
+  if (kept) memcpy(kept, sizes, (size_t)n * sizeof *kept);
+  add_diag(run, code, node, op_type, node_index, buf, kept, kept ? n : 0);
+  free(buf);
 }
 
 void osi_run_diag(OsiRun *run, const char *code, const char *node, const char *op_type,

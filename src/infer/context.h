@@ -13,6 +13,13 @@
 #include "infer/requirements.h"
 #include "infer/value_table.h"
 
+/* A size printed in a diagnostic's message: bytes [at, at + len) of it are
+ * the text of e, which a result prints with its named sizes (floor_1). */
+typedef struct OsiDiagSize {
+  uint32_t at, len;
+  OsiExpr e;
+} OsiDiagSize;
+
 typedef struct OsiDiagnostic {
   const char *code;    /* "UNSUPPORTED_OP", "DATA_DEPENDENT", ... */
   const char *message;
@@ -20,6 +27,8 @@ typedef struct OsiDiagnostic {
   const char *op_type; /* "" when none */
   int node_index;      /* -1 when none; in the graph of `path` */
   const char *path;    /* subgraph path of the node ("" at top level) */
+  const OsiDiagSize *sizes; /* in message order; NULL when none */
+  int n_sizes;
 } OsiDiagnostic;
 
 /* A recorded relation between two dims: lhs == rhs or lhs <= rhs. */
@@ -199,6 +208,10 @@ void osi_run_diag(OsiRun *run, const char *code, const char *node, const char *o
     ;
 void osi_run_vdiag(OsiRun *run, const char *code, const char *node, const char *op_type,
                    int node_index, const char *fmt, va_list ap);
+/* A diagnostic whose message prints sizes: fmt knows %s (a string), %d (an
+ * int) and %E (an OsiExpr, recorded as an OsiDiagSize), and %%. */
+void osi_run_vdiag_sizes(OsiRun *run, const char *code, const char *node, const char *op_type,
+                         int node_index, const char *fmt, va_list ap);
 
 /* Appends an event about the current node (no-op unless OSI_OPT_EVENTS). */
 void osi_run_event(OsiRun *run, const char *kind, const char *value, const char *fmt, ...)

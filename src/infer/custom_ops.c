@@ -188,6 +188,19 @@ static void build_request(OsiOpCtx *ctx, OsiJson *j) {
 
 /* Section - Call */
 
+/* text cut to fit out (at a UTF-8 character boundary, "..." when cut). */
+static void clip_text(char *out, size_t cap, const char *text) {
+  size_t n = strlen(text);
+  if (n < cap) {
+    memcpy(out, text, n + 1);
+    return;
+  }
+  n = cap - 4;
+  while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80) n--;
+  memcpy(out, text, n);
+  memcpy(out + n, "...", 4);
+}
+
 OsiStatus osi_custom_op_call(OsiOpCtx *ctx, const OsiCustomOp *op) {
   OsiJson req = {0};
   build_request(ctx, &req);
@@ -210,11 +223,23 @@ OsiStatus osi_custom_op_call(OsiOpCtx *ctx, const OsiCustomOp *op) {
     return osi_op_fail(ctx, OSI_ERR_UNSUPPORTED,
                        "the custom shape function must return an array of output types");
   for (size_t i = 0; i < outs->n && (int)i < osi_out_count(ctx); i++) {
-    int bad = 0;
-    const OsiType *t = osi_type_from_json(osi_op_arena(ctx), osi_op_exprs(ctx), &outs->items[i], &bad);
-    if (bad)
+    OsiTypeJsonIssue issue = {0};
+    const OsiType *t = osi_type_from_json(osi_op_arena(ctx), osi_op_exprs(ctx), &outs->items[i], &issue);
+    char text[96];
+    if (issue.dim_text) clip_text(text, sizeof text, issue.dim_text);
+    if (issue.bad && issue.dim_text)
+      return osi_op_fail(ctx, OSI_ERR_UNSUPPORTED,
+                         "output %zu of the custom shape function: dim %d is '%s', which is not an "
+                         "integer expression (a number, a name, or an expression over them)",
+                         i, issue.dim, text);
+    if (issue.bad)
       return osi_op_fail(ctx, OSI_ERR_UNSUPPORTED,
                          "output %zu of the custom shape function is not a valid type", i);
+    if (issue.over_budget)
+      osi_op_diag(ctx, "LIMIT_EXCEEDED",
+                  "output %zu of the custom shape function: dim %d ('%s') takes more than %u steps "
+                  "of expression work to simplify, so it is unknown",
+                  i, issue.dim, text, (unsigned)OSI_EXPR_WORK_PER_TEXT);
     osi_set_out(ctx, (int)i, t);
   }
   return OSI_OK;
@@ -241,7 +266,10 @@ static char *js_trampoline(void *user, const char *request) {
   return osi_js_shape_callback((int)(intptr_t)user, request);
 }
 
-int osi_registry_add_js(OsiRegistry *self, const char *domain, const char *op_type, int id) {
+int osi_registry_add_js(OsiRegistry *self, const char *domain, size_t domain_len, const char *op_type,
+                        size_t op_type_len, int id) {
+  /* A NUL inside would cut the C string: 'my.domain\0x' would serve my.domain. */
+  if (!domain || !op_type || strlen(domain) != domain_len || strlen(op_type) != op_type_len) return -2;
   return osi_registry_add(self, domain, op_type, js_trampoline, (void *)(intptr_t)id);
 }
 #endif

@@ -147,6 +147,24 @@ static OsiStatus check_arity(OsiOpCtx *op) {
   return OSI_OK;
 }
 
+/* Runs the node's own rule (a registered shape function's, or the built-in
+ * one) within its share of the expression work budget (expr.h): past it,
+ * the sizes the rule computes are unknown, and a note says so (once the
+ * run's own budget is spent, one note about the run says so instead). */
+static OsiStatus run_rule(OsiRun *run, OsiOpCtx *op, OsiOpFn rule, const OsiCustomOp *custom) {
+  OsiExprWork work;
+  osi_expr_work_begin(run->exprs, &work, OSI_EXPR_WORK_PER_NODE);
+  OsiStatus st = rule ? rule(op) : osi_custom_op_call(op, custom);
+  /* Contents the rule left out, computed from the inputs' (ops/fold.h). */
+  if (rule && st == OSI_OK && !op->node->domain[0]) osi_op_fold(op);
+  if (osi_expr_work_end(run->exprs, &work) && !work.outer_out)
+    osi_op_diag(op, "LIMIT_EXCEEDED",
+                "the sizes this node computes take more than %llu steps of expression work (or "
+                "more than the run has left): some are unknown",
+                (unsigned long long)work.granted);
+  return st;
+}
+
 /* Runs whichever rule applies to the node; outputs land in op->out. */
 static OsiStatus dispatch(OsiContext *scope, OsiOpCtx *op) {
   OsiRun *run = scope->run;
@@ -164,16 +182,13 @@ static OsiStatus dispatch(OsiContext *scope, OsiOpCtx *op) {
   OsiCustomOp custom = osi_registry_find(run->registry, n->domain, n->op_type);
   if (custom.fn) {
     op->opset = osi_context_opset(scope, n->domain);
-    return osi_custom_op_call(op, &custom);
+    return run_rule(run, op, NULL, &custom);
   }
   OsiOpFn rule = resolve_op(scope, n, op->node_index, &op->opset);
   if (!rule) return OSI_OK;
   OsiStatus st = check_arity(op);
   if (st != OSI_OK) return st;
-  st = rule(op);
-  /* Contents the rule left out, computed from the inputs' (ops/fold.h). */
-  if (st == OSI_OK && !n->domain[0]) osi_op_fold(op);
-  return st;
+  return run_rule(run, op, rule, NULL);
 }
 
 static int fully_known(const OsiType *t, int depth) {

@@ -46,6 +46,18 @@ OsiStatus osi_topo_order(OsiContext *scope, const OsiGraph *graph, int *order, O
 #define OSI_NODE_VISITS_BASE 50000
 #define OSI_NODE_VISITS_PER_NODE 16
 
+/* Steps of expression work (expr.h) one node's rule may take, subgraphs
+ * it infers included: 71 times the most a node of the backend, exporter,
+ * torchvision and bench models takes (14,724, a stride-2 block of the
+ * 100k-node CNN); past it, the node's later sizes are unknown. */
+#define OSI_EXPR_WORK_PER_NODE (1u << 20)
+/* ... and a whole run, its dim texts included: OSI_EXPR_WORK_PER_RUN plus
+ * OSI_EXPR_WORK_PER_BYTE per byte of the model (those models take at most
+ * 113,612 steps, the 10 MB CNN, and 10,006 in 12 KB, an export of
+ * torchvision's detection transform). */
+#define OSI_EXPR_WORK_PER_RUN (1u << 19)
+#define OSI_EXPR_WORK_PER_BYTE 16u
+
 /* Infers `graph` in a child scope of `parent` (NULL: no outer scope, as
  * for function bodies), named `tag` under the calling node. Every value of
  * the child is kept for the result under the child's path. */

@@ -141,6 +141,14 @@ void osi_op_diag(OsiOpCtx *ctx, const char *code, const char *fmt, ...) {
   va_end(ap);
 }
 
+void osi_op_diag_sizes(OsiOpCtx *ctx, const char *code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  osi_run_vdiag_sizes(ctx->scope->run, code, ctx->node->name, ctx->node->op_type, ctx->node_index,
+                      fmt, ap);
+  va_end(ap);
+}
+
 OsiExpr osi_op_fresh_dim(OsiOpCtx *ctx, const char *what) {
   return osi_expr_fresh(ctx->scope->run->exprs, what);
 }

@@ -98,8 +98,23 @@ static int32_t dtype_of(const OsiJsonValue *v, int *bad) {
   return dt;
 }
 
-static const OsiType *from_json(OsiArena *a, OsiExprStore *s, const OsiJsonValue *v, int *bad,
-                                int depth) {
+/* A dim string: an integer expression (a symbol's name is one: N, 'batch size'). */
+static OsiExpr dim_from_text(OsiExprStore *s, const char *text, int i, OsiTypeJsonIssue *issue) {
+  OsiExpr e;
+  OsiExprText how = osi_expr_parse_text(s, text, &e);
+  if (how == OSI_EXPR_TEXT_INT) return e;
+  if (!issue->dim_text) {
+    issue->dim_text = text;
+    issue->dim = i;
+    issue->over_budget = how == OSI_EXPR_TEXT_OVER_BUDGET;
+  }
+  if (how != OSI_EXPR_TEXT_OVER_BUDGET) issue->bad = 1;
+  return OSI_EXPR_UNKNOWN;
+}
+
+static const OsiType *from_json(OsiArena *a, OsiExprStore *s, const OsiJsonValue *v,
+                                OsiTypeJsonIssue *issue, int depth) {
+  int *bad = &issue->bad;
   if (!v || v->kind == OSI_JSON_NULL) return NULL;
   const OsiJsonValue *kind = osi_json_get(v, "kind");
   if (depth > 16 || v->kind != OSI_JSON_OBJECT || (kind && kind->kind != OSI_JSON_STRING)) {
@@ -109,12 +124,12 @@ static const OsiType *from_json(OsiArena *a, OsiExprStore *s, const OsiJsonValue
   /* { elemType, dims } without a kind is a tensor: what a shape function writes most. */
   const char *k = kind ? kind->string : "tensor";
   if (!strcmp(k, "sequence") || !strcmp(k, "optional")) {
-    const OsiType *e = from_json(a, s, osi_json_get(v, "elem"), bad, depth + 1);
+    const OsiType *e = from_json(a, s, osi_json_get(v, "elem"), issue, depth + 1);
     return k[0] == 's' ? osi_type_sequence(a, e) : osi_type_optional(a, e);
   }
   if (!strcmp(k, "map"))
     return osi_type_map(a, dtype_of(osi_json_get(v, "keyType"), bad),
-                        from_json(a, s, osi_json_get(v, "value"), bad, depth + 1));
+                        from_json(a, s, osi_json_get(v, "value"), issue, depth + 1));
   if (strcmp(k, "tensor") != 0) {
     *bad = 1;
     return NULL;
@@ -133,7 +148,7 @@ static const OsiType *from_json(OsiArena *a, OsiExprStore *s, const OsiJsonValue
     if (d->kind == OSI_JSON_NUMBER && d->number >= 0 && d->number == floor(d->number) && d->number < 9e15)
       e = osi_expr_const(s, (int64_t)d->number);
     else if (d->kind == OSI_JSON_STRING)
-      e = osi_expr_from_dim_param(s, d->string);
+      e = dim_from_text(s, d->string, i, issue);
     else if (d->kind != OSI_JSON_NULL)
       *bad = 1;
     osi_type_dims_mut(t)[i] = e;
@@ -141,6 +156,7 @@ static const OsiType *from_json(OsiArena *a, OsiExprStore *s, const OsiJsonValue
   return t;
 }
 
-const OsiType *osi_type_from_json(OsiArena *a, OsiExprStore *s, const OsiJsonValue *v, int *bad) {
-  return from_json(a, s, v, bad, 0);
+const OsiType *osi_type_from_json(OsiArena *a, OsiExprStore *s, const OsiJsonValue *v,
+                                  OsiTypeJsonIssue *issue) {
+  return from_json(a, s, v, issue, 0);
 }

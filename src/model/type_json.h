@@ -17,10 +17,21 @@ int osi_json_has_content(const OsiType *t);
  * an integer or bool tensor whose content is known and has at most
  * OSI_JSON_MAX_CONTENT elements (row-major). */
 void osi_json_type_content(OsiJson *j, OsiExprStore *s, const OsiType *t);
-/* The inverse; dims may be numbers, expression strings or null, and a type
- * without "kind" is a tensor. NULL for JSON null; sets *bad on malformed
- * input. */
-const OsiType *osi_type_from_json(OsiArena *a, OsiExprStore *s, const OsiJsonValue *v, int *bad);
+/* What osi_type_from_json found wrong with its input (zeroed by the caller). */
+typedef struct OsiTypeJsonIssue {
+  int bad;              /* malformed: no type */
+  const char *dim_text; /* the first dim string that is no integer expression (then bad is
+                         * set), or whose simplification ran out of the work budget (then
+                         * that dim is unknown: over_budget); NULL when none */
+  int dim;              /* its index in its tensor */
+  int over_budget;
+} OsiTypeJsonIssue;
+
+/* The inverse; dims may be numbers, integer expression strings or null, and
+ * a type without "kind" is a tensor. NULL for JSON null; *issue says what
+ * was wrong. */
+const OsiType *osi_type_from_json(OsiArena *a, OsiExprStore *s, const OsiJsonValue *v,
+                                  OsiTypeJsonIssue *issue);
 /* ONNX element type code from its lower-case name, 0 if unknown. */
 int32_t osi_dtype_from_name(const char *name);
 

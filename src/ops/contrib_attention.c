@@ -418,8 +418,8 @@ OsiStatus osi_op_ms_remove_padding(OsiOpCtx *ctx) {
   OsiExpr tokens = osi_op_fresh_dim(ctx, "total_tokens");
   OsiExpr bound = osi_expr_mul(s, dim(x, 0), dim(x, 1));
   if (bound != UNK) osi_op_constrain_le(ctx, tokens, bound);
-  osi_op_diag(ctx, "DATA_DEPENDENT", "total_tokens is the sum of sequence_token_count; named %s",
-              osi_expr_str(s, tokens));
+  osi_op_diag_sizes(ctx, "DATA_DEPENDENT", "total_tokens is the sum of sequence_token_count; named %E",
+                    tokens);
   set_dims(ctx, 0, osi_in_dtype(ctx, 0), 2, (OsiExpr[]){tokens, dim(x, 2)});
   set_dims(ctx, 1, m, 2, (OsiExpr[]){dim(x, 0), dim(x, 1)});
   set_dims(ctx, 2, m, 1, (OsiExpr[]){osi_expr_add(s, dim(x, 0), osi_expr_const(s, 1))});

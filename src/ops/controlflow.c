@@ -84,9 +84,8 @@ static OsiExpr merge_dim(OsiOpCtx *ctx, OsiExpr a, OsiExpr b, int axis, void *us
   if (exact != OSI_EXPR_UNKNOWN) return exact;
   OsiExpr d = osi_op_fresh_dim(ctx, site->fresh);
   osi_op_constrain_either(ctx, d, a, b);
-  osi_op_diag(ctx, "DATA_DEPENDENT", "output %d dim %d is %s %s and %s %s; it becomes %s",
-              site->output, axis, osi_expr_str(s, a), site->a_label, osi_expr_str(s, b),
-              site->b_label, osi_expr_str(s, d));
+  osi_op_diag_sizes(ctx, "DATA_DEPENDENT", "output %d dim %d is %E %s and %E %s; it becomes %E",
+                    site->output, axis, a, site->a_label, b, site->b_label, d);
   return d;
 }
 
@@ -290,11 +289,10 @@ static void grow(OsiOpCtx *ctx, const OsiType *init, const OsiExpr *step, OsiExp
     OsiExpr f = grown[a] = osi_op_fresh_dim(ctx, "loop");
     osi_op_constrain_le(ctx, d0, f);
     osi_op_constrain_le(ctx, f, hi);
-    osi_op_diag(ctx, "DATA_DEPENDENT",
-                "output %d %s %d is %s before the loop and grows by %s per iteration, at most %s "
-                "times; it becomes %s (at most %s)", output, init->kind == OSI_KIND_TENSOR ? "dim" : "length",
-                a, osi_expr_str(s, d0), osi_expr_str(s, k), osi_expr_str(s, most), osi_expr_str(s, f),
-                osi_expr_str(s, hi));
+    osi_op_diag_sizes(ctx, "DATA_DEPENDENT",
+                      "output %d %s %d is %E before the loop and grows by %E per iteration, at most "
+                      "%E times; it becomes %E (at most %E)", output,
+                      init->kind == OSI_KIND_TENSOR ? "dim" : "length", a, d0, k, most, f, hi);
   }
 }
 
@@ -489,8 +487,7 @@ OsiStatus osi_op_loop(OsiOpCtx *ctx) {
   }
   if (n_out > n_state && trips == OSI_EXPR_UNKNOWN) {
     trips = osi_op_fresh_dim(ctx, "iterations");
-    osi_op_diag(ctx, "DATA_DEPENDENT", "scan outputs have %s rows: %s",
-                osi_expr_str(osi_op_exprs(ctx), trips), why);
+    osi_op_diag_sizes(ctx, "DATA_DEPENDENT", "scan outputs have %E rows: %s", trips, why);
   }
   for (int k = n_state; k < n_out && st == OSI_OK; k++) st = stack(ctx, k, b.out[1 + k], trips, 0);
   return st;

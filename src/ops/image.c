@@ -553,12 +553,17 @@ OsiStatus osi_op_non_max_suppression(OsiOpCtx *ctx) {
   OsiExpr spatial = boxes ? boxes->dims[1] : scores ? scores->dims[2] : OSI_EXPR_UNKNOWN;
   OsiExpr classes = scores ? scores->dims[1] : OSI_EXPR_UNKNOWN;
   OsiExpr per_class = spatial;
-  if (kmax > 0) per_class = spatial == OSI_EXPR_UNKNOWN ? osi_expr_const(s, kmax)
-                                                      : osi_expr_min(s, osi_expr_const(s, kmax), spatial);
+  /* (INT64_MAX boxes per class, as exporters write "all of them", is no limit) */
+  if (kmax > 0 && kmax < INT64_MAX)
+    per_class = spatial == OSI_EXPR_UNKNOWN ? osi_expr_const(s, kmax)
+                                            : osi_expr_min(s, osi_expr_const(s, kmax), spatial);
   OsiExpr bound = osi_expr_mul(s, osi_expr_mul(s, batch, classes), per_class);
   osi_op_constrain_le(ctx, d[0], bound);
-  osi_op_diag(ctx, "DATA_DEPENDENT", "%s (selected boxes) <= %s", osi_expr_str(s, d[0]),
-              bound != OSI_EXPR_UNKNOWN ? osi_expr_str(s, bound)
-                                        : "batch * classes * Min(max_output_boxes_per_class, spatial_dimension)");
+  if (bound != OSI_EXPR_UNKNOWN)
+    osi_op_diag_sizes(ctx, "DATA_DEPENDENT", "%E (selected boxes) <= %E", d[0], bound);
+  else
+    osi_op_diag_sizes(ctx, "DATA_DEPENDENT",
+                      "%E (selected boxes) <= batch * classes * Min(max_output_boxes_per_class, "
+                      "spatial_dimension)", d[0]);
   return OSI_OK;
 }

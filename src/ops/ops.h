@@ -87,6 +87,10 @@ void osi_op_diag(OsiOpCtx *ctx, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* The same, for a message that prints sizes: fmt knows %s, %d and %E (an
+ * OsiExpr), which a result prints with its named sizes (floor_1), as its
+ * dims. */
+void osi_op_diag_sizes(OsiOpCtx *ctx, const char *code, const char *fmt, ...);
 /* A fresh symbol "<what>_<n>" for a data-dependent dim (nnz_3, nms_7, if_2):
  * `what` says what it counts in a word, short because sums and Min of such
  * counts are what readers see (Min(nnz_10,40)+Min(nnz_2,40)+...); the

@@ -14,9 +14,17 @@
  * recorded upper bound. */
 static OsiExpr data_dependent(OsiOpCtx *ctx, const char *what, const char *desc, OsiExpr bound) {
   OsiExpr e = osi_op_fresh_dim(ctx, what);
+  int64_t c;
+  if (osi_expr_is_const(osi_op_exprs(ctx), bound, &c) && c == INT64_MAX) {
+    /* every size is at most INT64_MAX: no bound */
+    osi_op_diag_sizes(ctx, "DATA_DEPENDENT", "%s; named %E", desc, e);
+    return e;
+  }
   osi_op_constrain_le(ctx, e, bound);
-  osi_op_diag(ctx, "DATA_DEPENDENT", "%s (at most %s); named %s", desc,
-              osi_expr_str(osi_op_exprs(ctx), bound), osi_expr_str(osi_op_exprs(ctx), e));
+  if (bound == OSI_EXPR_UNKNOWN)
+    osi_op_diag_sizes(ctx, "DATA_DEPENDENT", "%s (at most ?); named %E", desc, e);
+  else
+    osi_op_diag_sizes(ctx, "DATA_DEPENDENT", "%s (at most %E); named %E", desc, bound, e);
   return e;
 }
 

@@ -272,4 +272,5 @@ await import('./graph_deep.test.mjs');
 await import('./url_data.test.mjs');
 await import('./url_hostile.test.mjs');
 await import('./page_wiring.test.mjs');
+await import('./hostile_dims.test.mjs');
 await runTests();

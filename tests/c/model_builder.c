@@ -9,7 +9,7 @@
 #include "onnx_shapes.pb-c.h"
 #include "api/result.h"
 
-#define MAX 256
+#define MAX 512
 
 struct Builder {
   Onnx__ModelProto model;
@@ -119,6 +119,14 @@ void builder_output(Builder *b, const char *name, const char *type) {
   if (b->sub) b->sub->output[b->sub->n_output++] = value_info(b, name, type);
   else b->outputs[b->graph.n_output++] = value_info(b, name, type);
 }
+void builder_input_param(Builder *b, const char *name, const char *dim_param) {
+  Onnx__ValueInfoProto *v = value_info(b, name, "float[0]");
+  Onnx__TensorShapeProto__Dimension *d = v->type->tensor_type->shape->dim[0];
+  d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+  d->dim_param = dup(b, dim_param);
+  b->inputs[b->graph.n_input++] = v;
+}
+
 void builder_value_info(Builder *b, const char *name, const char *type) {
   b->infos[b->graph.n_value_info++] = value_info(b, name, type);
 }

@@ -24,6 +24,9 @@ void builder_opset(Builder *b, const char *domain, int64_t version);
 void builder_input(Builder *b, const char *name, const char *type);
 void builder_output(Builder *b, const char *name, const char *type);
 void builder_value_info(Builder *b, const char *name, const char *type);
+/* A float input of rank 1 whose one dim is dim_param (any text: commas,
+ * parentheses, any length). */
+void builder_input_param(Builder *b, const char *name, const char *dim_param);
 void builder_initializer_ints(Builder *b, const char *name, int n, const int64_t *values);
 /* An initializer of element type `dtype` (ONNX code) and these dims with
  * no data written; external: marked as stored in an external file (which

@@ -25,7 +25,14 @@
  *   6. substituting one symbol by its bound constant does not change the
  *      value;
  *   7. osi_expr_from_dim_param never fails on a non-empty text, and makes a
- *      float text (no size) the symbol of that name.
+ *      float text (no size) the symbol of that name, and so a valid text
+ *      whose simplification runs out of the work budget
+ *      (OSI_EXPR_WORK_PER_TEXT steps: osi_expr_parse_text says
+ *      OSI_EXPR_TEXT_OVER_BUDGET, and osi_expr_parse gives unknown);
+ *   8. isolated (as the decoders read dim texts), a text's verdict and value
+ *      do not depend on what the store computed before: a fresh store and
+ *      this one, after all of the above, agree (the decoders read dim texts
+ *      in different orders, and must cut the same ones).
  * OSI_EXPR_UNKNOWN is always allowed (never wrong).
  *
  * Built by CMake with -DOSI_FUZZ=ON (clang); tests/fuzz/replay.c runs it
@@ -462,6 +469,19 @@ static void first_symbol(const char *name, void *user) {
   if (!f->name) f->name = name;
 }
 
+/* 8: isolated, the store's verdict on text (after whatever it computed)
+ * is the fresh store's, how0 with the value printed as text0. */
+static void check_verdict(OsiExprStore *s, const char *text, OsiExprText how0, const char *text0) {
+  osi_expr_store_isolate(s, 1);
+  OsiExpr e1;
+  OsiExprText how1 = osi_expr_parse_text(s, text, &e1);
+  osi_expr_store_isolate(s, 0);
+  FUZZ_ASSERT(how1 == how0, "[%s]: verdict %d in a fresh store, %d after other work", text, (int)how0,
+              (int)how1);
+  FUZZ_ASSERT(!strcmp(osi_expr_str(s, e1), text0), "[%s]: %s in a fresh store, %s after other work",
+              text, text0, osi_expr_str(s, e1));
+}
+
 static void check(const char *text, size_t len, uint8_t mode) {
   OsiExprStore *s = osi_expr_store_new();
   if (!s) return;
@@ -470,10 +490,26 @@ static void check(const char *text, size_t len, uint8_t mode) {
   osi_expr_store_set_float_domain(s, domain);
   Binding b0 = {mode >> 2, nonneg, 0, domain};
 
+  /* 8: the verdict in a fresh store, isolated */
+  OsiExprStore *fresh = osi_expr_store_new();
+  if (!fresh) {
+    osi_expr_store_delete(s);
+    return;
+  }
+  osi_expr_store_set_assume_nonneg(fresh, nonneg);
+  osi_expr_store_set_float_domain(fresh, domain);
+  osi_expr_store_isolate(fresh, 1);
+  OsiExpr e0;
+  OsiExprText how0 = osi_expr_parse_text(fresh, text, &e0);
+  char *text0 = strdup(osi_expr_str(fresh, e0));
+  osi_expr_store_delete(fresh);
+
   OsiExpr e = osi_expr_parse(s, text);
   int ok, defined, depth;
   int is_float = reference(text, len, &b0, &ok, &defined, &depth).f;
   int within = len <= PARSE_MAX_LEN && depth <= PARSE_MAX_DEPTH;
+  if (how0 == OSI_EXPR_TEXT_OVER_BUDGET && within)
+    FUZZ_ASSERT(ok, "over budget, but the reference rejects [%s]", text);
   /* 1. acceptance. The engine's "does not parse" and "parses to unknown"
    * both give OSI_EXPR_UNKNOWN, so only "engine gives an id => the
    * reference accepts" is checked here; the converse through
@@ -482,7 +518,9 @@ static void check(const char *text, size_t len, uint8_t mode) {
     FUZZ_ASSERT(ok, "the engine parsed text the reference rejects: [%s] -> %s", text,
                 osi_expr_str(s, e));
   if (len > 0) {
+    osi_expr_store_isolate(s, 1); /* as the decoders read dim texts */
     OsiExpr d = osi_expr_from_dim_param(s, text);
+    osi_expr_store_isolate(s, 0);
     const char *dname = NULL;
     int is_text_symbol = d != OSI_EXPR_UNKNOWN && osi_expr_is_symbol(s, d, &dname) &&
                          strcmp(dname, text) == 0;
@@ -490,21 +528,30 @@ static void check(const char *text, size_t len, uint8_t mode) {
     FUZZ_ASSERT(d != OSI_EXPR_UNKNOWN || ok, "from_dim_param gave unknown for [%s]", text);
     if (within && ok && is_float) /* a float expression is no size: it names one */
       FUZZ_ASSERT(is_text_symbol, "float text [%s] is not a symbol: %s", text, osi_expr_str(s, d));
-    if (within && ok && !is_float && is_text_symbol && e == OSI_EXPR_UNKNOWN) {
+    if (within && ok && !is_float && is_text_symbol && e == OSI_EXPR_UNKNOWN &&
+        how0 != OSI_EXPR_TEXT_OVER_BUDGET) {
       /* text is a valid expression but became the symbol named by itself:
-       * fine only when the text is an identifier naming that symbol */
+       * fine only when the text is an identifier naming that symbol, or
+       * when it is over the work budget */
       int ident = r_alpha(text[0]);
       for (size_t i = 0; i < len && ident; i++) ident = r_alpha(text[i]) || r_digit(text[i]);
       FUZZ_ASSERT(ident, "valid expression [%s] treated as a symbol name", text);
     }
-    if (e != OSI_EXPR_UNKNOWN && !is_float)
+    /* (with the store's memos, e may be within the budget where the decoders'
+     * reading is not) */
+    if (e != OSI_EXPR_UNKNOWN && !is_float && how0 != OSI_EXPR_TEXT_OVER_BUDGET)
       FUZZ_ASSERT(d == e, "from_dim_param differs from parse: [%s]", text);
+    if (how0 == OSI_EXPR_TEXT_OVER_BUDGET)
+      FUZZ_ASSERT(is_text_symbol, "[%s] is over the budget, but its dim is %s", text, osi_expr_str(s, d));
     if (!ok && within) {
       FUZZ_ASSERT(is_text_symbol, "text the reference rejects is not a symbol: [%s] -> %s", text,
                   osi_expr_str(s, d));
     }
   }
   if (e == OSI_EXPR_UNKNOWN) {
+    /* (an isolated reading over the budget was just checked: from_dim_param) */
+    if (how0 != OSI_EXPR_TEXT_OVER_BUDGET) check_verdict(s, text, how0, text0);
+    free(text0);
     osi_expr_store_delete(s);
     return;
   }
@@ -517,9 +564,17 @@ static void check(const char *text, size_t len, uint8_t mode) {
   const char *printed = osi_expr_str(s, e);
   FUZZ_ASSERT(printed != NULL, "no text for id %u", e);
   char *printed_copy = strdup(printed);
-  OsiExpr back = osi_expr_parse(s, printed_copy);
-  FUZZ_ASSERT(back == e, "reparse: [%s] printed as [%s] parses to [%s]", text, printed_copy,
-              osi_expr_str(s, back));
+  /* Read isolated, as the decoders read a dim text: what the first reading
+   * left in the memos would make the verdict depend on history (a canonical
+   * form may take more than its text to simplify again, and be cut in one
+   * reading and not in the next). */
+  OsiExpr back;
+  osi_expr_store_isolate(s, 1);
+  OsiExprText how_back = osi_expr_parse_text(s, printed_copy, &back);
+  osi_expr_store_isolate(s, 0);
+  FUZZ_ASSERT(back == e || how_back == OSI_EXPR_TEXT_OVER_BUDGET,
+              "reparse: [%s] printed as [%s] parses to [%s] (verdict %d)", text, printed_copy,
+              osi_expr_str(s, back), (int)how_back);
   free(printed_copy);
 
   /* 3. idempotent */
@@ -565,6 +620,8 @@ static void check(const char *text, size_t len, uint8_t mode) {
     }
   }
   free(sym);
+  check_verdict(s, text, how0, text0);
+  free(text0);
   osi_expr_store_delete(s);
 }
 

@@ -141,9 +141,10 @@ test('getShape finds every value without building result.values, in code point o
   expectSameAsFull(bytes);
 });
 
-test('names that are not UTF-8 fall back to the values object', () => {
+test('names that are not UTF-8 fall back to the values object, and stay two names', () => {
   // 'aQ' and 'aW' become 'a\x80' and 'a\x81': the engine sorts them before 'aé' (0xc3 0xa9), but
-  // both decode to 'a\uFFFD', which sorts after 'aé' and is one key for two values.
+  // they decode to 'a\uDC80' and 'a\uDC81' (a byte of no UTF-8 sequence is the lone surrogate
+  // U+DC00 + byte), which sort after 'aé' in code unit order.
   const names = ['aQ', 'aé', 'aW'];
   const nodes = names.map((name, i) => ({ op: 'Relu', name: `n${i}`, inputs: [i ? names[i - 1] : 'X'], outputs: [name] }));
   const raw = Buffer.from(model({ inputs: [{ name: 'X', elemType: 'float', dims: ['N', 3] }], outputs: ['aW'], nodes }));
@@ -152,8 +153,9 @@ test('names that are not UTF-8 fall back to the values object', () => {
     for (let i = raw.indexOf(from); i >= 0; i = raw.indexOf(from, i + 2)) raw[i + 1] = to;
   }
   const result = engine.inferShapes(raw);
-  for (const n of ['aé', 'a\uFFFD']) expect(result.getShape(n)).toEqual({ kind: 'tensor', elemType: 'float', dims: ['N', 3] });
-  expect(result.names()).toEqual(['X', 'aé', 'a\uFFFD']);
+  for (const n of ['aé', 'a\uDC80', 'a\uDC81']) expect(result.getShape(n)).toEqual({ kind: 'tensor', elemType: 'float', dims: ['N', 3] });
+  expect(result.getShape('a\uFFFD')).toBeNull();
+  expect(result.names()).toEqual(['X', 'aé', 'a\uDC80', 'a\uDC81']);
   expectSameAsFull(raw);
 });
 

@@ -99,13 +99,14 @@ const elemTypeNumber = (t) => {
 
 // Section - Messages
 
-/** TensorShapeProto from [4, 'N', null]: null is a dimension with neither value nor param. */
+/** TensorShapeProto from [4, 'N', null]: null is a dimension with neither value nor param (a
+ * Uint8Array is a dim_param of those bytes). */
 function shapeProto(dims) {
   const w = new Writer();
   for (const d of dims) {
     const dim = new Writer();
     if (typeof d === 'number' || typeof d === 'bigint') dim.int(1, d);
-    else if (typeof d === 'string') dim.len(2, d);
+    else if (typeof d === 'string' || d instanceof Uint8Array) dim.len(2, d); // bytes: any dim_param
     w.len(1, dim.finish());
   }
   return w.finish();
