@@ -396,6 +396,7 @@ export function parseBindings(text) {
 }
 
 /**
+ * Not a check that the model runs at these sizes (result.evaluate is: see js/expr.d.ts).
  * The value of one dim (number, expression string or null) for symbol bindings (object or Map,
  * values numbers or BigInts): a number, or a BigInt when it is an integer past 2^53 (exact, where
  * a number would be rounded). null when the dim is unknown, a symbol is unbound, or the expression
