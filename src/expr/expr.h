@@ -295,8 +295,9 @@ int osi_expr_leaf_equality(OsiExprStore *s, OsiExpr a, OsiExpr b, OsiExpr *x, Os
  * the ranges are the caller's, never the store's, so no canonical form
  * depends on them. */
 
-/* The caller's range of a symbol: 1 with *lo and *hi set when it has one
- * (INT64_MIN / INT64_MAX for an open end), else 0. */
+/* The caller's range of a symbol (or of a compound expression it knows
+ * bounds of): 1 with *lo and *hi set when it has one (INT64_MIN /
+ * INT64_MAX for an open end), else 0. */
 typedef int (*OsiExprSymbolRange)(void *user, OsiExpr symbol, int64_t *lo, int64_t *hi);
 /* Bounds of integer e at every binding where each symbol is within its
  * range (and >= 0 under assume_nonneg): 1 with *lo, *hi set (INT64_MIN /

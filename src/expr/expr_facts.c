@@ -179,7 +179,15 @@ static Range range_node(Ranger *g, OsiExpr e) {
 
 static Range range(Ranger *g, OsiExpr e) {
   if (--g->budget < 0) return ALL;
-  return range_node(g, e);
+  Range r = range_node(g, e);
+  /* A compound the caller knows bounds of (a dim: >= 0): intersected. */
+  int64_t lo, hi;
+  int kind = expr_kind(g->s, e);
+  if (kind != EK_SYM && kind != EK_CONST && g->range_of && g->range_of(g->user, e, &lo, &hi)) {
+    if (lo > r.lo) r.lo = lo;
+    if (hi < r.hi) r.hi = hi;
+  }
+  return r;
 }
 
 int osi_expr_range(const OsiExprStore *s, OsiExpr e, OsiExprSymbolRange range_of, void *user, int64_t *lo,

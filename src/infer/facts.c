@@ -101,8 +101,9 @@ static SymRange *find_range(const OsiFacts *f, OsiExpr sym) {
   return f->slots[at] ? &f->ranges[f->slots[at] - 1] : NULL;
 }
 
-/* The range entry of sym (new: [0, INT64_MAX]), NULL without memory. */
-static SymRange *range_entry(OsiFacts *f, OsiExpr sym) {
+/* The range entry of sym (new: [0, INT64_MAX] for a symbol, a size; any
+ * integer for a compound), NULL without memory. */
+static SymRange *range_entry(OsiFacts *f, OsiExprStore *s, OsiExpr sym) {
   if ((size_t)(f->n_ranges + 1) * 2 > f->nslots) {
     size_t nslots = f->nslots ? f->nslots * 2 : 32;
     int *slots = calloc(nslots, sizeof *slots);
@@ -122,14 +123,15 @@ static SymRange *range_entry(OsiFacts *f, OsiExpr sym) {
     f->cap_ranges = cap;
   }
   SymRange *r = &f->ranges[f->n_ranges++];
-  *r = (SymRange){sym, 0, INT64_MAX, -1, -1};
+  const char *name;
+  *r = (SymRange){sym, osi_expr_is_symbol(s, sym, &name) ? 0 : INT64_MIN, INT64_MAX, -1, -1};
   f->slots[at] = f->n_ranges;
   return r;
 }
 
 /* Narrows sym to [lo, hi] by fact `fact` (logged for rollback). */
-static void narrow(OsiFacts *f, OsiExpr sym, int64_t lo, int64_t hi, int fact) {
-  SymRange *r = range_entry(f, sym);
+static void narrow(OsiFacts *f, OsiExprStore *s, OsiExpr sym, int64_t lo, int64_t hi, int fact) {
+  SymRange *r = range_entry(f, s, sym);
   if (!r || (lo <= r->lo && hi >= r->hi)) return;
   if (f->nlog == f->cap_log) {
     int cap = f->cap_log ? 2 * f->cap_log : 32;
@@ -318,14 +320,15 @@ static void derive_range(OsiFacts *f, OsiExprStore *s, int i, OsiExpr x, const c
     }
   }
   if (new_lo > new_hi) return; /* the model cannot run within these ranges: claim nothing */
-  narrow(f, x, new_lo, new_hi, i);
+  narrow(f, s, x, new_lo, new_hi, i);
 }
 
 /* 1 when g >= 0 (== 0 when eq) already holds wherever the facts do. */
 static int implied(OsiFacts *f, OsiExprStore *s, OsiExpr g, int eq) {
-  int64_t lo, hi;
-  bounds(f, s, g, &lo, &hi);
-  return lo >= 0 && (!eq || hi <= 0);
+  int n_why = f->n_why;
+  int r = prove_nonpositive(f, s, osi_expr_neg(s, g)) && (!eq || prove_nonpositive(f, s, g));
+  f->n_why = n_why;
+  return r;
 }
 
 static void add_fact(OsiRun *run, const OsiFact *q) {
@@ -355,6 +358,14 @@ static void add_fact(OsiRun *run, const OsiFact *q) {
     OsiExpr x = osi_expr_symbol(s, one.name);
     int dir = osi_expr_direction(s, g, x);
     if (dir == 1 || dir == -1) derive_range(f, s, i, x, one.name, dir);
+  }
+  /* A bound of a compound (0 <= a dim on several symbols, c <= e): the
+   * expression's own range, which a Broadcast or Min of it reads. */
+  int64_t c;
+  if (!f->items[i].range && one.count > 1) {
+    if (osi_expr_is_const(s, q->lhs, &c)) narrow(f, s, q->rhs, c, q->less_equal ? INT64_MAX : c, i);
+    else if (osi_expr_is_const(s, q->rhs, &c)) narrow(f, s, q->lhs, q->less_equal ? INT64_MIN : c, c, i);
+    f->items[i].range = 0; /* still a relation of the domain */
   }
   if (!f->items[i].range) {
     f->n_relations++;
