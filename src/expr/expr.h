@@ -299,11 +299,19 @@ int osi_expr_leaf_equality(OsiExprStore *s, OsiExpr a, OsiExpr b, OsiExpr *x, Os
  * bounds of): 1 with *lo and *hi set when it has one (INT64_MIN /
  * INT64_MAX for an open end), else 0. */
 typedef int (*OsiExprSymbolRange)(void *user, OsiExpr symbol, int64_t *lo, int64_t *hi);
+/* Intervals osi_expr_range found, by id, for a caller whose ranges stay
+ * the same until it empties the memo (zeroes `id`): direct-mapped, cap a
+ * power of two; both arrays the caller's. */
+typedef struct OsiExprRangeMemo {
+  uint32_t *id;
+  int64_t (*iv)[2];
+  uint32_t cap;
+} OsiExprRangeMemo;
 /* Bounds of integer e at every binding where each symbol is within its
  * range (and >= 0 under assume_nonneg): 1 with *lo, *hi set (INT64_MIN /
- * INT64_MAX: unbounded), 0 when nothing is known. */
-int osi_expr_range(const OsiExprStore *s, OsiExpr e, OsiExprSymbolRange range_of, void *user, int64_t *lo,
-                   int64_t *hi);
+ * INT64_MAX: unbounded), 0 when nothing is known. memo may be NULL. */
+int osi_expr_range(const OsiExprStore *s, OsiExpr e, OsiExprSymbolRange range_of, void *user,
+                   OsiExprRangeMemo *memo, int64_t *lo, int64_t *hi);
 /* 1 when integer e is >= 0 for every value (>= 0) of its symbols. */
 int osi_expr_nonneg(const OsiExprStore *s, OsiExpr e);
 /* How e moves with symbol x, the other symbols fixed (x >= 0, wherever e
@@ -324,6 +332,10 @@ int osi_expr_is_minmax(const OsiExprStore *s, OsiExpr e, int *is_max);
  * or lhs == rhs, read as a person writes it (T == 1, 400 <= time). 0 when
  * it is not one relation. */
 int osi_expr_predicate_relation(OsiExprStore *s, OsiExpr pred, int holds, OsiExpr *lhs, OsiExpr *rhs, int *le);
+/* 1 when a monomial of a (a term of a sum, or a itself) is one of b's with
+ * a coefficient of the opposite sign (opposite) or the same sign: whether
+ * a + b (a - b) may cancel something. */
+int osi_expr_shares_term(const OsiExprStore *s, OsiExpr a, OsiExpr b, int opposite);
 /* The counter osi_expr_fresh numbers symbols with, and setting it back: a
  * speculative run whose symbols are named apart (and never kept) leaves
  * the real run's numbering as it would have been. */

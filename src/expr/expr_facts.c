@@ -93,7 +93,8 @@ typedef struct Ranger {
   const OsiExprStore *s;
   OsiExprSymbolRange range_of;
   void *user;
-  int budget; /* nodes left to visit: shared subterms are walked again */
+  OsiExprRangeMemo *memo;
+  int budget; /* nodes left to visit: shared subterms are walked again (without a memo) */
 } Ranger;
 
 static Range range(Ranger *g, OsiExpr e);
@@ -179,22 +180,33 @@ static Range range_node(Ranger *g, OsiExpr e) {
 
 static Range range(Ranger *g, OsiExpr e) {
   if (--g->budget < 0) return ALL;
+  int kind = expr_kind(g->s, e);
+  uint32_t at = 0;
+  if (g->memo && kind != EK_SYM && kind != EK_CONST) {
+    at = (uint32_t)(((uint64_t)e * 0x9e3779b97f4a7c15ull) >> 32) & (g->memo->cap - 1);
+    if (g->memo->id[at] == e) return (Range){g->memo->iv[at][0], g->memo->iv[at][1]};
+  }
   Range r = range_node(g, e);
   /* A compound the caller knows bounds of (a dim: >= 0): intersected. */
   int64_t lo, hi;
-  int kind = expr_kind(g->s, e);
   if (kind != EK_SYM && kind != EK_CONST && g->range_of && g->range_of(g->user, e, &lo, &hi)) {
     if (lo > r.lo) r.lo = lo;
     if (hi < r.hi) r.hi = hi;
   }
+  if (g->memo && kind != EK_SYM && kind != EK_CONST && g->budget >= 0) {
+    g->memo->id[at] = e;
+    g->memo->iv[at][0] = r.lo;
+    g->memo->iv[at][1] = r.hi;
+  }
   return r;
 }
 
-int osi_expr_range(const OsiExprStore *s, OsiExpr e, OsiExprSymbolRange range_of, void *user, int64_t *lo,
-                   int64_t *hi) {
+int osi_expr_range(const OsiExprStore *s, OsiExpr e, OsiExprSymbolRange range_of, void *user,
+                   OsiExprRangeMemo *memo, int64_t *lo, int64_t *hi) {
   *lo = INF_LO, *hi = INF_HI;
   if (!s || e == OSI_EXPR_UNKNOWN || e >= s->nnodes || expr_is_float(s, e)) return 0;
-  Ranger g = {s, range_of, user, 4 * OSI_EXPR_MAX_NODES};
+  if (memo && (!memo->id || !memo->iv || !memo->cap)) memo = NULL;
+  Ranger g = {s, range_of, user, memo, 4 * OSI_EXPR_MAX_NODES};
   Range r = range(&g, e);
   if (g.budget < 0) return 0;
   *lo = r.lo, *hi = r.hi;
@@ -364,6 +376,34 @@ int osi_expr_is_minmax(const OsiExprStore *s, OsiExpr e, int *is_max) {
   if (kind != EK_MIN && kind != EK_MAX) return 0;
   if (is_max) *is_max = kind == EK_MAX;
   return 1;
+}
+
+/* The monomials of e with their coefficients: an ADD's terms, else e itself. */
+static uint32_t terms_of(const OsiExprStore *s, OsiExpr e, const OsiExpr **m, const int64_t **k, int64_t *one) {
+  if (expr_kind(s, e) == EK_ADD) {
+    *m = expr_args(s, e);
+    *k = expr_coefs(s, e);
+    return expr_node(s, e)->n;
+  }
+  if (expr_kind(s, e) == EK_CONST) return 0;
+  *m = NULL; /* the caller points at e itself */
+  *k = one;
+  return 1;
+}
+
+int osi_expr_shares_term(const OsiExprStore *s, OsiExpr a, OsiExpr b, int opposite) {
+  if (!s || a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || a >= s->nnodes || b >= s->nnodes) return 0;
+  const OsiExpr *ma = NULL, *mb = NULL;
+  const int64_t *ka = NULL, *kb = NULL;
+  int64_t one = 1;
+  OsiExpr ea = a, eb = b;
+  uint32_t na = terms_of(s, a, &ma, &ka, &one), nb = terms_of(s, b, &mb, &kb, &one);
+  if (na && expr_kind(s, a) != EK_ADD) ma = &ea;
+  if (nb && expr_kind(s, b) != EK_ADD) mb = &eb;
+  for (uint32_t i = 0; i < na; i++)
+    for (uint32_t j = 0; j < nb; j++)
+      if (ma[i] == mb[j] && ((ka[i] < 0) != (kb[j] < 0)) == (opposite != 0)) return 1;
+  return 0;
 }
 
 uint64_t osi_expr_fresh_mark(const OsiExprStore *s) { return s ? s->fresh_counter : 0; }

@@ -17,6 +17,8 @@
 #define MAX_MINMAX_ARGS 8
 #define MEMO_CAP 4096u
 #define MAX_WHY 4
+#define SEEN_CAP 256
+#define MAX_REFINED_CONTENT 64
 
 typedef struct SymRange {
   OsiExpr sym;
@@ -35,6 +37,13 @@ typedef struct MemoEntry {
   uint32_t version;
 } MemoEntry;
 
+enum {
+  MM_KNOWN = 1,  /* MM_SOME is set */
+  MM_SOME = 2,   /* some Min/Max inside */
+  NN_KNOWN = 4,  /* NN_SIZE is set */
+  NN_SIZE = 8    /* >= 0 for every size of its symbols */
+};
+
 typedef struct OsiFacts {
   OsiFact *items;
   OsiExpr *gap; /* per fact: rhs - lhs (>= 0, or == 0) */
@@ -47,14 +56,19 @@ typedef struct OsiFacts {
   int nlog, cap_log;
   int n_relations; /* facts that gave no range and have several symbols */
   uint32_t version; /* changes whenever what the facts imply may have */
-  /* Per expression id: 0 not seen, 1 no Min/Max inside, 2 some (structure
-   * only: valid forever). */
+  /* Per expression id, what its structure says (valid forever): the
+   * MM_* bits. */
   uint8_t *mm;
   uint32_t mm_cap;
   MemoEntry *memo, *nonneg;
-  /* The facts a proof used (for events). */
+  /* Intervals under the ranges (osi_expr_range), for version range_version. */
+  OsiExprRangeMemo ranges_memo;
+  uint32_t range_version;
+  /* The facts a proof used (for events: then no interval memo, which
+   * would hide them). */
   int why[MAX_WHY];
   int n_why;
+  int explain;
 } OsiFacts;
 
 static OsiFacts *facts_of(OsiRun *run) {
@@ -83,6 +97,8 @@ void osi_facts_free(OsiRun *run) {
   free(f->mm);
   free(f->memo);
   free(f->nonneg);
+  free(f->ranges_memo.id);
+  free(f->ranges_memo.iv);
   free(f);
   run->facts = NULL;
 }
@@ -192,7 +208,18 @@ static int range_of(void *user, OsiExpr sym, int64_t *lo, int64_t *hi) {
 
 /* The interval of e under the symbol ranges. */
 static void bounds(OsiFacts *f, OsiExprStore *s, OsiExpr e, int64_t *lo, int64_t *hi) {
-  osi_expr_range(s, e, range_of, f, lo, hi);
+  OsiExprRangeMemo *m = &f->ranges_memo;
+  if (!m->id) {
+    m->id = calloc(MEMO_CAP, sizeof *m->id);
+    m->iv = malloc(MEMO_CAP * sizeof *m->iv);
+    m->cap = m->id && m->iv ? MEMO_CAP : 0;
+    f->range_version = f->version;
+  }
+  if (m->cap && f->range_version != f->version) {
+    memset(m->id, 0, m->cap * sizeof *m->id);
+    f->range_version = f->version;
+  }
+  osi_expr_range(s, e, range_of, f, f->explain ? NULL : m, lo, hi);
 }
 
 /* 1 when d <= 0 wherever the facts hold: by the ranges, or d + g <= 0 for
@@ -209,6 +236,8 @@ static int prove_nonpositive(OsiFacts *f, OsiExprStore *s, OsiExpr d) {
     if (f->items[i].range || f->gap[i] == OSI_EXPR_UNKNOWN) continue;
     tried++;
     for (int sign = 1; sign >= (f->items[i].less_equal ? 1 : -1); sign -= 2) {
+      /* d + g is below d's bound only where a term cancels */
+      if (!osi_expr_shares_term(s, d, f->gap[i], sign > 0)) continue;
       OsiExpr t = sign > 0 ? osi_expr_add(s, d, f->gap[i]) : osi_expr_sub(s, d, f->gap[i]);
       if (t == OSI_EXPR_UNKNOWN) continue;
       bounds(f, s, t, &lo, &hi);
@@ -325,8 +354,12 @@ static void derive_range(OsiFacts *f, OsiExprStore *s, int i, OsiExpr x, const c
 
 /* 1 when g >= 0 (== 0 when eq) already holds wherever the facts do. */
 static int implied(OsiFacts *f, OsiExprStore *s, OsiExpr g, int eq) {
+  int64_t lo, hi;
   int n_why = f->n_why;
-  int r = prove_nonpositive(f, s, osi_expr_neg(s, g)) && (!eq || prove_nonpositive(f, s, g));
+  bounds(f, s, g, &lo, &hi);
+  /* the relations need -g, which costs a canonical form: only when there are some */
+  int r = (lo >= 0 || (f->n_relations && prove_nonpositive(f, s, osi_expr_neg(s, g)))) &&
+          (!eq || prove_nonpositive(f, s, g));
   f->n_why = n_why;
   return r;
 }
@@ -388,12 +421,33 @@ static MemoEntry *memo_table(MemoEntry **t) {
   return *t;
 }
 
+/* The structure flags of e (NULL without memory). */
+static uint8_t *flags_of(OsiFacts *f, OsiExpr e) {
+  if (e >= f->mm_cap) {
+    uint32_t cap = f->mm_cap ? f->mm_cap : 1024;
+    while (cap <= e) cap *= 2;
+    uint8_t *mm = realloc(f->mm, cap);
+    if (!mm) return NULL;
+    memset(mm + f->mm_cap, 0, cap - f->mm_cap);
+    f->mm = mm;
+    f->mm_cap = cap;
+  }
+  return &f->mm[e];
+}
+
 /* 1 when dim e is >= 0 without a new fact. */
 static int known_nonneg(OsiFacts *f, OsiExprStore *s, OsiExpr e) {
-  int64_t c, lo, hi;
-  const char *name;
-  if (osi_expr_is_const(s, e, &c) || osi_expr_is_symbol(s, e, &name) || osi_expr_is_float(s, e)) return 1;
-  if (osi_expr_nonneg(s, e)) return 1; /* for every size of the symbols */
+  int64_t lo, hi;
+  uint8_t *fl = flags_of(f, e);
+  if (fl && (*fl & NN_KNOWN)) {
+    if (*fl & NN_SIZE) return 1;
+  } else {
+    const char *name;
+    int size = osi_expr_is_const(s, e, &lo) ? lo >= 0
+             : osi_expr_is_symbol(s, e, &name) || osi_expr_is_float(s, e) || osi_expr_nonneg(s, e);
+    if (fl) *fl |= NN_KNOWN | (size ? NN_SIZE : 0);
+    if (size) return 1; /* for every size of the symbols */
+  }
   MemoEntry *m = memo_table(&f->nonneg);
   MemoEntry *slot = m ? &m[memo_at(e)] : NULL;
   if (slot && slot->key == e && slot->version == f->version) return 1;
@@ -410,16 +464,13 @@ static void add_sizes(OsiRun *run, const char *name, const OsiType *t, int node,
     OsiExpr d = t->dims[i];
     if (d == OSI_EXPR_UNKNOWN) continue;
     if (!f && !(f = facts_of(run))) return;
-    if (known_nonneg(f, run->exprs, d)) continue;
+    if ((d < f->mm_cap && (f->mm[d] & (NN_KNOWN | NN_SIZE)) == (NN_KNOWN | NN_SIZE)) || known_nonneg(f, run->exprs, d))
+      continue;
     OsiFact fact = {osi_expr_const(run->exprs, 0), d, 1, -1, name, i, node, node >= 0 ? run->cur_node_name : "",
                     node >= 0 ? run->cur_op_type : "", path, 0};
     add_fact(run, &fact);
   }
   add_sizes(run, name, t->elem, node, path, depth + 1);
-}
-
-void osi_facts_add_sizes(OsiRun *run, const char *name, const OsiType *t) {
-  add_sizes(run, name, t, run->cur_node, run->cur_path, 0);
 }
 
 void osi_facts_add_input_sizes(OsiRun *run, const char *name, const OsiType *t, const char *path) {
@@ -428,21 +479,16 @@ void osi_facts_add_input_sizes(OsiRun *run, const char *name, const OsiType *t, 
 
 /* Section - Decisions */
 
-static int has_minmax(OsiFacts *f, OsiExprStore *s, OsiExpr e, int depth) {
+static inline int has_minmax(OsiFacts *f, OsiExprStore *s, OsiExpr e, int depth) {
+  if (e < f->mm_cap && (f->mm[e] & MM_KNOWN)) return (f->mm[e] & MM_SOME) != 0; /* (asked of every dim) */
   if (e == OSI_EXPR_UNKNOWN || depth > OSI_EXPR_MAX_NODES) return 0;
-  if (e >= f->mm_cap) {
-    uint32_t cap = f->mm_cap ? f->mm_cap : 1024;
-    while (cap <= e) cap *= 2;
-    uint8_t *mm = realloc(f->mm, cap);
-    if (!mm) return 1;
-    memset(mm + f->mm_cap, 0, cap - f->mm_cap);
-    f->mm = mm;
-    f->mm_cap = cap;
-  }
-  if (f->mm[e]) return f->mm[e] == 2;
+  uint8_t *fl = flags_of(f, e);
+  if (!fl) return 1;
+  if (*fl & MM_KNOWN) return (*fl & MM_SOME) != 0;
   int any = osi_expr_is_minmax(s, e, NULL);
   for (int i = 0, n = osi_expr_arity(s, e); i < n && !any; i++) any = has_minmax(f, s, osi_expr_arg(s, e, i), depth + 1);
-  f->mm[e] = any ? 2 : 1;
+  fl = flags_of(f, e); /* the walk may have grown the flags */
+  if (fl) *fl |= MM_KNOWN | (any ? MM_SOME : 0);
   return any;
 }
 
@@ -452,7 +498,27 @@ typedef struct Refiner {
   OsiExprStore *s;
   const char *value; /* for events */
   int events;
+  /* The node's input dims and small contents (n_seen -1: not listed yet):
+   * an output's dim that is one of them was decided where it was made (an
+   * elementwise op's dims, a Shape's content), so it is left as it is. */
+  const OsiType *const *in;
+  int n_in;
+  OsiExpr seen[SEEN_CAP];
+  int n_seen;
 } Refiner;
+
+static void note_seen(const OsiType *t, OsiExpr *list, int *n, int cap, int depth);
+
+/* 1 when e is one of the node's input expressions (listed on first use). */
+static int seen(Refiner *r, OsiExpr e) {
+  if (r->n_seen < 0) {
+    r->n_seen = 0;
+    for (int i = 0; i < r->n_in; i++) note_seen(r->in[i], r->seen, &r->n_seen, SEEN_CAP, 0);
+  }
+  for (int i = 0; i < r->n_seen; i++)
+    if (r->seen[i] == e) return 1;
+  return 0;
+}
 
 static void fact_text(OsiRun *run, const OsiFact *q, char *buf, size_t cap) {
   OsiExprStore *s = run->exprs;
@@ -539,20 +605,24 @@ static OsiExpr refine(Refiner *r, OsiExpr e, int depth) {
   return out;
 }
 
-static const OsiType *refine_type(Refiner *r, const OsiType *t, int depth) {
+/* skip_dims: t's dims are an input's (the same array). */
+static const OsiType *refine_type(Refiner *r, const OsiType *t, int skip_dims, int depth) {
   if (!t || depth > 8) return t;
   OsiRun *run = r->run;
-  const OsiType *elem = refine_type(r, t->elem, depth + 1);
+  const OsiType *elem = refine_type(r, t->elem, 0, depth + 1);
   int changed = elem != t->elem;
   OsiExpr dims[OSI_MAX_RANK];
   for (int i = 0; i < t->rank; i++) {
-    dims[i] = refine(r, t->dims[i], 0);
-    changed |= dims[i] != t->dims[i];
+    OsiExpr d = t->dims[i];
+    dims[i] = skip_dims || !has_minmax(r->f, r->s, d, 0) || seen(r, d) ? d : refine(r, d, 0);
+    changed |= dims[i] != d;
   }
-  const OsiValue *v = t->value;
+  /* Contents that sizes are made of are short (shapes, their comparisons):
+   * a big constant is not walked on every node that reads it. */
+  const OsiValue *v = t->value && t->value->count <= MAX_REFINED_CONTENT ? t->value : NULL;
   OsiExpr *ints = NULL;
   for (int64_t k = 0; v && v->ints && k < v->count; k++) {
-    OsiExpr x = refine(r, v->ints[k], 0);
+    OsiExpr x = !has_minmax(r->f, r->s, v->ints[k], 0) || seen(r, v->ints[k]) ? v->ints[k] : refine(r, v->ints[k], 0);
     if (x == v->ints[k]) continue;
     if (!ints) {
       OsiValue *nv = osi_value_ints(run->arena, v->count, &ints);
@@ -562,17 +632,55 @@ static const OsiType *refine_type(Refiner *r, const OsiType *t, int depth) {
     }
     ints[k] = x;
   }
-  if (!changed && v == t->value) return t;
+  if (!changed && (!v || v == t->value)) return t;
   OsiType *nt = osi_type_copy(run->arena, t);
   if (!nt) return t;
   for (int i = 0; i < t->rank; i++) osi_type_dims_mut(nt)[i] = dims[i];
   nt->elem = elem;
-  nt->value = v;
+  if (v) nt->value = v;
   return nt;
 }
 
-const OsiType *osi_facts_refine(OsiRun *run, const OsiType *t, const char *name) {
-  if (!t || !osi_facts_active(run)) return t;
-  Refiner r = {run, run->facts, run->exprs, name, OSI_EVENTS_ON(run)};
-  return refine_type(&r, t, 0);
+/* Adds t's dims (and content, when short) to the seen list (up to cap). */
+static void note_seen(const OsiType *t, OsiExpr *list, int *n, int cap, int depth) {
+  for (; t && depth < 8; t = t->elem, depth++) {
+    for (int i = 0; (t->kind == OSI_KIND_TENSOR || t->kind == OSI_KIND_SPARSE_TENSOR) && i < t->rank && *n < cap; i++)
+      list[(*n)++] = t->dims[i];
+    for (int64_t k = 0; t->value && t->value->ints && t->value->count <= 16 && k < t->value->count && *n < cap; k++)
+      list[(*n)++] = t->value->ints[k];
+  }
+}
+
+/* 1 when every dim and short-content element of tensor t is, by its
+ * structure, a size without a Min/Max (flags seen before): nothing to
+ * decide, nothing to note. */
+static int plain(const OsiFacts *f, const OsiType *t) {
+  const uint8_t want = MM_KNOWN | NN_KNOWN | NN_SIZE, mask = want | MM_SOME;
+  if (!f || t->kind != OSI_KIND_TENSOR || t->elem) return 0;
+  for (int i = 0; i < t->rank; i++)
+    if (t->dims[i] >= f->mm_cap || (f->mm[t->dims[i]] & mask) != want) return 0;
+  const OsiValue *v = t->value;
+  for (int64_t k = 0; v && v->ints && v->count <= MAX_REFINED_CONTENT && k < v->count; k++)
+    if (v->ints[k] >= f->mm_cap || (f->mm[v->ints[k]] & (MM_KNOWN | MM_SOME)) != MM_KNOWN) return 0;
+  return 1;
+}
+
+const OsiType *osi_facts_output(OsiRun *run, const OsiType *t, const char *name, const OsiType *const *in,
+                                int n_in) {
+  if (!t || plain(run->facts, t)) return t; /* (the usual case, on every node) */
+  /* dims an input has (an elementwise op's, a Cast's): decided and noted where they were made */
+  int shared = 0;
+  for (int i = 0; i < n_in && !shared; i++) shared = in[i] && t->rank > 0 && in[i]->dims == t->dims && in[i]->rank == t->rank;
+  if (osi_facts_active(run) && (!shared || t->value || t->elem)) {
+    Refiner r; /* field by field: the seen list is filled on first use, not zeroed */
+    r.run = run, r.f = run->facts, r.s = run->exprs, r.value = name, r.events = OSI_EVENTS_ON(run);
+    r.in = in, r.n_in = n_in, r.n_seen = -1;
+    run->facts->explain = r.events;
+    const OsiType *out = refine_type(&r, t, shared, 0);
+    run->facts->explain = 0;
+    shared &= out->dims == t->dims;
+    t = out;
+  }
+  if (!shared) add_sizes(run, name, t, run->cur_node, run->cur_path, 0);
+  return t;
 }

@@ -49,15 +49,17 @@ void osi_facts_free(OsiRun *run);
 
 /* Requirement `index` of run->requirements (just recorded) is a fact. */
 void osi_facts_add_requirement(OsiRun *run, int index);
-/* The dims of value `name` (type t, written by the current node) are sizes. */
-void osi_facts_add_sizes(OsiRun *run, const char *name, const OsiType *t);
-/* The same for a graph (or body) input of the scope at `path`. */
+/* The dims of a graph (or body) input `name` of the scope at `path` are sizes. */
 void osi_facts_add_input_sizes(OsiRun *run, const char *name, const OsiType *t, const char *path);
 
-/* t with every Min/Max of its dims and integer content that the facts
- * decide replaced by the winning argument (events name the facts, under
- * OSI_OPT_EVENTS); t itself when nothing changes. */
-const OsiType *osi_facts_refine(OsiRun *run, const OsiType *t, const char *name);
+/* Output `name` of the current node (type t; the node's inputs' types are
+ * in[0..n_in)) where the model runs: every Min/Max of its dims and integer
+ * content that the facts decide is replaced by the winning argument
+ * (events name the facts, under OSI_OPT_EVENTS; t itself when nothing
+ * changes), and its dims become facts (sizes). A dim or element that is
+ * one of the inputs' was decided where it was made and is kept. */
+const OsiType *osi_facts_output(OsiRun *run, const OsiType *t, const char *name, const OsiType *const *in,
+                                int n_in);
 /* 1 when some fact gave a range or a relation (else refine changes nothing). */
 int osi_facts_active(const OsiRun *run);
 

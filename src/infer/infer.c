@@ -398,11 +398,8 @@ OsiStatus osi_infer_node(OsiContext *scope, const OsiNode *n, int index, OsiWiri
   /* Where the model runs its requirements hold and its sizes are sizes:
    * Min/Max they decide give way to the winner, and the outputs' dims are
    * facts for the nodes after. */
-  for (int o = 0; st == OSI_OK && o < n->n_outputs; o++) {
-    if (!op.out[o]) continue;
-    op.out[o] = osi_facts_refine(run, op.out[o], n->outputs[o]);
-    osi_facts_add_sizes(run, n->outputs[o], op.out[o]);
-  }
+  for (int o = 0; st == OSI_OK && o < n->n_outputs; o++)
+    op.out[o] = osi_facts_output(run, op.out[o], n->outputs[o], op.in, n->n_inputs);
   if (st != OSI_OK) {
     memset(op.out, 0, (size_t)n->n_outputs * sizeof(OsiType *));
     if (st == OSI_ERR_NOMEM || st == OSI_ERR_LIMIT_EXCEEDED || (run->flags & OSI_OPT_STRICT))

@@ -280,7 +280,7 @@ static const char *path_of(const OsiRequirement *q) { return q->path ? q->path :
  * rollback or when the scope left is not one of path's. */
 static void sync_known(OsiRequirements *r, OsiExprStore *s, const char *path) {
   const char *was = r->known_path ? r->known_path : "";
-  if (r->known_count == r->count && encloses(was, path)) {
+  if (r->known_count == r->count && (was == path || encloses(was, path))) {
     r->known_path = path;
     return;
   }
@@ -373,7 +373,7 @@ int osi_requirements_joins(const OsiRequirements *r) { return r->known ? r->know
 
 int osi_requirements_join_any(OsiRequirements *r, OsiExprStore *s) {
   if (!r->known || !r->count) return 0;
-  sync_known(r, s, r->known_path ? r->known_path : "");
+  if (r->known_count != r->count) sync_known(r, s, r->known_path ? r->known_path : ""); /* (asked after every node) */
   return r->known->joins > 0;
 }
 

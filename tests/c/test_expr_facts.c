@@ -24,7 +24,7 @@ static int range_of(void *user, OsiExpr sym, int64_t *lo, int64_t *hi) {
 
 static void range(const char *text, int64_t want_lo, int64_t want_hi) {
   int64_t lo, hi;
-  osi_expr_range(S, P(text), range_of, NULL, &lo, &hi);
+  osi_expr_range(S, P(text), range_of, NULL, NULL, &lo, &hi);
   CHECK_INT(lo, want_lo);
   CHECK_INT(hi, want_hi);
   if (lo != want_lo || hi != want_hi) fprintf(stderr, "  (range of %s)\n", text);
@@ -125,7 +125,7 @@ static void test_random_ranges(void) {
     char buf[512];
     OsiExpr e = P(text(buf, sizeof buf, 0, 1));
     int64_t lo, hi;
-    if (e == OSI_EXPR_UNKNOWN || !osi_expr_range(S, e, range_of, NULL, &lo, &hi)) continue;
+    if (e == OSI_EXPR_UNKNOWN || !osi_expr_range(S, e, range_of, NULL, NULL, &lo, &hi)) continue;
     bounded++;
     for (int64_t n = 3; n <= 9; n++)
       for (int64_t f = 0; f <= 6; f++) {
