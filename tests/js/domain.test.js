@@ -86,6 +86,22 @@ describe('cnn_dynamic (conv 3x3 stride 2 pad 1, max pool 2, conv 3x3): the small
   });
 });
 
+test('control_flow (an If on a data-dependent condition, a Loop of rows): N any size, 0 included', () => {
+  const r = example('control_flow');
+  // Relu/Neg, ReduceSum, Greater and a Loop over [N, 4] ask nothing of N: an empty batch runs too.
+  expect(r.domain).toEqual({ symbols: { N: { min: 0 } }, relations: [] });
+  expect(r.evaluate({ N: 0 }).values.rows).toEqual([3, 0, 4]);
+  expect(r.evaluate({ N: 5 }).values.acc).toEqual([5, 4]);
+});
+
+test('tiny_decoder: every symbol from 0 (an empty KV cache included), the attention\'s length as a relation', () => {
+  const r = example('tiny_decoder');
+  expect(r.domain.symbols).toEqual({ batch: { min: 0 }, seq: { min: 0 }, total_seq: { min: 0 }, past_seq: { min: 0 } });
+  expect(r.domain.relations).toHaveLength(1);
+  expect(r.domain.relations[0]).toMatchObject({ lhs: 'past_seq+seq', relation: '==', node: 'attend', opType: 'MatMul' });
+  expect(r.evaluate({ batch: 1, seq: 1, past_seq: 0 }).values.present_key).toEqual([1, 4, 1, 16]);
+});
+
 test('tiny_decoder: total_seq derived from past_seq+seq == total_seq; a contradiction names it', () => {
   const r = example('tiny_decoder');
   const e = r.evaluate({ batch: 1, seq: 3, past_seq: 5 });
