@@ -256,6 +256,8 @@ export function evaluateResult(result, bindings) {
     if (typeof d === 'number' || d === null) return d;
     if (!cache.has(d)) cache.set(d, valueAt(d, env));
     const v = cache.get(d);
+    // Past int64 a dim has no number (as evaluateDim's null): it is printed as its expression.
+    if (v instanceof RangeError && v.outsideInt64) return null;
     if (v instanceof RangeError || (v !== null && v < 0)) {
       const sentence = v instanceof RangeError
         ? `dim ${axis} of '${key}' is ${d}, which has no value at these sizes (${v.message})`

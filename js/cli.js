@@ -291,7 +291,7 @@ function printTable(out, result, o, bound) {
     para(`label: ${label} = ${expr}`);
   }
   // Where the model runs (the shapes assume it): the sizes it needs.
-  for (const l of domainLines(result.domain)) out.line(l);
+  for (const l of domainLines(result.domain)) para(l);
   for (const d of result.diagnostics) {
     para(`note: ${d.code}${d.node ? ` (node '${d.node}', ${d.opType})` : ''}: ${d.message}`);
   }

@@ -149,6 +149,8 @@ const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Thrown when a value leaves int64 (a RangeError: evaluateDim returns null). */
 class Int64Overflow extends RangeError {}
+// (a mark that survives bundling: js/bindings.js leaves such a dim without a number)
+Int64Overflow.prototype.outsideInt64 = true;
 
 /** A BigInt result as a value: a number when safe, the BigInt up to int64. */
 function fromBig(b) {

@@ -370,7 +370,8 @@ export interface Domain {
 export interface Evaluation {
   /**
    * Every top-level value's dims at these sizes (numbers, BigInts past 2^53; null for a dim that
-   * stays unknown or has a symbol without a size); null for a value of unknown rank or not a tensor.
+   * stays unknown, has a symbol without a size or a value past int64); null for a value of unknown
+   * rank or not a tensor.
    * Never a negative size (that is a RequirementError).
    */
   readonly values: Readonly<Record<string, readonly (DimValue | null)[] | null>>;
