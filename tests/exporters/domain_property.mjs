@@ -8,6 +8,8 @@
 //         result.evaluate gives the graph outputs' dims onnxruntime gives;
 //       - just outside (min-1, max+1), onnxruntime fails, and result.evaluate throws a
 //         RequirementError naming the relation the size breaks.
+//     Each `impossible` binding (inside the ranges, breaking a relation): onnxruntime fails, and
+//     result.evaluate throws a RequirementError naming the relation.
 //     Exit status 1 when one of those does not hold; --json: the report as JSON.
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
@@ -43,12 +45,25 @@ export async function runDomainProperty(dir, { engine, ort, samples = 6, seed = 
   const rand = rng(seed);
   const models = [];
   for (const entry of readManifest(dir)) {
-    if (!entry.vary) continue;
+    if (!entry.vary && !entry.impossible) continue;
     const result = engine.inferShapes(readFileSync(join(dir, entry.file)));
     const session = await ort.InferenceSession.create(join(dir, entry.file));
-    const report = { name: entry.name, symbols: {}, problems: [] };
+    const report = { name: entry.name, symbols: {}, impossible: [], problems: [] };
     const problem = (text) => report.problems.push(text);
-    for (const s of entry.vary) {
+    for (const env of entry.impossible ?? []) {
+      const rt = await ortAt(ort, session, entry, env, rand);
+      let named = null;
+      try {
+        result.evaluate(env);
+        problem(`${JSON.stringify(env)} (impossible): evaluate does not throw`);
+      } catch (err) {
+        if (err instanceof RequirementError) named = err.message;
+        else problem(`${JSON.stringify(env)} (impossible): evaluate throws ${err.name}: ${err.message}`);
+      }
+      report.impossible.push({ sizes: env, runs: rt.runs, requirement: named, ortError: rt.error ?? null });
+      if (rt.runs) problem(`${JSON.stringify(env)} (impossible): onnxruntime runs the model`);
+    }
+    for (const s of entry.vary ?? []) {
       const range = result.domain.symbols[s];
       const row = { range: range ? { min: range.min, max: range.max } : null, inside: [], outside: [] };
       report.symbols[s] = row;
@@ -109,6 +124,9 @@ export function formatDomainReport({ models }) {
       const inside = row.inside.filter((x) => x.runs).length;
       lines.push(`${m.name} ${s} in ${r}: onnxruntime runs ${inside}/${row.inside.length} sizes inside; outside: ${row.outside
         .map((o) => `${o.size} ${o.runs ? 'RUNS' : 'fails'}${o.requirement ? ` (engine: ${o.requirement})` : ''}`).join('; ')}`);
+    }
+    for (const x of m.impossible ?? []) {
+      lines.push(`${m.name} at ${JSON.stringify(x.sizes)}: onnxruntime ${x.runs ? 'RUNS' : 'fails'}${x.requirement ? ` (engine: ${x.requirement})` : ''}`);
     }
     for (const p of m.problems) lines.push(`  problem: ${p}`);
   }

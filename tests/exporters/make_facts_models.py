@@ -6,7 +6,8 @@ on sizes that only the requirements and the sizes themselves decide, and If bran
 Written like tests/exporters/make_models.py (its record/export helpers: NAME.onnx, NAME.all.onnx with
 every value exposed, a manifest entry with the bindings onnxruntime runs them at), read by
 differential.mjs and by domain_property.mjs (the domain against onnxruntime). Each entry may say
-`domain`: the ranges of the graph inputs' symbols stated by hand, and `vary`: the symbols the
+`domain`: the ranges of the graph inputs' symbols stated by hand, `impossible`: bindings inside those
+ranges where the model still cannot run (a relation breaks), and `vary`: the symbols the
 property test moves (the others keep the first binding's sizes).
 
   wav2vec2_lengths_op14  torchaudio's wav2vec2_model (small widths, random weights) with a lengths
@@ -63,7 +64,9 @@ def wav2vec2_lengths(outdir):
               ["waveforms", "lengths"], ["features", "out_lengths"],
               {"waveforms": {0: "batch", 1: "time"}, "lengths": {0: "batch"}},
               {"waveforms": {"dtype": "float32"}, "lengths": {"dtype": "int64", "low": 400, "high": 5300}}, 14,
-              {"bindings": bindings, "domain": {"batch": {"min": 0}, "time": {"min": 400}}})
+              {"bindings": bindings, "domain": {"batch": {"min": 0}, "time": {"min": 400}},
+               # the encoder's mask [B,T] broadcasts against [B,T,16]: T = 2 (time 1000) is neither 1 nor 16
+               "impossible": [{"batch": 1, "time": 1000}, {"batch": 1, "time": 8000}]})
 
 
 # Section - torch idioms over computed sizes

@@ -60,6 +60,15 @@ test('the domain is the one stated by hand, onnxruntime runs inside it and fails
       expect(o.requirement).toMatch(/ requires /);
     }
   }
+  // wav2vec2: sizes within time's range where the encoder's mask does not broadcast (T neither 1
+  // nor 16): onnxruntime fails at that Where, and evaluate names it.
+  const wav = report.domain.models.find((m) => m.name === 'wav2vec2_lengths_op14');
+  expect(wav.impossible.map((x) => x.sizes.time)).toEqual([1000, 8000]);
+  for (const x of wav.impossible) {
+    expect(x.runs).toBe(false);
+    expect(x.ortError).toMatch(/\/encoder\/Where_1/);
+    expect(x.requirement).toMatch(/^node \d+ '\/encoder\/Where_1' \(Where\) requires .* == 0, but at these sizes/);
+  }
   // Silero: below, the encoder's window; above, the If that needs one frame left.
   const silero = symbols['silero_pt2_op17 samples'].outside;
   expect(silero.map((o) => o.size)).toEqual([191, 704]);
