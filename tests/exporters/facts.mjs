@@ -35,7 +35,7 @@ export function ensureModels({ regenerate = false } = {}) {
   for (const old of readdirSync(CACHE)) rmSync(join(CACHE, old), { recursive: true, force: true });
   const tmp = `${dir}.tmp-${process.pid}`;
   const t0 = Date.now();
-  const r = spawnSync(PYTHON, [GENERATOR, tmp], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(PYTHON, [GENERATOR, tmp], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 900_000 });
   if (r.error || r.status !== 0) {
     rmSync(tmp, { recursive: true, force: true });
     throw new Error(`make_facts_models.py failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stderr}`);

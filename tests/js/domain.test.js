@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 
 const example = (name) => engine.inferShapes(readFileSync(join(REPO, 'examples', 'models', `${name}.onnx`)));
-const cli = (...args) => spawnSync(process.execPath, [join(REPO, 'js', 'cli.js'), ...args], { encoding: 'utf8' });
+const cli = (...args) => spawnSync(process.execPath, [join(REPO, 'js', 'cli.js'), ...args], { encoding: 'utf8', timeout: 300_000 });
 
 /** What evaluate throws (null when it returns). */
 function thrown(fn) {

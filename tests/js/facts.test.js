@@ -25,13 +25,14 @@ beforeAll(() => {
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
     env: { ...process.env, NODE_OPTIONS: '' },
+    timeout: 900_000,
   });
   if (r.error || r.status > 1 || !r.stdout.trim()) {
     throw new Error(`facts.mjs failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stderr}`);
   }
   report = JSON.parse(r.stdout);
   console.log(`${formatReport(report.differential)}\n${formatDomainReport(report.domain)}`);
-}, 600_000);
+}, 960_000);
 
 test('the generator wrote every model', () => {
   expect(report.differential.models.map((m) => m.name).sort()).toEqual([...MODELS].sort());
