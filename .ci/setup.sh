@@ -28,7 +28,7 @@ step() {
 
 # Section - apt packages
 PKGS=(emscripten protobuf-c-compiler libprotobuf-c-dev protobuf-compiler nanopb python3-onnx python3-numpy
-  python3-torch python3-torchvision cmake gcc libc6-dev make ca-certificates valgrind
+  python3-torch python3-torchvision python3-torchaudio cmake gcc libc6-dev make ca-certificates valgrind
   chromium) # headless browser for tests/js/browser_stream.test.js (driven by playwright-core)
 command -v node >/dev/null 2>&1 || PKGS+=(nodejs npm) # a preinstalled (NodeSource) node is kept as is
 missing=()

@@ -6,7 +6,7 @@
 // up to --max-bytes, and its decoding starts as it is read, so bytes that are no model stop it
 // early (`onnx-shapes /dev/zero` ends at the first byte).
 import { closeSync, fstatSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
-import { init, ShapeInferenceError } from './index.js';
+import { init, RequirementError, ShapeInferenceError } from './index.js';
 import { evaluateDim, printSymbol } from './expr.js';
 import { parseBindArgument, resolveBindings } from './cli_bind.js';
 import { printCost } from './cli_cost.js';
@@ -243,6 +243,30 @@ function bindingLines(bound) {
   return lines;
 }
 
+/** "(node 6 'conv', Conv)": where a fact of the domain comes from. */
+function factSource(f) {
+  if (!f) return '';
+  if (f.nodeIndex === null) return ' (a graph input)';
+  return ` (node ${f.nodeIndex}${f.node ? ` '${f.node}'` : ''}, ${f.opType}${f.path ? ` in ${f.path}` : ''})`;
+}
+
+/**
+ * The domain under the table: "runs for time >= 400 (node 6 'conv', Conv)" per graph-input symbol
+ * the model restricts, "runs where ..." per other relation.
+ */
+function domainLines(domain) {
+  const lines = [];
+  for (const [sym, r] of Object.entries(domain?.symbols ?? {})) {
+    const name = printSymbol(sym);
+    const sources = [...new Set([factSource(r.minBy), factSource(r.maxBy)])].join('');
+    if (r.max === undefined && r.min > 0) lines.push(`runs for ${name} >= ${r.min}${sources}`);
+    else if (r.max !== undefined && r.min === r.max) lines.push(`runs for ${name} = ${r.min}${sources}`);
+    else if (r.max !== undefined) lines.push(`runs for ${r.min} <= ${name} <= ${r.max}${sources}`);
+  }
+  for (const f of domain?.relations ?? []) lines.push(`runs where ${f.lhs} ${f.relation} ${f.rhs}${factSource(f)}`);
+  return lines;
+}
+
 function printTable(out, result, o, bound) {
   const show = bound ? (d) => evaluateDim(d, bound.env) ?? d ?? '?' : (d) => d ?? '?';
   const rows = valueRows(result, o.sort).map(([key, op]) => {
@@ -271,6 +295,8 @@ function printTable(out, result, o, bound) {
   for (const [label, expr] of Object.entries(result.constraints?.labels ?? {})) {
     para(`label: ${label} = ${expr}`);
   }
+  // Where the model runs (the shapes assume it): the sizes it needs.
+  for (const l of domainLines(result.domain)) para(l);
   for (const d of result.diagnostics) {
     para(`note: ${d.code}${d.node ? ` (node '${d.node}', ${d.opType})` : ''}: ${d.message}`);
   }
@@ -331,13 +357,18 @@ function printEvents(out, result, key, json) {
   }
 }
 
-/** --bind: the sizes, derived ones too; warns of names the model does not have, fails on a contradiction. */
+/**
+ * --bind: the sizes, derived ones too; warns of names the model does not have, fails on sizes
+ * outside what the model runs on (result.evaluate: a relation, a requirement, the domain, a dim).
+ */
 function bindSizes(result, given) {
-  const { env, derived, unknown, unbound, problems } = resolveBindings(result, given);
-  if (problems.length) {
-    const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
-    throw new CliError(`--bind: these sizes are impossible for this model: ${problems[0]}${more}`, EXIT.USAGE);
+  try {
+    result.evaluate(given);
+  } catch (err) {
+    if (!(err instanceof RequirementError)) throw err;
+    throw new CliError(`--bind: these sizes are impossible for this model: ${err.message}`, EXIT.USAGE);
   }
+  const { env, derived, unknown, unbound } = resolveBindings(result, given);
   if (unknown.length) {
     warn(`--bind names ${unknown.map(printSymbol).join(', ')}, which this model does not have (ignored)`);
   }

@@ -19,6 +19,7 @@ const PHRASES = {
   rename: 'rename',
   replace: 'replaced',
   requirement: 'requirement',
+  assume: 'assume',
 };
 
 /** Whether `key` names a value of the model, whatever its type: a node writes or reads it, or a graph has it. */
@@ -53,6 +54,7 @@ export function explainValue(result, key) {
     const own = e.value === where.name && e.path === where.path;
     const byProducer = producer && e.kind === 'node' && e.nodeIndex === producer.index && e.path === producer.path;
     const related = (e.kind === 'constraint' || e.kind === 'rename' || e.kind === 'requirement') && mentions(e.detail);
+    // (an `assume` event, a Min/Max the facts decided, is the value's own: its producer's)
     if (!own && !byProducer && !related) continue;
     const out = { kind: e.kind, node: e.node, nodeIndex: e.nodeIndex, opType: e.opType, path: e.path, detail: e.detail };
     if (e.kind === 'constraint' && e.detail.includes(' == ') && !kept.has(e.detail)) {

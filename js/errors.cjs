@@ -20,4 +20,27 @@ Object.defineProperty(ShapeInferenceError.prototype, 'name', {
   value: 'ShapeInferenceError', writable: true, configurable: true, enumerable: false,
 });
 
-module.exports = { ShapeInferenceError };
+/**
+ * Sizes outside what a model runs on (result.evaluate): `relation` is the first relation they
+ * break (a requirement of `result.constraints.requirements`, a relation of `result.domain`, or a
+ * dim that would be negative), `kind` says which sort it is, `values` its two sides at these sizes
+ * (null when a side has no value there).
+ */
+class RequirementError extends Error {
+  /**
+   * @param {string} message
+   * @param {{ kind: string, relation?: object | null, values?: unknown[] | null }} details
+   */
+  constructor(message, { kind, relation = null, values = null } = {}) {
+    super(message);
+    this.code = 'OUTSIDE_DOMAIN';
+    this.kind = kind;
+    this.relation = relation;
+    this.values = values;
+  }
+}
+Object.defineProperty(RequirementError.prototype, 'name', {
+  value: 'RequirementError', writable: true, configurable: true, enumerable: false,
+});
+
+module.exports = { ShapeInferenceError, RequirementError };

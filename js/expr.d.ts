@@ -63,6 +63,12 @@ export function evalDim(dim: Dim, env: DimBindings): DimValue | null;
  * is unknown, a symbol it uses is unbound, or the expression is undefined there (division by zero,
  * Broadcast of two different sizes, an integer outside int64, which no dim can be). With a
  * result's `definitions`, its names (floor_1, size_2) evaluate through them.
+ *
+ * It evaluates the expression and nothing more: it does not check that the model runs at these
+ * sizes. A result's shapes are inferred assuming it does (its requirements hold, its sizes are
+ * sizes), so outside `result.domain` a dim may evaluate to a number, even a negative one, that
+ * means nothing. `result.evaluate(bindings)` checks the sizes first (every requirement, relation and
+ * dim) and names the first one they break (a RequirementError).
  * @throws {SyntaxError} when `dim` is a string that is not an expression.
  */
 export function evaluateDim(dim: Dim, bindings: DimBindings, definitions?: readonly DimDefinition[]): DimValue | null;

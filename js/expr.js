@@ -149,6 +149,8 @@ const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Thrown when a value leaves int64 (a RangeError: evaluateDim returns null). */
 class Int64Overflow extends RangeError {}
+// (a mark that survives bundling: js/bindings.js leaves such a dim without a number)
+Int64Overflow.prototype.outsideInt64 = true;
 
 /** A BigInt result as a value: a number when safe, the BigInt up to int64. */
 function fromBig(b) {
@@ -396,6 +398,7 @@ export function parseBindings(text) {
 }
 
 /**
+ * Not a check that the model runs at these sizes (result.evaluate is: see js/expr.d.ts).
  * The value of one dim (number, expression string or null) for symbol bindings (object or Map,
  * values numbers or BigInts): a number, or a BigInt when it is an integer past 2^53 (exact, where
  * a number would be rounded). null when the dim is unknown, a symbol is unbound, or the expression

@@ -2,7 +2,7 @@
 // onnx-shapes: the CommonJS entry. Same API as js/index.js, which it loads with import() on first
 // use; ShapeInferenceError is the very class the ES module exports (both come from errors.cjs).
 
-const { ShapeInferenceError } = require('./errors.cjs');
+const { ShapeInferenceError, RequirementError } = require('./errors.cjs');
 
 let esmPromise = null;
 let esm = null;
@@ -48,4 +48,6 @@ function getShape(name) {
   return esm ? esm.getShape(name) : null;
 }
 
-module.exports = { init, inferShapes, inferShapesFromPath, inferShapesFromUrl, inferShapesFromFile, getShape, ShapeInferenceError };
+module.exports = {
+  init, inferShapes, inferShapesFromPath, inferShapesFromUrl, inferShapesFromFile, getShape, ShapeInferenceError, RequirementError,
+};

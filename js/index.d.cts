@@ -15,3 +15,5 @@ export declare const inferShapesFromFile: typeof esm.inferShapesFromFile;
 export declare const getShape: typeof esm.getShape;
 export declare const ShapeInferenceError: typeof esm.ShapeInferenceError;
 export type ShapeInferenceError = esm.ShapeInferenceError;
+export declare const RequirementError: typeof esm.RequirementError;
+export type RequirementError = esm.RequirementError;

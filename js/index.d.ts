@@ -1,5 +1,7 @@
 // Types for onnx-shapes (js/index.js, and js/index.cjs which exposes the same API to require()).
 
+import type { DimBindings, DimValue } from './expr.js';
+
 /** A named derived size of a result: `name` stands for the expression `expr` (see ShapeInferenceResult.definitions). */
 export interface Definition {
   readonly name: string;
@@ -432,6 +434,80 @@ export interface CostModel {
   readonly elemTypes: readonly string[];
 }
 
+/**
+ * Thrown by result.evaluate when the sizes are outside what the model runs on: `relation` is the
+ * first relation they break, in the order of result.evaluate's checks. The message says it in words
+ * ("node 3 'conv' (Conv) requires 10 <= time, but at these sizes 10 is 10 and time is 4").
+ */
+export class RequirementError extends Error {
+  constructor(message: string, details: { kind: string; relation?: DomainFact | null; values?: readonly unknown[] | null });
+  readonly name: 'RequirementError';
+  readonly code: 'OUTSIDE_DOMAIN';
+  /**
+   * 'requirement' (an operator's, `result.constraints.requirements`), 'size' (a dim of the graph
+   * would be negative or has no value, such as Broadcast(3,4)), 'equality' / 'label' / 'bound'
+   * (a relation of `result.constraints`: a declared equality, an output label, an upper bound of a
+   * data-dependent size).
+   */
+  kind: 'requirement' | 'size' | 'equality' | 'label' | 'bound' | (string & {});
+  /** The requirement or domain fact broken; null for the relations of `constraints` other than requirements. */
+  relation: DomainFact | null;
+  /** Its two sides at these sizes, [lhs, rhs]; null when a side has no value there. */
+  values: readonly DimValue[] | null;
+}
+
+/**
+ * A fact of the input domain: a requirement (then `requirement` is its index in
+ * `result.constraints.requirements`) or a size, a dim of the graph that is never negative (then
+ * `requirement` is null, `lhs` is '0' and `message` names the value and dim). `node`, `opType` and
+ * `nodeIndex` are null for a dim of a graph input.
+ */
+export interface DomainFact {
+  readonly lhs: string;
+  readonly relation: '==' | '<=';
+  readonly rhs: string;
+  readonly node: string | null;
+  readonly opType: string | null;
+  readonly nodeIndex: number | null;
+  readonly path: string;
+  readonly message: string;
+  readonly requirement: number | null;
+}
+
+/**
+ * The sizes the model runs on, as far as inference can tell (README "Where the model runs"): every
+ * shape is inferred assuming the model runs, so that its requirements hold and its sizes are sizes.
+ */
+export interface Domain {
+  /**
+   * Per symbol of the graph inputs, the range of sizes where every single-symbol requirement holds
+   * (`{ time: { min: 400 }, sequence: { min: 192, max: 703 } }`; `max` absent when there is none),
+   * with the fact behind each end (absent for the plain 0 of a size).
+   */
+  readonly symbols: Readonly<Record<string, { readonly min: number; readonly max?: number; readonly minBy?: DomainFact; readonly maxBy?: DomainFact }>>;
+  /** The other facts: relations between several symbols, or on sizes that are not the inputs'. */
+  readonly relations: readonly DomainFact[];
+}
+
+/** What result.evaluate returns: every size known, at the sizes given. */
+export interface Evaluation {
+  /**
+   * Every top-level value's dims at these sizes (numbers, BigInts past 2^53; null for a dim that
+   * stays unknown, has a symbol without a size or a value past int64); null for a value of unknown
+   * rank or not a tensor.
+   * Never a negative size (that is a RequirementError).
+   */
+  readonly values: Readonly<Record<string, readonly (DimValue | null)[] | null>>;
+  /** Every size used: the given ones and the derived ones. */
+  readonly sizes: Readonly<Record<string, DimValue>>;
+  /** Sizes the model's equalities and labels decided from the given ones, with the relation each comes from. */
+  readonly derived: readonly { readonly symbol: string; readonly size: DimValue; readonly from: string }[];
+  /** Names given that the model does not have (ignored). */
+  readonly unknown: readonly string[];
+  /** Symbols of the model still without a size. */
+  readonly unbound: readonly string[];
+}
+
 /** What one inference found: plain, deeply frozen data that holds no wasm memory. */
 export interface ShapeInferenceResult {
   /**
@@ -498,6 +574,12 @@ export interface ShapeInferenceResult {
    * equal a top-level name, "~2", "~3", ... is appended, so keys never collide with it.
    */
   readonly subgraphValues: Readonly<Record<string, { readonly path: string; readonly name: string }>>;
+  /**
+   * The sizes the model runs on, as far as inference can tell: per graph-input symbol the range
+   * every single-symbol requirement (and every dim, a size) allows, and the other relations.
+   * Shapes are inferred assuming the model runs, so they hold inside it (README "Where the model runs").
+   */
+  readonly domain: Domain;
   /** Present when inference ran with `{ events: true }`: how every shape came to be, in order. */
   readonly events?: readonly ShapeEvent[];
   /** Present on results of inferShapesFromUrl: what was fetched. */
@@ -559,14 +641,30 @@ export interface ShapeInferenceResult {
    * @throws {ShapeInferenceError} with code 'PARSE_ERROR' when the bytes cannot be rewritten.
    */
   toModel(): Uint8Array;
+  /**
+   * Every top-level value's dims at these sizes, once the sizes are checked against what the model
+   * needs to run, in this order: the relations of `constraints` (equalities, labels, upper bounds,
+   * then the requirements of the model's graph in order: a branch's or a loop body's hold only
+   * where it runs), the domain's other facts (a relation the sizes make false is named before one
+   * they leave without a value), its ranges, and every dim of the graph (a size is never negative,
+   * and has a value: not Broadcast(3,4)). Sizes the equalities and
+   * labels decide are derived (past_seq+seq == total_seq). A symbol without a size leaves the dims
+   * that use it null.
+   * @throws {RequirementError} naming the first relation these sizes break.
+   * @throws {TypeError} when `bindings` is not an object or Map, or a size is not an integer.
+   * @throws {RangeError} when a size is negative.
+   */
+  evaluate(bindings: DimBindings): Evaluation;
 }
 
 /** One entry of the event log (`{ events: true }`). */
 export interface ShapeEvent {
   /** 'seed' (graph input), 'node' (a node was inferred), 'set' (a value got its type), 'anchor'
    *  (a declared shape was merged in), 'constraint', 'rename', 'replace' (a rename changed a value),
-   *  'requirement' (an operator needs a relation between symbolic dims). */
-  readonly kind: 'seed' | 'node' | 'set' | 'anchor' | 'constraint' | 'rename' | 'replace' | 'requirement' | (string & {});
+   *  'requirement' (an operator needs a relation between symbolic dims), 'assume' (a Min or Max
+   *  that what the model needs to run decides: "Max(time//320-1,0) -> time//320-1 where the model
+   *  runs: node 6 'conv' (Conv) requires 640 <= time"; README "Where the model runs"). */
+  readonly kind: 'seed' | 'node' | 'set' | 'anchor' | 'constraint' | 'rename' | 'replace' | 'requirement' | 'assume' | (string & {});
   /** Index of the node in its graph, -1 when no node is involved. */
   readonly nodeIndex: number;
   readonly node: string;

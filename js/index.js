@@ -16,9 +16,9 @@ const isNode = typeof process === 'object' && process !== null &&
   typeof process.versions.node === 'string';
 
 // In Node the class comes from errors.cjs, which the CommonJS entry shares: one class per process.
-const { ShapeInferenceError } = (await (isNode ? import('./errors.cjs') : import('./errors.js'))).default;
+const { ShapeInferenceError, RequirementError } = (await (isNode ? import('./errors.cjs') : import('./errors.js'))).default;
 const fileSource = isNode ? await import('./file_source.js') : null; // inferShapesFromPath's files
-export { ShapeInferenceError };
+export { ShapeInferenceError, RequirementError };
 
 
 const WASM_FILE = 'onnx_shapes.wasm';

@@ -15,6 +15,8 @@ function deepFreeze(value) {
   return value;
 }
 
+import { evaluateResult } from './bindings.js';
+
 // ignoreBOM: a name may start with U+FEFF, which a decoder would otherwise drop.
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -336,6 +338,7 @@ export function readPacked(heap, ptr, attributes = null) {
     firstError: c.firstError ? deepFreeze(c.firstError) : null,
     constraints: deepFreeze(c.constraints),
     definitions: deepFreeze(c.definitions ?? []),
+    domain: deepFreeze(c.domain ?? { symbols: {}, relations: [] }),
   };
   if (c.events !== undefined) data.events = deepFreeze(c.events);
   return data;
@@ -406,6 +409,7 @@ export class ShapeInferenceResult {
     else this.subgraphs = data.subgraphs ?? Object.freeze({});
     this.diagnostics = data.diagnostics ?? Object.freeze([]);
     this.definitions = data.definitions ?? Object.freeze([]);
+    this.domain = data.domain ?? Object.freeze({ symbols: Object.freeze({}), relations: Object.freeze([]) });
     // Keys the engine adds later (constraints, events, ...) pass through unchanged.
     for (const key of Object.keys(data)) {
       if (!(key in this)) this[key] = data[key];
@@ -445,6 +449,17 @@ export class ShapeInferenceResult {
     let built = cache.get(path);
     if (!built) cache.set(path, (built = new Array(lists.length)));
     return (built[index] ??= lists[index].length ? frozenAttributes(lists[index]) : EMPTY);
+  }
+
+  /**
+   * Every top-level value's dims at these sizes ({ batch: 2, time: 16000 } or a Map; numbers or
+   * BigInts), once the sizes are checked against what the model needs to run: its relations and
+   * requirements, its domain, and every dim of its graph (a size is never negative). Returns
+   * { values, sizes, derived, unknown, unbound } (js/index.d.ts Evaluation); throws a
+   * RequirementError naming the first relation the sizes break.
+   */
+  evaluate(bindings) {
+    return evaluateResult(this, bindings);
   }
 
   /** The node that writes value `key`: { path, index, node }, or null (graph input, initializer). */

@@ -14,6 +14,7 @@
 #include "base/json.h"
 #include "api/key_sort.h"
 #include "api/result_attributes.h"
+#include "api/result_domain.h"
 #include "api/result_graph.h"
 #include "api/result_names.h"
 #include "api/write_back.h"
@@ -382,6 +383,7 @@ static void render_tail_to(OsiResult *r, OsiJson *j) {
   write_requirements(j, r->exprs, &run->requirements);
   osi_json_raw(j, "}");
   osi_json_definitions(j, r->exprs);
+  osi_json_domain(j, r->exprs, run);
   if (OSI_EVENTS_ON(run)) write_events(j, run);
   osi_json_raw(j, "}");
 }

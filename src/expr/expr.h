@@ -289,4 +289,57 @@ OsiExpr osi_expr_upper_bound(OsiExprStore *s, OsiExpr e, OsiExprSymbolBound boun
  * sign), sets *x and *y to those symbols and returns 1; otherwise 0. */
 int osi_expr_leaf_equality(OsiExprStore *s, OsiExpr a, OsiExpr b, OsiExpr *x, OsiExpr *y);
 
+/* Section - Sizes under ranges of their symbols (expr_facts.c)
+ *
+ * For what inference assumes from the model's requirements (infer/facts.c):
+ * the ranges are the caller's, never the store's, so no canonical form
+ * depends on them. */
+
+/* The caller's range of a symbol (or of a compound expression it knows
+ * bounds of): 1 with *lo and *hi set when it has one (INT64_MIN /
+ * INT64_MAX for an open end), else 0. */
+typedef int (*OsiExprSymbolRange)(void *user, OsiExpr symbol, int64_t *lo, int64_t *hi);
+/* Intervals osi_expr_range found, by id, for a caller whose ranges stay
+ * the same until it empties the memo (zeroes `id`): direct-mapped, cap a
+ * power of two; both arrays the caller's. */
+typedef struct OsiExprRangeMemo {
+  uint32_t *id;
+  int64_t (*iv)[2];
+  uint32_t cap;
+} OsiExprRangeMemo;
+/* Bounds of integer e at every binding where each symbol is within its
+ * range (and >= 0 under assume_nonneg): 1 with *lo, *hi set (INT64_MIN /
+ * INT64_MAX: unbounded), 0 when nothing is known. memo may be NULL. */
+int osi_expr_range(const OsiExprStore *s, OsiExpr e, OsiExprSymbolRange range_of, void *user,
+                   OsiExprRangeMemo *memo, int64_t *lo, int64_t *hi);
+/* 1 when integer e is >= 0 for every value (>= 0) of its symbols. */
+int osi_expr_nonneg(const OsiExprStore *s, OsiExpr e);
+/* How e moves with symbol x, the other symbols fixed (x >= 0, wherever e
+ * is defined), from its structure: 1 never decreases, -1 never increases,
+ * 0 does not depend on x, 2 not known. */
+int osi_expr_direction(const OsiExprStore *s, OsiExpr e, OsiExpr x);
+/* Node e rebuilt (re-simplified) from other arguments (args[i] in place of
+ * its i-th), OSI_EXPR_UNKNOWN when that fails. */
+OsiExpr osi_expr_rebuild(OsiExprStore *s, OsiExpr e, const OsiExpr *args);
+/* The arguments of a node (0 for a constant or a symbol); an ADD node's
+ * arguments are its monomials (coefficients apart). */
+int osi_expr_arity(const OsiExprStore *s, OsiExpr e);
+OsiExpr osi_expr_arg(const OsiExprStore *s, OsiExpr e, int i);
+/* 1 when e is a Min or Max node (*is_max says which). */
+int osi_expr_is_minmax(const OsiExprStore *s, OsiExpr e, int *is_max);
+/* The relation a 0/1 size predicate (osi_expr_indicator, the content of a
+ * comparison) stands for where it is 1 (holds) or 0: lhs <= rhs (*le = 1)
+ * or lhs == rhs, read as a person writes it (T == 1, 400 <= time). 0 when
+ * it is not one relation. */
+int osi_expr_predicate_relation(OsiExprStore *s, OsiExpr pred, int holds, OsiExpr *lhs, OsiExpr *rhs, int *le);
+/* 1 when a monomial of a (a term of a sum, or a itself) is one of b's with
+ * a coefficient of the opposite sign (opposite) or the same sign: whether
+ * a + b (a - b) may cancel something. */
+int osi_expr_shares_term(const OsiExprStore *s, OsiExpr a, OsiExpr b, int opposite);
+/* The counter osi_expr_fresh numbers symbols with, and setting it back: a
+ * speculative run whose symbols are named apart (and never kept) leaves
+ * the real run's numbering as it would have been. */
+uint64_t osi_expr_fresh_mark(const OsiExprStore *s);
+void osi_expr_fresh_rollback(OsiExprStore *s, uint64_t mark);
+
 #endif

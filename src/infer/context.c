@@ -132,7 +132,6 @@ OsiStatus osi_run_fail(OsiRun *run, OsiStatus status, const char *node, const ch
 
 /* Diagnostics beyond this many are counted into one final entry instead of
  * growing without bound on pathological models. */
-#define MAX_DIAGNOSTICS 10000
 
 /* A diagnostic saying the model cannot run as it is (the first one is the
  * result's firstError). */
@@ -140,14 +139,14 @@ static int is_error_code(const char *code) {
   return strcmp(code, "SHAPE_MISMATCH") == 0 || strcmp(code, "INVALID_MODEL") == 0;
 }
 
-/* Appends a diagnostic; past MAX_DIAGNOSTICS only a first error is kept
+/* Appends a diagnostic; past OSI_MAX_DIAGNOSTICS only a first error is kept
  * (in first_error). */
 static void add_diag(OsiRun *run, const char *code, const char *node, const char *op_type,
                      int node_index, const char *message, const OsiDiagSize *sizes, int n_sizes) {
   OsiDiagnostic d = {code, osi_arena_strdup(run->arena, message), node ? node : "",
                      op_type ? op_type : "", node_index, run->cur_path ? run->cur_path : "",
                      sizes, n_sizes};
-  if (run->n_diags >= MAX_DIAGNOSTICS) {
+  if (run->n_diags >= OSI_MAX_DIAGNOSTICS) {
     if (run->has_first_error || !is_error_code(code)) return;
     run->first_error = d;
     run->has_first_error = 1;
@@ -171,7 +170,7 @@ static void add_diag(OsiRun *run, const char *code, const char *node, const char
 
 /* Whether a diagnostic with this code would be kept. */
 static int diag_kept(const OsiRun *run, const char *code) {
-  return run->n_diags < MAX_DIAGNOSTICS || (!run->has_first_error && is_error_code(code));
+  return run->n_diags < OSI_MAX_DIAGNOSTICS || (!run->has_first_error && is_error_code(code));
 }
 
 void osi_run_vdiag(OsiRun *run, const char *code, const char *node, const char *op_type,
@@ -409,6 +408,7 @@ void osi_run_free(OsiRun *run) {
   memset(&run->either, 0, sizeof run->either);
   osi_value_table_free(&run->sub_index);
   osi_requirements_free(&run->requirements);
+  if (run->facts_free) run->facts_free(run);
   run->diags = NULL;
   run->events = NULL;
   run->subs = NULL;

@@ -77,6 +77,9 @@ typedef struct OsiScopeLog {
   const char **where;
 } OsiScopeLog;
 
+/* Diagnostics past this many are not kept (the first error still is). */
+#define OSI_MAX_DIAGNOSTICS 10000
+
 /* State shared by every scope of one run. */
 typedef struct OsiRun {
   OsiArena *arena;
@@ -93,6 +96,10 @@ typedef struct OsiRun {
    * time (osi_op_constrain_either); internal, not reported. */
   OsiConstraintList either;
   OsiRequirements requirements;
+  /* What holds whenever the model runs, used while inferring (facts.h),
+   * and how to free it (facts.h needs this header: no call back into it). */
+  struct OsiFacts *facts;
+  void (*facts_free)(struct OsiRun *run);
   /* The first SHAPE_MISMATCH or INVALID_MODEL diagnostic (the first broken
    * node in inference order), kept even past the diagnostics cap;
    * first_error_at is its index in diags (has_first_error 0: none). */
@@ -111,6 +118,10 @@ typedef struct OsiRun {
   /* > 0 while a probe run infers a body (osi_op_probe_subgraph): its
    * values and scopes are not kept, the real runs record them. */
   int probing;
+  /* > 0 while the rest of a graph is inferred with one If branch's outputs
+   * (infer/branches.c): its fresh dims are named apart, and it is rolled
+   * back whatever it finds. */
+  int speculating;
   /* Top-level graph: the entries node k read and wrote, its inputs then its
    * outputs from top_io[top_io_at[k]] (NULL: omitted), so that the result
    * lists them without looking their names up again. */
@@ -159,6 +170,9 @@ typedef struct OsiContext {
   /* Every entry in definition order (for JSON output). */
   OsiValueEntry **order;
   int n_order, cap_order;
+  /* The walk of the scope's nodes while osi_infer_graph runs (infer.h),
+   * for an op that infers the rest of the graph (infer/branches.c). */
+  struct OsiWalk *walk;
 } OsiContext;
 
 int osi_context_init(OsiContext *ctx, OsiRun *run, OsiContext *parent, const char *path,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "infer/custom_ops.h"
+#include "infer/facts.h"
 #include "infer/functions.h"
 #include "infer/infer.h"
 #include "infer/op_context.h"
@@ -56,6 +57,7 @@ static OsiStatus seed(OsiContext *scope, const OsiGraph *g, int n_in,
     if (!osi_context_define(scope, vi->name, t, -1))
       return osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
     event_set(run, "seed", vi->name, t);
+    osi_facts_add_input_sizes(run, vi->name, t, scope->path);
   }
   return OSI_OK;
 }
@@ -324,7 +326,7 @@ static const OsiType *reduce_type(OsiRun *run, const OsiType *t, int depth) {
 /* Inputs or outputs of a node whose types infer_node keeps on its stack. */
 #define INLINE_IO 16
 
-static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index, OsiWiring *w) {
+OsiStatus osi_infer_node(OsiContext *scope, const OsiNode *n, int index, OsiWiring *w) {
   OsiRun *run = scope->run;
   if (run->max_node_visits == 0) run->max_node_visits = node_budget(run->model);
   if (++run->node_visits > run->max_node_visits)
@@ -393,6 +395,11 @@ static OsiStatus infer_node(OsiContext *scope, const OsiNode *n, int index, OsiW
   run->cur_node_name = n->name;
   run->cur_op_type = n->op_type;
   run->cur_path = scope->path;
+  /* Where the model runs its requirements hold and its sizes are sizes:
+   * Min/Max they decide give way to the winner, and the outputs' dims are
+   * facts for the nodes after. */
+  for (int o = 0; st == OSI_OK && o < n->n_outputs; o++)
+    op.out[o] = osi_facts_output(run, op.out[o], n->outputs[o], op.in, n->n_inputs);
   if (st != OSI_OK) {
     memset(op.out, 0, (size_t)n->n_outputs * sizeof(OsiType *));
     if (st == OSI_ERR_NOMEM || st == OSI_ERR_LIMIT_EXCEEDED || (run->flags & OSI_OPT_STRICT))
@@ -442,8 +449,13 @@ OsiStatus osi_infer_graph(OsiContext *scope, const OsiGraph *g, int n_in,
   if (!order) return osi_run_fail(scope->run, OSI_ERR_NOMEM, "", "out of memory");
   OsiWiring wiring;
   st = osi_topo_order(scope, g, order, &wiring);
-  for (int k = 0; st == OSI_OK && k < g->n_nodes; k++)
-    st = infer_node(scope, &g->nodes[order[k]], order[k], &wiring);
+  OsiWalk walk = {g, order, 0, &wiring};
+  scope->walk = &walk;
+  for (int k = 0; st == OSI_OK && k < g->n_nodes; k++) {
+    walk.at = k;
+    st = osi_infer_node(scope, &g->nodes[order[k]], order[k], &wiring);
+  }
+  scope->walk = NULL;
   osi_wiring_free(&wiring);
   int top = !scope->parent && !scope->path[0] && !scope->run->top_order && scope->run->model &&
             g == scope->run->model->graph;
@@ -477,7 +489,10 @@ OsiStatus osi_infer_child(OsiOpCtx *ctx, const OsiGraph *graph, const char *tag,
                         (size_t)graph->n_nodes * 2))
     return osi_run_fail(run, OSI_ERR_NOMEM, ctx->node->name, "out of memory");
   child.depth = caller->depth + 1;
+  /* What the body's requirements and sizes say holds only where it runs. */
+  int facts = osi_facts_mark(run);
   OsiStatus st = osi_infer_graph(&child, graph, n_in, in_types);
+  osi_facts_rollback(run, facts);
   if (st == OSI_OK) {
     for (int i = 0; i < n_out && i < graph->n_outputs; i++) {
       OsiValueEntry *e = osi_context_lookup(&child, graph->outputs[i].name);
@@ -528,7 +543,7 @@ int64_t osi_op_graph_nodes(const OsiGraph *g) { return count_nodes(g, 0); }
 OsiMark osi_op_mark(const OsiOpCtx *ctx) {
   const OsiRun *run = ctx->scope->run;
   OsiMark m = {run->n_diags, run->equal.count, run->less_equal.count, run->either.count, run->n_events,
-               run->requirements.count};
+               run->requirements.count, osi_facts_mark(run)};
   return m;
 }
 
@@ -540,5 +555,6 @@ void osi_op_rollback(OsiOpCtx *ctx, OsiMark mark) {
   if (mark.either <= run->either.count) run->either.count = mark.either;
   if (mark.events <= run->n_events) run->n_events = mark.events;
   osi_requirements_rollback(&run->requirements, mark.requirements);
+  osi_facts_rollback(run, mark.facts);
   if (run->has_first_error && run->first_error_at >= mark.diags) run->has_first_error = 0;
 }

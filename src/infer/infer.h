@@ -28,6 +28,18 @@ typedef struct OsiWiring {
 
 void osi_wiring_free(OsiWiring *w);
 
+/* A scope's walk over its graph: node order[at] is the one being inferred. */
+typedef struct OsiWalk {
+  const OsiGraph *graph;
+  const int *order;
+  int at;
+  OsiWiring *wiring;
+} OsiWalk;
+
+/* Infers node `n` (index `index` of the scope's graph): its rule, its
+ * folded contents, the facts; defines its outputs in the scope. */
+OsiStatus osi_infer_node(OsiContext *scope, const OsiNode *n, int index, OsiWiring *w);
+
 /* Node indices of `graph` in a topological order (computed, never trusted
  * from the file), written to order[0..n_nodes), and the wiring of their
  * inputs (free it with osi_wiring_free, on success or not). Reports CYCLE,

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "infer/constraints.h"
+#include "infer/facts.h"
 #include "infer/op_context.h"
 
 int64_t osi_op_opset(const OsiOpCtx *ctx) { return ctx->opset; }
@@ -150,7 +151,13 @@ void osi_op_diag_sizes(OsiOpCtx *ctx, const char *code, const char *fmt, ...) {
 }
 
 OsiExpr osi_op_fresh_dim(OsiOpCtx *ctx, const char *what) {
-  return osi_expr_fresh(ctx->scope->run->exprs, what);
+  OsiRun *run = ctx->scope->run;
+  if (run->speculating) { /* never in a result: named apart from the real run's (if_3 stays if_3) */
+    char name[64];
+    snprintf(name, sizeof name, "speculated_%.40s", what);
+    return osi_expr_fresh(run->exprs, name);
+  }
+  return osi_expr_fresh(run->exprs, what);
 }
 
 const OsiType *osi_op_tensor_type(OsiOpCtx *ctx, const OsiTensor *t) {
@@ -188,8 +195,9 @@ static const char *what_text(OsiOpCtx *ctx, OsiWhat w, char *buf, size_t cap) {
   return buf;
 }
 
-static OsiStatus require(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b, OsiWhat wb,
-                         int le) {
+/* `worded`: the requirement's message, instead of one made of rule, wa and wb. */
+static OsiStatus require_as(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b, OsiWhat wb,
+                            int le, const char *worded) {
   if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || a == b) return OSI_OK;
   OsiRun *run = ctx->scope->run;
   OsiExprStore *s = run->exprs;
@@ -218,8 +226,9 @@ static OsiStatus require(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa,
   const char *sa = what_text(ctx, wa, ta, sizeof ta), *sb = what_text(ctx, wb, tb, sizeof tb);
   if (v == OSI_REQ_RECORDED) { /* the last item: the text it was added without */
     snprintf(what, sizeof what, "%s%s%s %s %s", prefix, sep, sa, le ? "<=" : "==", sb);
-    const char *kept = osi_arena_strdup(run->arena, what);
+    const char *kept = osi_arena_strdup(run->arena, worded ? worded : what);
     if (kept) run->requirements.items[run->requirements.count - 1].what = kept;
+    osi_facts_add_requirement(run, run->requirements.count - 1);
     osi_run_event(run, "requirement", "", "%s %s %s", osi_expr_str(s, a), le ? "<=" : "==", osi_expr_str(s, b));
     return OSI_OK;
   }
@@ -234,6 +243,21 @@ static OsiStatus require(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa,
   return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s%s%s is %s and %s is %s, but %s (%s) requires %s %s %s",
                      prefix, sep, sa, osi_expr_str(s, a), sb, osi_expr_str(s, b), node, prev->op_type,
                      osi_expr_str(s, prev->lhs), prev->less_equal ? "<=" : "==", osi_expr_str(s, prev->rhs));
+}
+
+static OsiStatus require(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b, OsiWhat wb,
+                         int le) {
+  return require_as(ctx, rule, a, wa, b, wb, le, NULL);
+}
+
+OsiStatus osi_op_assume(OsiOpCtx *ctx, OsiExpr lhs, OsiExpr rhs, int le, const char *what) {
+  OsiStatus st = require_as(ctx, ctx->node->op_type, lhs, OSI_WHAT("the condition"), rhs,
+                            OSI_WHAT("what it is compared with"), le, what);
+  /* "why this shape" of each output: the assumption behind it */
+  for (int o = 0; st == OSI_OK && o < ctx->node->n_outputs; o++)
+    osi_run_event(ctx->scope->run, "assume", ctx->node->outputs[o], "%s %s %s: %s", osi_expr_str(ctx->scope->run->exprs, lhs),
+                  le ? "<=" : "==", osi_expr_str(ctx->scope->run->exprs, rhs), what);
+  return st;
 }
 
 OsiStatus osi_op_require_eq(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b,

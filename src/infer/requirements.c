@@ -267,16 +267,31 @@ static void known_reset(OsiKnown *k) {
 
 /* Section - The store */
 
-/* After a rollback, what the requirements left imply. */
-static void sync_known(OsiRequirements *r, OsiExprStore *s) {
-  if (r->known_count == r->count) return;
+/* 1 when scope path `outer` holds scope path `inner` ("" holds every one;
+ * "If#3/then_branch/" holds "If#3/then_branch/Loop#1/body/"). */
+static int encloses(const char *outer, const char *inner) {
+  size_t n = strlen(outer);
+  return strncmp(outer, inner, n) == 0;
+}
+
+static const char *path_of(const OsiRequirement *q) { return q->path ? q->path : ""; }
+
+/* What the requirements of the scope chain of `path` imply, after a
+ * rollback or when the scope left is not one of path's. */
+static void sync_known(OsiRequirements *r, OsiExprStore *s, const char *path) {
+  const char *was = r->known_path ? r->known_path : "";
+  if (r->known_count == r->count && (was == path || encloses(was, path))) {
+    r->known_path = path;
+    return;
+  }
   int ignored;
   known_reset(r->known);
   for (int i = 0; i < r->count; i++)
-    apply(r->known, s, r->items[i].lhs, r->items[i].rhs, r->items[i].less_equal,
-          !(r->items[i].path && r->items[i].path[0]), i,
-          &ignored);
+    if (encloses(path_of(&r->items[i]), path))
+      apply(r->known, s, r->items[i].lhs, r->items[i].rhs, r->items[i].less_equal, !path_of(&r->items[i])[0], i,
+            &ignored);
   r->known_count = r->count;
+  r->known_path = path;
 }
 
 OsiReqVerdict osi_requirements_add(OsiRequirements *r, OsiExprStore *s, OsiArena *arena,
@@ -288,7 +303,7 @@ OsiReqVerdict osi_requirements_add(OsiRequirements *r, OsiExprStore *s, OsiArena
     r->known = calloc(1, sizeof *r->known);
     if (!r->known) return OSI_REQ_HOLDS;
   }
-  sync_known(r, s);
+  sync_known(r, s, path_of(q));
   if (r->count == r->cap) {
     int cap = r->cap ? r->cap * 2 : 16;
     OsiRequirement *items = realloc(r->items, (size_t)cap * sizeof *items);
@@ -358,7 +373,7 @@ int osi_requirements_joins(const OsiRequirements *r) { return r->known ? r->know
 
 int osi_requirements_join_any(OsiRequirements *r, OsiExprStore *s) {
   if (!r->known || !r->count) return 0;
-  sync_known(r, s);
+  if (r->known_count != r->count) sync_known(r, s, r->known_path ? r->known_path : ""); /* (asked after every node) */
   return r->known->joins > 0;
 }
 
@@ -366,7 +381,7 @@ OsiExpr osi_requirements_reduce(OsiRequirements *r, OsiExprStore *s, OsiExpr e) 
   const char *name;
   if (!r->known || e == OSI_EXPR_UNKNOWN || osi_expr_is_const(s, e, NULL) || osi_expr_is_symbol(s, e, &name))
     return e; /* no Broadcast in a leaf */
-  sync_known(r, s);
+  sync_known(r, s, r->known_path ? r->known_path : "");
   OsiKnown *k = r->known;
   if (!k->joins) return e;
   if (!memo_room(k)) return osi_expr_merge_broadcasts(s, e, same_class, k);

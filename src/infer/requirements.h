@@ -33,8 +33,12 @@ typedef struct OsiKnown OsiKnown;
 typedef struct OsiRequirements {
   OsiRequirement *items;
   int count, cap;
-  OsiKnown *known; /* what items[0..known_count) imply */
+  OsiKnown *known; /* what the items of known_path's scope chain among items[0..known_count) imply */
   int known_count;
+  /* The scope the known state is for: the requirements of a branch or a
+   * body hold only where it runs, so they check the requirements of the
+   * scopes inside it, never those after it ends. */
+  const char *known_path;
 } OsiRequirements;
 
 typedef enum OsiReqVerdict {

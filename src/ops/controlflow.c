@@ -52,9 +52,10 @@ typedef struct MergeSite {
   int output;
   const char *a_label, *b_label;
   int fresh_if_b_unknown; /* loops: a known dim that an iteration loses is data-dependent */
-  const char *fresh;      /* the name of a fresh dim: "if", "loop" */
+  const char *fresh_name; /* the name of a fresh dim: "if", "loop" */
   OsiExpr cond; /* If: the condition as a 0/1 size predicate (a is taken when it is 1), or unknown */
   const OsiExpr *grown; /* loops: per axis, the dim loop induction found, or unknown */
+  int fresh; /* dims that became data-dependent */
 } MergeSite;
 
 /* The one size that is `a` where the condition holds and `b` where it
@@ -82,7 +83,8 @@ static OsiExpr merge_dim(OsiOpCtx *ctx, OsiExpr a, OsiExpr b, int axis, void *us
   if (site->grown && site->grown[axis] != OSI_EXPR_UNKNOWN) return site->grown[axis];
   OsiExpr exact = exact_merge(s, site->cond, a, b);
   if (exact != OSI_EXPR_UNKNOWN) return exact;
-  OsiExpr d = osi_op_fresh_dim(ctx, site->fresh);
+  OsiExpr d = osi_op_fresh_dim(ctx, site->fresh_name);
+  ((MergeSite *)site)->fresh++;
   osi_op_constrain_either(ctx, d, a, b);
   osi_op_diag_sizes(ctx, "DATA_DEPENDENT", "output %d dim %d is %E %s and %E %s; it becomes %E",
                     site->output, axis, a, site->a_label, b, site->b_label, d);
@@ -102,9 +104,43 @@ static OsiExpr in_bool_scalar(OsiOpCtx *ctx, int i) {
   return osi_in_dtype(ctx, i) == OSI_DT_BOOL && v && v->ints && v->count == 1 ? v->ints[0] : OSI_EXPR_UNKNOWN;
 }
 
+/* Whether types a and b lose their ranks or kinds when merged: then only
+ * one branch may let the rest of the graph run. */
+static int unmergeable(const OsiType *a, const OsiType *b) {
+  if (!a || !b) return 0;
+  if (a->kind != b->kind) return a->kind != OSI_KIND_UNKNOWN && b->kind != OSI_KIND_UNKNOWN;
+  return a->kind == OSI_KIND_TENSOR && a->rank >= 0 && b->rank >= 0 && a->rank != b->rank;
+}
+
+/* An If whose branches do not merge, under an open condition `cond`: the
+ * one branch after which the rest of the graph runs, its outputs set and
+ * the condition that takes it required (1); 0 when both may run. */
+static int take_branch_that_runs(OsiOpCtx *ctx, int n, const OsiType **out[2], OsiExpr cond, OsiMark merged) {
+  static const char *const tags[2] = {"then_branch", "else_branch"};
+  OsiExprStore *s = osi_op_exprs(ctx);
+  char why[512];
+  const OsiType *const *types[2] = {out[0], out[1]};
+  int c = osi_op_branch_that_runs(ctx, n, types, cond, why, sizeof why);
+  if (c < 0) return 0;
+  osi_op_rollback(ctx, merged); /* the merge's data-dependent dims are not needed */
+  OsiExpr lhs, rhs;
+  int le;
+  if (!osi_expr_predicate_relation(s, cond, c == 0, &lhs, &rhs, &le)) {
+    lhs = c == 0 ? osi_expr_const(s, 1) : cond;
+    rhs = c == 0 ? cond : osi_expr_const(s, 0);
+    le = 1;
+  }
+  char what[700];
+  snprintf(what, sizeof what, "If: only %s lets the model run (after %s, %s)", tags[c], tags[1 - c], why);
+  if (osi_op_assume(ctx, lhs, rhs, le, what) != OSI_OK) return 0;
+  for (int i = 0; i < n; i++) osi_set_out(ctx, i, out[c][i]);
+  return 1;
+}
+
 /* If(cond): the outputs of then_branch or else_branch. A known cond picks
  * its branch whole, content included (exporters branch on constants in
- * shape subgraphs); otherwise both branches are merged output by output. */
+ * shape subgraphs); otherwise both branches are merged output by output,
+ * unless only one of them lets the rest of the graph run. */
 OsiStatus osi_op_if(OsiOpCtx *ctx) {
   static const char *const tags[2] = {"then_branch", "else_branch"};
   const OsiGraph *g[2] = {graph_attr(ctx, tags[0]), graph_attr(ctx, tags[1])};
@@ -126,11 +162,15 @@ OsiStatus osi_op_if(OsiOpCtx *ctx) {
     OsiStatus st = infer_body(ctx, g[b], tags[b], 0, NULL, n, out[b]);
     if (st != OSI_OK) return st;
   }
+  OsiMark mark = osi_op_mark(ctx);
+  int lost = 0;
   for (int i = 0; i < n; i++) {
-    MergeSite site = {i, "in then_branch", "in else_branch", 0, "if", in_bool_scalar(ctx, 0), NULL};
+    MergeSite site = {i, "in then_branch", "in else_branch", 0, "if", in_bool_scalar(ctx, 0), NULL, 0};
     osi_set_out(ctx, i, known ? out[c ? 0 : 1][i]
                               : osi_type_merge(ctx, out[0][i], out[1][i], merge_dim, &site));
+    lost |= site.fresh > 0 || (!known && unmergeable(out[0][i], out[1][i]));
   }
+  if (lost) take_branch_that_runs(ctx, n, out, in_bool_scalar(ctx, 0), mark);
   return OSI_OK;
 }
 
@@ -305,7 +345,7 @@ static const OsiType *carried_out(OsiOpCtx *ctx, const OsiType *init, const OsiT
   if (no_iterations) return init;
   int tensor = init && init->kind == OSI_KIND_TENSOR;
   MergeSite site = {i, "before the loop", "after an iteration", tensor, "loop", OSI_EXPR_UNKNOWN,
-                    tensor ? grown : NULL};
+                    tensor ? grown : NULL, 0};
   const OsiType *t = osi_type_merge(ctx, init, iter, merge_dim, &site);
   if (!t || t->kind != OSI_KIND_SEQUENCE || grown[0] == OSI_EXPR_UNKNOWN) return t;
   /* A list appended to: the elements merged, the length induction's. */

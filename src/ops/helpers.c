@@ -50,6 +50,27 @@ OsiExpr osi_broadcast_dim(OsiExprStore *s, OsiExpr a, OsiExpr b, int *ok) {
   return osi_expr_broadcast(s, a, b);
 }
 
+/* A size broadcast against a constant c > 1 is 1 or c wherever the model
+ * runs (0 too is refused): the dim is c, and (size-1)*(size-c) == 0 is a
+ * requirement, so sizes between (an evaluation, a --bind) are named as
+ * impossible instead of giving c. a: output dim j so far, b: input k's dim i. */
+static OsiStatus require_one_or(OsiOpCtx *ctx, int k, int i, int j, OsiExpr a, OsiExpr b) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  int64_t ca, cb;
+  int ka = osi_expr_is_const(s, a, &ca), kb = osi_expr_is_const(s, b, &cb);
+  if (ka == kb || a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN) return OSI_OK;
+  int64_t c = ka ? ca : cb;
+  OsiExpr x = ka ? b : a;
+  if (c <= 1 || osi_expr_is_float(s, x)) return OSI_OK;
+  OsiExpr both = osi_expr_mul(s, osi_expr_sub(s, x, osi_expr_const(s, 1)), osi_expr_sub(s, x, osi_expr_const(s, c)));
+  char what[200];
+  if (ka) snprintf(what, sizeof what, "input %d dim %d broadcasts against %lld, so it is 1 or %lld: (it-1)*(it-%lld)", k, i,
+                   (long long)c, (long long)c, (long long)c);
+  else snprintf(what, sizeof what, "dim %d of the inputs before input %d broadcasts against %lld (input %d dim %d), so it is 1 or %lld: (it-1)*(it-%lld)",
+                j, k, (long long)c, k, i, (long long)c, (long long)c);
+  return osi_op_require_eq(ctx, "broadcast", both, OSI_WHAT(what), osi_expr_const(s, 0), OSI_WHAT("0"));
+}
+
 OsiStatus osi_broadcast(OsiOpCtx *ctx, const OsiType *const *in, int n, int *rank, OsiExpr *dims) {
   OsiExprStore *s = osi_op_exprs(ctx);
   int r = 0;
@@ -65,7 +86,10 @@ OsiStatus osi_broadcast(OsiOpCtx *ctx, const OsiType *const *in, int n, int *ran
     int off = r - in[k]->rank;
     for (int i = 0; i < in[k]->rank; i++) {
       int ok = 1;
-      dims[off + i] = osi_broadcast_dim(s, dims[off + i], in[k]->dims[i], &ok);
+      OsiExpr was = dims[off + i];
+      dims[off + i] = osi_broadcast_dim(s, was, in[k]->dims[i], &ok);
+      OsiStatus st = ok ? require_one_or(ctx, k, i, off + i, was, in[k]->dims[i]) : OSI_OK;
+      if (st != OSI_OK) return st;
       if (!ok)
         return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH,
                            "input %d dim %d is %s, which does not broadcast with %s", k, i,

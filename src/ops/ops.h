@@ -159,7 +159,7 @@ OsiStatus osi_op_infer_subgraph(OsiOpCtx *ctx, const OsiGraph *graph, const char
  * diagnostics, constraints and events should stay. Take a mark before a
  * run and roll back to it when the run is superseded. */
 typedef struct OsiMark {
-  int diags, equal, less_equal, either, events, requirements;
+  int diags, equal, less_equal, either, events, requirements, facts;
 } OsiMark;
 OsiMark osi_op_mark(const OsiOpCtx *ctx);
 void osi_op_rollback(OsiOpCtx *ctx, OsiMark mark);
@@ -171,6 +171,20 @@ OsiStatus osi_op_probe_subgraph(OsiOpCtx *ctx, const OsiGraph *graph, const char
                                 const OsiType **out_types);
 /* 1 while the node is inferred inside such a probe run. */
 int osi_op_probing(const OsiOpCtx *ctx);
+/* For an If whose branches' outputs do not merge (ranks that differ, a dim
+ * that would become data-dependent) under a condition the sizes leave
+ * open (cond: its 0/1 size predicate): infers the rest of the node's graph
+ * once with each branch's outputs (types[b][i], n_out of them), assuming
+ * the condition that takes it, and returns the branch (0: then, 1: else)
+ * after which the graph runs while with the other a node fails; -1 when
+ * both run, both fail, or the run cannot afford it. Nothing of those runs
+ * is kept; `why` gets the other branch's failure. */
+int osi_op_branch_that_runs(OsiOpCtx *ctx, int n_out, const OsiType *const *types[2], OsiExpr cond, char *why,
+                            size_t cap);
+/* Records lhs == rhs (le: lhs <= rhs) as a requirement of the node, worded
+ * `what`: what the node assumes for the model to run (an If branch that
+ * cannot run). Fails like osi_op_require_eq on a contradiction. */
+OsiStatus osi_op_assume(OsiOpCtx *ctx, OsiExpr lhs, OsiExpr rhs, int le, const char *what);
 /* Node inferences the run may still make (OSI_NODE_VISITS_*), and the
  * nodes of a graph with its subgraphs': what optional extra runs weigh. */
 int64_t osi_op_visits_left(const OsiOpCtx *ctx);

@@ -198,8 +198,26 @@ static void test_branch_requirement_reduces_nothing(void) {
   osi_result_delete(r);
 }
 
+/* A size broadcast against a constant c > 1 is 1 or c wherever the node
+ * runs (torchaudio's wav2vec2 masks [B,T] against [B,T,16]): the dim is c,
+ * and the sizes between are impossible, 0 included. */
+static void test_broadcast_against_constant(OpTest *t) {
+  CHECK_STR(op_run(t, "", "Add", 14, "float[N,T]", "float[16]", NULL), "float[N,16]");
+  CHECK_STR(op_requirements(t), "T*T-17*T+16 == 0");
+  /* the constant first: the same requirement */
+  CHECK_STR(op_run(t, "", "Where", 16, "bool[16]", "float[N,T]", "float[1]", NULL), "float[N,16]");
+  CHECK_STR(op_requirements(t), "T*T-17*T+16 == 0");
+  /* 1 or the constant by construction: nothing to require */
+  CHECK_STR(op_run(t, "", "Add", 14, "float[N,16]", "float[16]", NULL), "float[N,16]");
+  CHECK_STR(op_requirements(t), "");
+  CHECK_STR(op_run(t, "", "Add", 14, "float[N,T]", "float[1]", NULL), "float[N,T]");
+  CHECK_STR(op_requirements(t), "");
+  CHECK(starts_with(op_run(t, "", "Add", 14, "float[0]", "float[16]", NULL), "error:SHAPE_MISMATCH"));
+}
+
 int main(void) {
   OpTest *t = op_test_new();
+  test_broadcast_against_constant(t);
   test_matmul_requirement(t);
   op_test_free(t);
   test_across_nodes();

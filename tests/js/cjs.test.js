@@ -39,7 +39,7 @@ test('require("onnx-shapes") works', () => {
     })().catch((e) => { console.error(e); process.exit(1); });
   `);
   expect(out).toEqual({
-    keys: ['ShapeInferenceError', 'getShape', 'inferShapes', 'inferShapesFromFile', 'inferShapesFromPath', 'inferShapesFromUrl', 'init'],
+    keys: ['RequirementError', 'ShapeInferenceError', 'getShape', 'inferShapes', 'inferShapesFromFile', 'inferShapesFromPath', 'inferShapesFromUrl', 'init'],
     before: null,
     y: { kind: 'tensor', elemType: 'float', dims: ['N', 4] },
     latest: { kind: 'tensor', elemType: 'float', dims: ['N', 4] },

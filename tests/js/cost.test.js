@@ -227,7 +227,7 @@ test('counts past 2^53 are exact BigInts, and sizes past int64 give unknown coun
 });
 
 describe('command line', () => {
-  const run = (args) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+  const run = (args) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60000 });
 
   test('--cost prints a table by op type and the totals; --bind makes them numbers; --json holds cost as the API gives it', () => {
     const symbolic = run([join(EXAMPLES, 'cnn_dynamic.onnx'), '--cost']);
@@ -293,7 +293,7 @@ describe('weights from declared dims', () => {
   let dir, bytes, elems;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'osi-cost-'));
-    const r = spawnSync(PYTHON, ['-c', GENERATE, dir], { encoding: 'utf8' });
+    const r = spawnSync(PYTHON, ['-c', GENERATE, dir], { encoding: 'utf8', timeout: 60000 });
     if (r.status !== 0) throw new Error(`generating the model failed (${PYTHON} with onnx is required):\n${r.stderr}`);
     [bytes, elems] = r.stdout.trim().split(' ').map(Number);
     writeFileSync(join(dir, 'spy.mjs'), SPY);
@@ -312,7 +312,7 @@ describe('weights from declared dims', () => {
     const log = join(dir, 'opened.txt');
     writeFileSync(log, '');
     const child = spawnSync(process.execPath, ['--import', join(dir, 'spy.mjs'), CLI, join(dir, 'ext', 'model.onnx'), '--cost', '--json'], {
-      encoding: 'utf8', env: { ...process.env, OSI_OPEN_LOG: log },
+      encoding: 'utf8', env: { ...process.env, OSI_OPEN_LOG: log }, timeout: 60000,
     });
     expect(child.status).toBe(0);
     expect(JSON.parse(child.stdout).cost.total.weightBytes).toBe(bytes);

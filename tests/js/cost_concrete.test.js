@@ -159,7 +159,7 @@ test.each(FILES)('%s: the symbolic cost at random sizes is the cost of the model
   const sets = acceptedSizes(symbolic, 12, name.length * 104729);
   expect(sets.length).toBe(12);
   const jobs = sets.map(({ env }, i) => ({ src, dst: join(dir, `${name}_${i}.onnx`), sizes: Object.fromEntries(env) }));
-  const py = spawnSync(PYTHON, ['-c', CONCRETE], { input: JSON.stringify(jobs), encoding: 'utf8' });
+  const py = spawnSync(PYTHON, ['-c', CONCRETE], { input: JSON.stringify(jobs), encoding: 'utf8', timeout: 60000 });
   if (py.status !== 0) throw new Error(`writing the sized models failed (${PYTHON} with onnx is required):\n${py.stderr}`);
   jobs.forEach((job, i) => {
     const concrete = engine.inferShapes(readFileSync(job.dst), { cost: true });

@@ -40,5 +40,5 @@ test('js/index.d.ts declares exactly the runtime exports', () => {
   const dts = read('js', 'index.d.ts');
   const declared = [...dts.matchAll(/^export (?:declare )?(?:function|class|const) ([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]);
   expect([...new Set(declared)].sort()).toEqual(Object.keys(api).sort());
-  expect(Object.keys(api).sort()).toEqual(['ShapeInferenceError', 'getShape', 'inferShapes', 'inferShapesFromFile', 'inferShapesFromPath', 'inferShapesFromUrl', 'init']);
+  expect(Object.keys(api).sort()).toEqual(['RequirementError', 'ShapeInferenceError', 'getShape', 'inferShapes', 'inferShapesFromFile', 'inferShapesFromPath', 'inferShapesFromUrl', 'init']);
 });

@@ -1,0 +1,290 @@
+// Sizes for a result's symbols, checked against what the model needs to run: the sizes given, the
+// sizes they decide through the model's relations (an equality `past_seq+seq == total_seq`, a label
+// `Reluy_dim_0 = batch`), every relation and requirement checked at them, the input domain
+// (result.domain) and every dim of the model's graph (a size is never negative). Used by
+// result.evaluate (js/result.js), the command line's --bind (js/cli.js) and the demo page.
+// Linear: each relation is looked at again only when one of its symbols gets a size.
+import { evalDim, parseCached, printSymbol, symbolsOf } from './expr.js';
+
+const isNode = typeof process === 'object' && process !== null &&
+  typeof process.versions === 'object' && process.versions !== null &&
+  typeof process.versions.node === 'string';
+// In Node the class comes from errors.cjs, as js/index.js's: one class per process.
+const { RequirementError } = (await (isNode ? import('./errors.cjs') : import('./errors.js'))).default;
+
+/**
+ * A dim's value at `env`: null when a symbol has no size; a RangeError (returned, not thrown) when
+ * the expression has no value there (Broadcast(3, 4), a division by 0).
+ */
+function valueAt(dim, env) {
+  try {
+    return evalDim(dim, env);
+  } catch (err) {
+    if (err instanceof RangeError) return err;
+    throw err;
+  }
+}
+
+/** Whether `tree` is affine in symbol `s`: s only under +, -, negation and products with no other s. */
+function affineIn(tree, s) {
+  const has = (e) => (e.k === 'sym' ? e.v === s : e.k === 'neg' ? has(e.a) : e.k === 'bin' ? has(e.a) || has(e.b)
+    : e.k === 'fn' ? e.args.some(has) : false);
+  const ok = (e) => {
+    if (!has(e)) return true;
+    if (e.k === 'sym') return true;
+    if (e.k === 'neg') return ok(e.a);
+    if (e.k === 'bin' && (e.op === '+' || e.op === '-')) return ok(e.a) && ok(e.b);
+    if (e.k === 'bin' && e.op === '*' && !e.float) return has(e.a) !== has(e.b) && ok(has(e.a) ? e.a : e.b);
+    return false;
+  };
+  return !tree.float && ok(tree);
+}
+
+/**
+ * The size of the one symbol of `text` that has none yet for `text` to equal `target`, when
+ * `text` is affine in it (`past_seq+seq` = 10 with seq = 7 gives past_seq = 3); else null.
+ */
+function solveFor(text, target, env) {
+  let tree;
+  try {
+    tree = parseCached(text);
+  } catch {
+    return null;
+  }
+  const free = symbolsOf(text).filter((s) => !env.has(s));
+  if (free.length !== 1 || !affineIn(tree, free[0])) return null;
+  const s = free[0];
+  const at = (v) => { // s tried at v, and taken back (env has no size for s)
+    env.set(s, v);
+    try {
+      return valueAt(text, env);
+    } finally {
+      env.delete(s);
+    }
+  };
+  const e0 = at(0);
+  const slope = at(1) - e0;
+  if (!Number.isSafeInteger(e0) || !Number.isSafeInteger(slope) || slope === 0) return null;
+  const v = (target - e0) / slope;
+  return Number.isSafeInteger(v) && at(v) === target ? [s, v] : [s, null];
+}
+
+/**
+ * Every symbol the result mentions: in dims, known contents, constraints, labels and the
+ * definitions of its named sizes (the names themselves are not symbols: their definitions say them).
+ */
+export function modelSymbols(result) {
+  const seen = new Set();
+  const texts = new Set();
+  const addType = (t) => {
+    if (!t || typeof t !== 'object') return;
+    for (const d of t.dims ?? []) if (typeof d === 'string') texts.add(d);
+    for (const d of t.value ?? []) if (typeof d === 'string') texts.add(d);
+    addType(t.elem);
+    addType(t.value && !Array.isArray(t.value) ? t.value : null);
+  };
+  const types = new Set(Object.values(result.values)); // types are shared between values
+  for (const t of types) addType(t);
+  const c = result.constraints ?? {};
+  for (const [a, b] of [...(c.equal ?? []), ...(c.lessEqual ?? [])]) texts.add(a).add(b);
+  for (const [label, size] of Object.entries(c.labels ?? {})) texts.add(label).add(size);
+  for (const r of c.requirements ?? []) texts.add(r.lhs).add(r.rhs);
+  for (const r of result.domain?.relations ?? []) texts.add(r.lhs).add(r.rhs);
+  for (const s of Object.keys(result.domain?.symbols ?? {})) seen.add(s);
+  for (const d of result.definitions ?? []) texts.add(d.expr);
+  const names = new Set((result.definitions ?? []).map((d) => d.name));
+  for (const text of texts) for (const s of symbolsOf(text)) if (!names.has(s)) seen.add(s);
+  return seen;
+}
+
+/** "node 3 'conv' (Conv) in loop/body/ requires", or "the graph's inputs require" for a fact of no node. */
+function requiredBy(r) {
+  if (r.nodeIndex === null || r.nodeIndex === undefined) return 'the graph\'s inputs require';
+  return `node ${r.nodeIndex}${r.node ? ` '${r.node}'` : ''} (${r.opType})${r.path ? ` in ${r.path}` : ''} requires`;
+}
+
+/**
+ * The sizes to evaluate the shapes with: `given` (a Map) and what the model's equalities and labels
+ * decide from them. Returns { env, derived: [[symbol, size, the relation it comes from]], unknown:
+ * [names the model does not have], unbound: [symbols still without a size], problems: [sentences: a
+ * relation the sizes break, those they make false first, each group in the order equalities,
+ * labels, upper bounds, requirements, the domain's other relations], broken: the same as { kind,
+ * relation, sentence, why, values }, issues: the same for the demo page (js/../examples/web) }.
+ * `relation` is the requirement (or domain relation) object itself for those kinds.
+ */
+export function resolveBindings(result, given) {
+  const symbols = modelSymbols(result);
+  const c = result.constraints ?? {};
+  const env = new Map(given);
+  const derived = [];
+  const unknown = [...given.keys()].filter((k) => !symbols.has(k));
+
+  // Equalities and labels both say "these two are one size"; the checks come after, so that a
+  // contradiction is reported at the relation that states it.
+  // A named size (result.definitions) is its definition's value: a relation like the others, so that
+  // sizes derived later give it a value too; one that has no value at these sizes only stays unbound.
+  const names = new Set((result.definitions ?? []).map((d) => d.name));
+  const pair = (kind, says) => ([a, b]) => ({ kind, a, b, op: kind === 'bound' ? '<=' : '==', says });
+  const fromRequirement = (kind) => (r) => ({ kind, a: r.lhs, b: r.rhs, op: r.relation, says: requiredBy(r), relation: r });
+  const relations = [
+    ...(result.definitions ?? []).map((d) => ({ kind: 'definition', a: d.name, b: d.expr, op: '==', says: 'the definition says', definition: true })),
+    ...(c.equal ?? []).map(pair('equality', 'the model says')),
+    ...Object.entries(c.labels ?? {}).map(pair('label', 'the label says')),
+    ...(c.lessEqual ?? []).map(pair('bound', 'the model says')),
+    // A requirement inside an If branch or a loop body holds only where that body runs: a size
+    // where another branch runs may break it (only the model's graph's are checked).
+    ...(c.requirements ?? []).filter((r) => !r.path).map(fromRequirement('requirement')),
+    // Sizes are never negative: a dim of the graph that these sizes make negative (the requirements
+    // of the domain are in c.requirements already).
+    ...(result.domain?.relations ?? []).filter((r) => r.requirement === null).map(fromRequirement('size')),
+  ];
+  const bySymbol = new Map();
+  relations.forEach((rel, i) => {
+    for (const s of new Set([...symbolsOf(rel.a), ...symbolsOf(rel.b)])) {
+      if (!bySymbol.has(s)) bySymbol.set(s, []);
+      bySymbol.get(s).push(i);
+    }
+  });
+  const found = []; // [relation index, problem]
+  const judged = new Set();
+  // why: what is wrong, after the relation ("but at these sizes ...").
+  const judge = (i, why, values) => {
+    const rel = relations[i];
+    if (!judged.has(i)) found.push([i, { kind: rel.kind, relation: rel.relation ?? null, sentence: `${rel.says} ${rel.a} ${rel.op} ${rel.b}, ${why}`, why, values }]);
+    judged.add(i);
+  };
+  const queue = relations.map((_, i) => relations.length - 1 - i); // popped in order
+  while (queue.length) {
+    const i = queue.pop();
+    if (judged.has(i)) continue;
+    const rel = relations[i];
+    const x = valueAt(rel.a, env);
+    const y = valueAt(rel.b, env);
+    const undefinedSide = x instanceof RangeError ? x : y instanceof RangeError ? y : null;
+    if (undefinedSide) {
+      if (rel.definition) judged.add(i);
+      else judge(i, `which has no value at these sizes (${undefinedSide.message})`, null);
+      continue;
+    }
+    if (x !== null && y !== null) {
+      if (rel.op === '==' ? x !== y : x > y) judge(i, `but at these sizes ${rel.a} is ${x} and ${rel.b} is ${y}`, [x, y]);
+      else judged.add(i);
+      continue;
+    }
+    if (rel.op !== '==' || (x === null && y === null)) continue; // back in the queue when a symbol gets a size
+    // One side known, the other affine in its one symbol without a size: that symbol's size.
+    const [text, value] = x === null ? [rel.a, y] : [rel.b, x];
+    const solved = solveFor(text, value, env);
+    if (!solved) continue;
+    const [sym, size] = solved;
+    if (size === null || size < 0) {
+      judge(i, `which no size of ${sym} meets at these sizes (${text} = ${value})`, null);
+      continue;
+    }
+    env.set(sym, size);
+    if (!names.has(sym)) derived.push([sym, size, `${rel.a} ${rel.op} ${rel.b}`]);
+    judged.add(i);
+    for (const j of bySymbol.get(sym) ?? []) queue.push(j);
+  }
+  // A relation these sizes make false comes before one they leave without a value (a Broadcast of
+  // two sizes, a label no size meets): that one usually follows from the other.
+  const rank = ([i, p]) => (p.values ? 0 : 1) * relations.length + i;
+  found.sort((p, q) => rank(p) - rank(q));
+  const unbound = [...symbols].filter((sym) => !env.has(sym) && !names.has(sym)).sort();
+  const broken = found.map(([, p]) => p);
+  // issues: the same for the demo page (which input, which node): { sentence, kind, a, op, b, why,
+  // values, requirement: the result's entry for a requirement, else null }.
+  const issues = found.map(([i, p]) => {
+    const { kind, a, op, b } = relations[i];
+    return { sentence: p.sentence, kind, a, op, b, why: p.why, values: p.values, requirement: kind === 'requirement' ? p.relation : null };
+  });
+  return { env, derived, unknown, unbound, problems: broken.map((p) => p.sentence), broken, issues };
+}
+
+/** A size given to result.evaluate: an integer >= 0 (number or BigInt), as a number when it is safe. */
+function checkedSize(name, v) {
+  if (typeof v === 'bigint') {
+    if (v < 0n) throw new RangeError(`onnx-shapes: evaluate: ${printSymbol(name)} = ${v} is negative: a size is never`);
+    return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+  }
+  if (typeof v !== 'number' || !Number.isSafeInteger(v)) {
+    throw new TypeError(`onnx-shapes: evaluate: ${printSymbol(name)} = ${String(v)} is not an integer size`);
+  }
+  if (v < 0) throw new RangeError(`onnx-shapes: evaluate: ${printSymbol(name)} = ${v} is negative: a size is never`);
+  return v;
+}
+
+/** The given sizes as a Map (null and undefined entries are left out: no size). */
+function givenSizes(bindings) {
+  if (bindings === null || typeof bindings !== 'object') {
+    throw new TypeError('onnx-shapes: evaluate expects sizes as an object ({ batch: 1 }) or a Map');
+  }
+  const entries = bindings instanceof Map ? [...bindings] : Object.entries(bindings);
+  const given = new Map();
+  for (const [name, v] of entries) if (v !== null && v !== undefined) given.set(name, checkedSize(name, v));
+  return given;
+}
+
+/**
+ * result.evaluate(bindings): every top-level value's dims at these sizes, once every relation,
+ * requirement and the domain are checked; the first one broken throws a RequirementError. See
+ * js/index.d.ts (Evaluation).
+ */
+export function evaluateResult(result, bindings) {
+  const given = givenSizes(bindings);
+  const { env, derived, unknown, unbound, broken } = resolveBindings(result, given);
+  if (broken.length) {
+    const p = broken[0];
+    const more = broken.length > 1 ? ` (and ${broken.length - 1} more)` : '';
+    throw new RequirementError(`${p.sentence}${more}`,
+      { kind: p.kind, relation: p.relation, values: p.values });
+  }
+  // The domain's ranges (the facts that gave them are checked above when they are requirements; a
+  // range from a size is checked here, naming the dim it comes from).
+  for (const [sym, range] of Object.entries(result.domain?.symbols ?? {})) {
+    const v = env.get(sym);
+    if (v === undefined || v === null) continue;
+    for (const [end, by, out] of [['min', range.minBy, v < range.min], ['max', range.maxBy, range.max !== undefined && v > range.max]]) {
+      if (!out) continue;
+      const sentence = `${printSymbol(sym)} = ${v} is ${end === 'min' ? 'below' : 'above'} ${range[end]}, where ${by ? `${requiredBy(by)} ${by.lhs} ${by.relation} ${by.rhs} (${by.message})` : 'the model runs'}`;
+      throw new RequirementError(sentence,
+        { kind: by && by.requirement === null ? 'size' : 'requirement', relation: by ?? null, values: null });
+    }
+  }
+  const cache = new Map();
+  const dimAt = (d, key, axis) => {
+    if (typeof d === 'number' || d === null) return d;
+    if (!cache.has(d)) cache.set(d, valueAt(d, env));
+    const v = cache.get(d);
+    // Past int64 a dim has no number (as evaluateDim's null): it is printed as its expression.
+    if (v instanceof RangeError && v.outsideInt64) return null;
+    if (v instanceof RangeError || (v !== null && v < 0)) {
+      const sentence = v instanceof RangeError
+        ? `dim ${axis} of '${key}' is ${d}, which has no value at these sizes (${v.message})`
+        : `dim ${axis} of '${key}' is ${d}, a size, but at these sizes it is ${v}`;
+      throw new RequirementError(sentence, {
+        kind: 'size',
+        relation: { lhs: '0', relation: '<=', rhs: d, node: null, opType: null, nodeIndex: null, path: '', message: `dim ${axis} of '${key}' is a size (never negative)`, requirement: null },
+        values: v instanceof RangeError ? null : [0, v],
+      });
+    }
+    return v;
+  };
+  const values = {};
+  const sub = result.subgraphValues ?? {};
+  for (const key of Object.keys(result.values)) {
+    const t = result.values[key];
+    if (Object.hasOwn(sub, key)) continue; // a body's values exist only where it runs
+    const dims = t && (t.kind === 'tensor' || t.kind === 'sparse_tensor') && Array.isArray(t.dims) ? t.dims : null;
+    const out = dims ? dims.map((d, axis) => dimAt(d, key, axis)) : null;
+    if (key === '__proto__') Object.defineProperty(values, key, { value: out, enumerable: true, writable: true, configurable: true });
+    else values[key] = out;
+  }
+  return Object.freeze({
+    values: Object.freeze(values),
+    sizes: Object.freeze(Object.fromEntries([...env].filter(([k]) => !(result.definitions ?? []).some((d) => d.name === k)))),
+    derived: Object.freeze(derived.map(([symbol, size, from]) => Object.freeze({ symbol, size, from }))),
+    unknown: Object.freeze(unknown),
+    unbound: Object.freeze(unbound),
+  });
+}

@@ -1,0 +1,107 @@
+/* The input domain of a result: see result_domain.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "api/result_domain.h"
+#include "infer/facts.h"
+
+typedef struct Symbols {
+  const char *items[256];
+  int n;
+} Symbols;
+
+static void note_symbol(const char *name, void *user) {
+  Symbols *syms = user;
+  for (int i = 0; i < syms->n; i++)
+    if (strcmp(syms->items[i], name) == 0) return;
+  if (syms->n < (int)(sizeof syms->items / sizeof syms->items[0])) syms->items[syms->n++] = name;
+}
+
+static void input_symbols(OsiExprStore *s, const OsiType *t, Symbols *syms, int depth) {
+  for (; t && depth < 16; t = t->elem, depth++)
+    for (int i = 0; (t->kind == OSI_KIND_TENSOR || t->kind == OSI_KIND_SPARSE_TENSOR) && i < t->rank; i++)
+      if (t->dims[i] != OSI_EXPR_UNKNOWN) osi_expr_for_each_symbol(s, t->dims[i], note_symbol, syms);
+}
+
+/* A fact as a requirement reads (js/index.d.ts Requirement), with its index
+ * in constraints.requirements (null for a size). */
+static void write_fact(OsiJson *j, OsiExprStore *s, const OsiRun *run, const OsiFact *q) {
+  osi_json_raw(j, "{\"lhs\":");
+  osi_json_string(j, osi_expr_str(s, q->lhs));
+  osi_json_raw(j, ",\"relation\":");
+  osi_json_string(j, q->less_equal ? "<=" : "==");
+  osi_json_raw(j, ",\"rhs\":");
+  osi_json_string(j, osi_expr_str(s, q->rhs));
+  if (q->node_index < 0) {
+    osi_json_raw(j, ",\"node\":null,\"opType\":null,\"nodeIndex\":null");
+  } else {
+    osi_json_raw(j, ",\"node\":");
+    osi_json_string(j, q->node ? q->node : "");
+    osi_json_raw(j, ",\"opType\":");
+    osi_json_string(j, q->op_type ? q->op_type : "");
+    osi_json_raw(j, ",\"nodeIndex\":");
+    osi_json_int(j, q->node_index);
+  }
+  osi_json_raw(j, ",\"path\":");
+  osi_json_string(j, q->path ? q->path : "");
+  osi_json_raw(j, ",\"message\":");
+  if (q->requirement >= 0) {
+    osi_json_string(j, run->requirements.items[q->requirement].what);
+    osi_json_raw(j, ",\"requirement\":");
+    osi_json_int(j, q->requirement);
+  } else {
+    char what[256];
+    snprintf(what, sizeof what, "dim %d of '%.160s' is a size (never negative)", q->axis, q->value ? q->value : "");
+    osi_json_string(j, what);
+    osi_json_raw(j, ",\"requirement\":null");
+  }
+  osi_json_raw(j, "}");
+}
+
+void osi_json_domain(OsiJson *j, OsiExprStore *s, const OsiRun *run) {
+  Symbols syms = {.n = 0};
+  const OsiGraph *g = run->model ? run->model->graph : NULL;
+  for (int i = 0; g && i < g->n_inputs; i++) input_symbols(s, g->inputs[i].type, &syms, 0);
+  osi_json_raw(j, ",\"domain\":{\"symbols\":{");
+  for (int i = 0; i < syms.n; i++) {
+    OsiExpr sym = osi_expr_symbol(s, syms.items[i]);
+    int64_t lo, hi;
+    int lo_fact, hi_fact;
+    osi_facts_symbol_range(run, sym, &lo, &hi, &lo_fact, &hi_fact);
+    if (i) osi_json_raw(j, ",");
+    osi_json_string(j, syms.items[i]);
+    osi_json_raw(j, ":{\"min\":");
+    osi_json_int(j, lo);
+    if (hi != INT64_MAX) {
+      osi_json_raw(j, ",\"max\":");
+      osi_json_int(j, hi);
+    }
+    if (lo_fact >= 0) {
+      osi_json_raw(j, ",\"minBy\":");
+      write_fact(j, s, run, osi_facts_item(run, lo_fact));
+    }
+    if (hi_fact >= 0) {
+      osi_json_raw(j, ",\"maxBy\":");
+      write_fact(j, s, run, osi_facts_item(run, hi_fact));
+    }
+    osi_json_raw(j, "}");
+  }
+  osi_json_raw(j, "},\"relations\":[");
+  int first = 1;
+  for (int i = 0; i < osi_facts_count(run); i++) {
+    const OsiFact *q = osi_facts_item(run, i);
+    /* A fact that gave a graph input's symbol its range is said there. */
+    if (q->range) {
+      Symbols one = {.n = 0};
+      osi_expr_for_each_symbol(s, q->lhs, note_symbol, &one);
+      osi_expr_for_each_symbol(s, q->rhs, note_symbol, &one);
+      int input = 0;
+      for (int k = 0; k < syms.n && one.n == 1; k++) input |= strcmp(syms.items[k], one.items[0]) == 0;
+      if (input) continue;
+    }
+    if (!first) osi_json_raw(j, ",");
+    first = 0;
+    write_fact(j, s, run, q);
+  }
+  osi_json_raw(j, "]}");
+}

@@ -1,0 +1,12 @@
+/* The input domain of a result: the sizes of the graph inputs' symbols for
+ * which every fact inference assumed holds (infer/facts.h), as JSON. */
+#ifndef OSI_RESULT_DOMAIN_H
+#define OSI_RESULT_DOMAIN_H
+
+#include "base/json.h"
+#include "infer/context.h"
+
+/* ,"domain":{"symbols":{name:{"min":..,"max":..,"minBy":..,"maxBy":..}},"relations":[...]} */
+void osi_json_domain(OsiJson *j, OsiExprStore *s, const OsiRun *run);
+
+#endif
