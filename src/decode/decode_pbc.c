@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/attr_memo.h"
 #include "decode/decode.h"
 #include "decode/model_build.h"
 #include "decode/name_intern.h"
@@ -35,6 +36,7 @@ typedef struct Decoder {
    * passed yet by the nodes unpacked from the original bytes. */
   const OsiPbcStrips *strips;
   size_t strip_at;
+  OsiAttrMemo attr_memo; /* the model graph's attributes, by their bytes */
 } Decoder;
 
 #define PBC_REFUSED "the bytes are not a valid ONNX ModelProto (protobuf decoding failed)"
@@ -307,9 +309,41 @@ typedef struct NodeSource {
   size_t n;
 } NodeSource;
 
-/* One NodeProto -> *out, its names pushed onto ins and outs (the arrays
+/* What NodeProto and NodeProtoAttrsLater have alike, and the attributes:
+ * unpacked, or each its bytes. */
+typedef struct NodeParts {
+  char *name, *op_type, *domain, *overload;
+  char **input, **output;
+  size_t n_input, n_output, n_attribute;
+  Onnx__AttributeProto **attribute;
+  const ProtobufCBinaryData *attribute_bytes;
+} NodeParts;
+
+#define NODE_PARTS(np)                                                                       \
+  (np)->name, (np)->op_type, (np)->domain, (np)->overload, (np)->input, (np)->output,        \
+      (np)->n_input, (np)->n_output, (np)->n_attribute
+
+/* Attribute i of a node of the model's graph, from its bytes: the one a
+ * node before had when it had the same bytes, else unpacked (into
+ * d->node_scratch) and converted. */
+static int decode_attr_bytes(Decoder *d, const ProtobufCBinaryData *b, OsiAttr *out) {
+  uint32_t hash = 0;
+  const OsiAttr *seen = osi_attr_memo_find(&d->attr_memo, b->data, b->len, &hash);
+  if (seen) {
+    *out = *seen;
+    return 1;
+  }
+  Onnx__AttributeProto *ap = onnx__attribute_proto__unpack(&d->node_alloc, b->len, b->data);
+  if (!ap) return fail(d, OSI_ERR_PARSE, PBC_REFUSED);
+  if (!decode_attr(d, ap, out)) return 0;
+  if (out->type != OSI_ATTR_GRAPH && out->type != OSI_ATTR_GRAPHS)
+    osi_attr_memo_put(&d->attr_memo, b->data, b->len, hash, out);
+  return 1;
+}
+
+/* One node -> *out, its names pushed onto ins and outs (the arrays
  * are set once the graph's are complete). */
-static int decode_node(Decoder *d, const Onnx__NodeProto *np, OsiNode *out, NameVec *ins, NameVec *outs) {
+static int decode_node(Decoder *d, const NodeParts *np, OsiNode *out, NameVec *ins, NameVec *outs) {
   out->name = str(d, np->name);
   out->op_type = name(d, np->op_type);
   out->domain = domain(d, np->domain);
@@ -322,17 +356,23 @@ static int decode_node(Decoder *d, const Onnx__NodeProto *np, OsiNode *out, Name
   OsiAttr *attrs = ALLOC_ARRAY(d, np->n_attribute, OsiAttr);
   if (!attrs) return 0;
   for (size_t i = 0; i < np->n_attribute; i++)
-    if (!decode_attr(d, np->attribute[i], &attrs[i])) return 0;
+    if (!(np->attribute ? decode_attr(d, np->attribute[i], &attrs[i])
+                        : decode_attr_bytes(d, &np->attribute_bytes[i], &attrs[i])))
+      return 0;
   out->attrs = attrs;
   out->graph_free = (unsigned char)osi_attrs_graph_free(attrs, out->n_attrs);
   return 1;
 }
 
-/* Node i of src, unpacked (into d->node_scratch for bytes); NULL when
- * protobuf-c refuses the bytes (d->err set). */
-static const Onnx__NodeProto *source_node(Decoder *d, const NodeSource *src, size_t i) {
-  if (src->unpacked) return src->unpacked[i];
-  Onnx__NodeProto *np;
+/* Node i of src (for bytes: unpacked into d->node_scratch, its attributes
+ * left as bytes); 0 when protobuf-c refuses the bytes (d->err set). */
+static int source_node(Decoder *d, const NodeSource *src, size_t i, NodeParts *out) {
+  if (src->unpacked) {
+    const Onnx__NodeProto *np = src->unpacked[i];
+    *out = (NodeParts){NODE_PARTS(np), np->attribute, NULL};
+    return 1;
+  }
+  Onnx__NodeProtoAttrsLater *np;
   if (src->spans) {
     const OsiPbcStrip *node = &src->spans[i];
     const OsiPbcStrips *st = d->strips;
@@ -344,14 +384,15 @@ static const Onnx__NodeProto *source_node(Decoder *d, const NodeSource *src, siz
     while (d->strip_at < st->count && st->items[d->strip_at].start < node->start) d->strip_at++;
     if (d->strip_at < st->count && st->items[d->strip_at].start < node->start + node->len)
       stripped = osi_pbc_strip_node(st, node, &d->strip_at, &len);
-    np = stripped ? onnx__node_proto__unpack(&d->node_alloc, len, stripped)
-                  : onnx__node_proto__unpack(&d->node_alloc, node->len, node->start);
+    np = stripped ? onnx__node_proto_attrs_later__unpack(&d->node_alloc, len, stripped)
+                  : onnx__node_proto_attrs_later__unpack(&d->node_alloc, node->len, node->start);
     free(stripped);
   } else {
-    np = onnx__node_proto__unpack(&d->node_alloc, src->bytes[i].len, src->bytes[i].data);
+    np = onnx__node_proto_attrs_later__unpack(&d->node_alloc, src->bytes[i].len, src->bytes[i].data);
   }
-  if (!np) fail(d, OSI_ERR_PARSE, PBC_REFUSED);
-  return np;
+  if (!np) return fail(d, OSI_ERR_PARSE, PBC_REFUSED);
+  *out = (NodeParts){NODE_PARTS(np), NULL, np->attribute};
+  return 1;
 }
 
 static const OsiNode *decode_nodes(Decoder *d, const NodeSource *src) {
@@ -359,11 +400,13 @@ static const OsiNode *decode_nodes(Decoder *d, const NodeSource *src) {
   NameVec ins = {0}, outs = {0};
   int ok = v != NULL;
   for (size_t i = 0; ok && i < src->n; i++) {
-    const Onnx__NodeProto *np = source_node(d, src, i);
-    ok = np && decode_node(d, np, &v[i], &ins, &outs);
+    NodeParts np = {0};
+    ok = source_node(d, src, i, &np) && decode_node(d, &np, &v[i], &ins, &outs);
     if (!src->unpacked) {
       osi_scratch_rewind(&d->node_scratch); /* the node's tree, read */
-      d->nodes_unpacked += np != NULL;
+      /* (A node that failed is unpacked again whole by later_nodes_unpack:
+       * its attributes after the failing one were not.) */
+      d->nodes_unpacked += ok;
     }
   }
   const char **in = ok ? ALLOC_ARRAY(d, ins.n, const char *) : NULL;
@@ -621,6 +664,7 @@ static const OsiModel *decode(const uint8_t *bytes, size_t len, uint8_t *owned, 
     fail(&d, OSI_ERR_PARSE, PBC_REFUSED);
   }
   osi_names_free(&d.names);
+  osi_attr_memo_free(&d.attr_memo);
   free(owned); /* (the nodes were read from it) */
   free(strips.items);
   free(strips.nodes);
