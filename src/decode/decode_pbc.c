@@ -276,24 +276,34 @@ static void name_vec_free(NameVec *v) {
   free(v->ids);
 }
 
-static int push_names(Decoder *d, NameVec *v, char **src, size_t n) {
-  if (n > v->cap - v->n) {
-    size_t cap = v->cap ? v->cap : 256;
-    while (cap - v->n < n && cap <= SIZE_MAX / 2 / sizeof(char *)) cap *= 2;
-    const char **names = cap - v->n >= n ? realloc(v->names, cap * sizeof *names) : NULL;
-    if (names) v->names = names;
-    uint32_t *ids = names ? realloc(v->ids, cap * sizeof *ids) : NULL;
-    if (!ids) return fail(d, OSI_ERR_NOMEM, "out of memory while decoding the model");
-    v->ids = ids;
-    v->cap = cap;
-  }
-  for (size_t i = 0; i < n; i++) {
-    const char *s = name(d, src[i]);
-    if (!s) return 0;
-    v->names[v->n + i] = s;
-    v->ids[v->n + i] = name_id(d, s); /* moot if interning turns incomplete later */
-  }
-  v->n += n;
+/* Room for n more names in v. */
+static int name_vec_room(Decoder *d, NameVec *v, size_t n) {
+  if (n <= v->cap - v->n) return 1;
+  size_t cap = v->cap ? v->cap : 256;
+  while (cap - v->n < n && cap <= SIZE_MAX / 2 / sizeof(char *)) cap *= 2;
+  const char **names = cap - v->n >= n ? realloc(v->names, cap * sizeof *names) : NULL;
+  if (names) v->names = names;
+  uint32_t *ids = names ? realloc(v->ids, cap * sizeof *ids) : NULL;
+  if (!ids) return fail(d, OSI_ERR_NOMEM, "out of memory while decoding the model");
+  v->ids = ids;
+  v->cap = cap;
+  return 1;
+}
+
+static int push_name(Decoder *d, NameVec *v, const char *s) {
+  if (!s) return 0;
+  v->names[v->n] = s;
+  v->ids[v->n++] = name_id(d, s); /* moot if interning turns incomplete later */
+  return 1;
+}
+
+/* NUL-terminated names (unpacked nodes), or each the bytes of one
+ * (NodeProtoAttrsLater: its length comes with it, never counted). */
+static int push_names(Decoder *d, NameVec *v, char **src, const ProtobufCBinaryData *bytes, size_t n) {
+  if (!name_vec_room(d, v, n)) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!push_name(d, v, src ? name(d, src[i]) : osi_names_intern(&d->names, (const char *)bytes[i].data, bytes[i].len)))
+      return 0;
   return 1;
 }
 
@@ -309,19 +319,35 @@ typedef struct NodeSource {
   size_t n;
 } NodeSource;
 
-/* What NodeProto and NodeProtoAttrsLater have alike, and the attributes:
- * unpacked, or each its bytes. */
+/* A string field of a node: protobuf-c's NUL-terminated copy, or (a field
+ * NodeProtoAttrsLater reads as bytes) its bytes and their count, taken from
+ * the wire rather than counted again. */
+typedef struct Text {
+  const char *s; /* NULL: absent */
+  size_t len;
+} Text;
+
+static Text text(const char *s) { return (Text){s, s ? strlen(s) : 0}; }
+static Text text_bytes(const ProtobufCBinaryData *b) { return (Text){(const char *)b->data, b->len}; }
+
+static const char *text_str(Decoder *d, Text t) {
+  return t.len ? osi_arena_strndup(d->arena, t.s, t.len) : "";
+}
+
+static const char *text_domain(Decoder *d, Text t) {
+  return t.len == 7 && memcmp(t.s, "ai.onnx", 7) == 0 ? "" : text_str(d, t);
+}
+
+/* What NodeProto and NodeProtoAttrsLater have alike. The names and
+ * attributes: unpacked (input, output, attribute), or each its bytes. */
 typedef struct NodeParts {
-  char *name, *op_type, *domain, *overload;
-  char **input, **output;
+  Text name, op_type, domain, overload;
   size_t n_input, n_output, n_attribute;
+  char **input, **output;
+  const ProtobufCBinaryData *input_bytes, *output_bytes;
   Onnx__AttributeProto **attribute;
   const ProtobufCBinaryData *attribute_bytes;
 } NodeParts;
-
-#define NODE_PARTS(np)                                                                       \
-  (np)->name, (np)->op_type, (np)->domain, (np)->overload, (np)->input, (np)->output,        \
-      (np)->n_input, (np)->n_output, (np)->n_attribute
 
 /* Attribute i of a node of the model's graph, from its bytes: the one a
  * node before had when it had the same bytes, else unpacked (into
@@ -344,15 +370,16 @@ static int decode_attr_bytes(Decoder *d, const ProtobufCBinaryData *b, OsiAttr *
 /* One node -> *out, its names pushed onto ins and outs (the arrays
  * are set once the graph's are complete). */
 static int decode_node(Decoder *d, const NodeParts *np, OsiNode *out, NameVec *ins, NameVec *outs) {
-  out->name = str(d, np->name);
-  out->op_type = name(d, np->op_type);
-  out->domain = domain(d, np->domain);
-  out->overload = str(d, np->overload);
+  out->name = text_str(d, np->name);
+  out->op_type = osi_names_intern(&d->names, np->op_type.len ? np->op_type.s : "", np->op_type.len);
+  out->domain = text_domain(d, np->domain);
+  out->overload = text_str(d, np->overload);
   out->n_inputs = (int)np->n_input;
   out->n_outputs = (int)np->n_output;
   out->n_attrs = (int)np->n_attribute;
-  if (!push_names(d, ins, np->input, np->n_input)) return 0;
-  if (!push_names(d, outs, np->output, np->n_output)) return 0;
+  if (!out->name || !out->op_type || !out->domain || !out->overload) return 0;
+  if (!push_names(d, ins, np->input, np->input_bytes, np->n_input)) return 0;
+  if (!push_names(d, outs, np->output, np->output_bytes, np->n_output)) return 0;
   OsiAttr *attrs = ALLOC_ARRAY(d, np->n_attribute, OsiAttr);
   if (!attrs) return 0;
   for (size_t i = 0; i < np->n_attribute; i++)
@@ -369,7 +396,9 @@ static int decode_node(Decoder *d, const NodeParts *np, OsiNode *out, NameVec *i
 static int source_node(Decoder *d, const NodeSource *src, size_t i, NodeParts *out) {
   if (src->unpacked) {
     const Onnx__NodeProto *np = src->unpacked[i];
-    *out = (NodeParts){NODE_PARTS(np), np->attribute, NULL};
+    *out = (NodeParts){text(np->name), text(np->op_type), text(np->domain), text(np->overload),
+                       np->n_input, np->n_output, np->n_attribute, np->input, np->output, NULL, NULL,
+                       np->attribute, NULL};
     return 1;
   }
   Onnx__NodeProtoAttrsLater *np;
@@ -391,7 +420,9 @@ static int source_node(Decoder *d, const NodeSource *src, size_t i, NodeParts *o
     np = onnx__node_proto_attrs_later__unpack(&d->node_alloc, src->bytes[i].len, src->bytes[i].data);
   }
   if (!np) return fail(d, OSI_ERR_PARSE, PBC_REFUSED);
-  *out = (NodeParts){NODE_PARTS(np), NULL, np->attribute};
+  *out = (NodeParts){text_bytes(&np->name), text_bytes(&np->op_type), text_bytes(&np->domain),
+                     text_bytes(&np->overload), np->n_input, np->n_output, np->n_attribute, NULL, NULL,
+                     np->input, np->output, NULL, np->attribute};
   return 1;
 }
 
