@@ -96,11 +96,25 @@ function define(o, key, value) {
   else o[key] = value;
 }
 
+// Names are decoded this many bytes at a time (cut after a NUL): V8 makes a string of a few
+// hundred KB in its large-object space, where decoding the 240 KB of a 32-layer export's names
+// at once took 20 times as long as in pieces (Node 20).
+const SPLIT_CHUNK = 8192;
+
 /** `count` NUL-terminated UTF-8 strings in `bytes` (names never contain a NUL). */
 function splitStrings(bytes, count) {
   if (count === 0) return [];
-  const all = decodeBytes(bytes).split('\0');
-  all.length = count; // the part after the last NUL
+  const all = new Array(count);
+  let n = 0;
+  for (let start = 0; n < count;) {
+    let end = start + SPLIT_CHUNK < bytes.length ? bytes.lastIndexOf(0, start + SPLIT_CHUNK - 1) : -1;
+    if (end < start) end = bytes.indexOf(0, start + SPLIT_CHUNK - 1); // a name longer than a chunk
+    if (end < 0) end = bytes.lastIndexOf(0); // (the last chunk)
+    // Cut at a NUL, never inside a UTF-8 sequence: decodeBytes reads each piece as it would the whole.
+    const part = decodeBytes(bytes.subarray(start, end)).split('\0');
+    for (let i = 0; i < part.length && n < count; i++) all[n++] = part[i];
+    start = end + 1;
+  }
   return all;
 }
 
@@ -178,21 +192,28 @@ const FLAG_ASTRAL = 2; // some key has a code point above U+FFFF
  * hands out is frozen.
  */
 class Packed {
-  #bytes;
+  #nodeNameBytes;
   #names;
   #nodeNames;
   #flags;
   #sorted;
   #next = 0; // the row after the last one lookup found
 
-  /** Copies the packed result at `ptr` (4-byte aligned) out of `heap` (a Uint8Array). */
+  /**
+   * Reads the packed result at `ptr` (4-byte aligned) in `heap` (a Uint8Array): the names and the
+   * JSON part are decoded from there (the result's inputs and outputs need the names at once),
+   * the words and node names copied out (one copy, only of what is read later).
+   */
   constructor(heap, ptr) {
     const h = new Uint32Array(heap.buffer, heap.byteOffset + ptr, HEADER);
     if (h[0] !== VERSION) throw new Error(`onnx-shapes: packed result version ${h[0]}, expected ${VERSION} (dist/ and js/ from different builds?)`);
     const [, nNames, nRows, nNodes, ioWords, tableCap, flags, namesBytes, nodeNamesBytes, jsonBytes] = h;
     const pad = (n) => (n + 3) & ~3;
     const words = HEADER + 2 * nNames + nRows + tableCap + nNodes + ioWords;
-    const bytes = heap.slice(ptr, ptr + 4 * words + pad(namesBytes) + pad(nodeNamesBytes) + jsonBytes);
+    const namesAt = ptr + 4 * words, nodeNamesAt = namesAt + pad(namesBytes), jsonAt = nodeNamesAt + pad(nodeNamesBytes);
+    const bytes = new Uint8Array(4 * words + nodeNamesBytes);
+    bytes.set(heap.subarray(ptr, namesAt));
+    bytes.set(heap.subarray(nodeNamesAt, nodeNamesAt + nodeNamesBytes), 4 * words);
     const w = new Int32Array(bytes.buffer, 0, words);
     let at = HEADER;
     const take = (n) => w.subarray(at, (at += n));
@@ -202,12 +223,12 @@ class Packed {
     this.table = take(tableCap);
     this.nodeOps = take(nNodes);
     this.nodeIO = take(ioWords);
-    at *= 4;
-    this.#bytes = { names: bytes.subarray(at, (at += pad(namesBytes))), nodeNames: bytes.subarray(at, (at += pad(nodeNamesBytes))) };
+    this.#names = splitStrings(heap.subarray(namesAt, namesAt + namesBytes), nNames);
+    this.#nodeNameBytes = bytes.subarray(4 * words);
     this.nNames = nNames;
     this.nNodes = nNodes;
     this.#flags = flags;
-    const json = JSON.parse(utf8.decode(bytes.subarray(at, at + jsonBytes)));
+    const json = JSON.parse(utf8.decode(heap.subarray(jsonAt, jsonAt + jsonBytes)));
     this.json = json;
     this.types = json.types.map(deepFreeze);
     const s = json.subValues;
@@ -221,11 +242,11 @@ class Packed {
 
   /** Top-level value names in definition order. */
   get names() {
-    return (this.#names ??= splitStrings(this.#bytes.names, this.nNames));
+    return this.#names;
   }
 
   get nodeNames() {
-    return (this.#nodeNames ??= splitStrings(this.#bytes.nodeNames, this.nNodes));
+    return (this.#nodeNames ??= splitStrings(this.#nodeNameBytes, this.nNodes));
   }
 
   /** The key and type of entry `row` of rows (a name index, or -1-k for subgraph value k). */

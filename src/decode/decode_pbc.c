@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/attr_memo.h"
 #include "decode/decode.h"
 #include "decode/model_build.h"
 #include "decode/name_intern.h"
@@ -35,6 +36,7 @@ typedef struct Decoder {
    * passed yet by the nodes unpacked from the original bytes. */
   const OsiPbcStrips *strips;
   size_t strip_at;
+  OsiAttrMemo attr_memo; /* the model graph's attributes, by their bytes */
 } Decoder;
 
 #define PBC_REFUSED "the bytes are not a valid ONNX ModelProto (protobuf decoding failed)"
@@ -274,24 +276,34 @@ static void name_vec_free(NameVec *v) {
   free(v->ids);
 }
 
-static int push_names(Decoder *d, NameVec *v, char **src, size_t n) {
-  if (n > v->cap - v->n) {
-    size_t cap = v->cap ? v->cap : 256;
-    while (cap - v->n < n && cap <= SIZE_MAX / 2 / sizeof(char *)) cap *= 2;
-    const char **names = cap - v->n >= n ? realloc(v->names, cap * sizeof *names) : NULL;
-    if (names) v->names = names;
-    uint32_t *ids = names ? realloc(v->ids, cap * sizeof *ids) : NULL;
-    if (!ids) return fail(d, OSI_ERR_NOMEM, "out of memory while decoding the model");
-    v->ids = ids;
-    v->cap = cap;
-  }
-  for (size_t i = 0; i < n; i++) {
-    const char *s = name(d, src[i]);
-    if (!s) return 0;
-    v->names[v->n + i] = s;
-    v->ids[v->n + i] = name_id(d, s); /* moot if interning turns incomplete later */
-  }
-  v->n += n;
+/* Room for n more names in v. */
+static int name_vec_room(Decoder *d, NameVec *v, size_t n) {
+  if (n <= v->cap - v->n) return 1;
+  size_t cap = v->cap ? v->cap : 256;
+  while (cap - v->n < n && cap <= SIZE_MAX / 2 / sizeof(char *)) cap *= 2;
+  const char **names = cap - v->n >= n ? realloc(v->names, cap * sizeof *names) : NULL;
+  if (names) v->names = names;
+  uint32_t *ids = names ? realloc(v->ids, cap * sizeof *ids) : NULL;
+  if (!ids) return fail(d, OSI_ERR_NOMEM, "out of memory while decoding the model");
+  v->ids = ids;
+  v->cap = cap;
+  return 1;
+}
+
+static int push_name(Decoder *d, NameVec *v, const char *s) {
+  if (!s) return 0;
+  v->names[v->n] = s;
+  v->ids[v->n++] = name_id(d, s); /* moot if interning turns incomplete later */
+  return 1;
+}
+
+/* NUL-terminated names (unpacked nodes), or each the bytes of one
+ * (NodeProtoAttrsLater: its length comes with it, never counted). */
+static int push_names(Decoder *d, NameVec *v, char **src, const ProtobufCBinaryData *bytes, size_t n) {
+  if (!name_vec_room(d, v, n)) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!push_name(d, v, src ? name(d, src[i]) : osi_names_intern(&d->names, (const char *)bytes[i].data, bytes[i].len)))
+      return 0;
   return 1;
 }
 
@@ -307,32 +319,89 @@ typedef struct NodeSource {
   size_t n;
 } NodeSource;
 
-/* One NodeProto -> *out, its names pushed onto ins and outs (the arrays
+/* A string field of a node: protobuf-c's NUL-terminated copy, or (a field
+ * NodeProtoAttrsLater reads as bytes) its bytes and their count, taken from
+ * the wire rather than counted again. */
+typedef struct Text {
+  const char *s; /* NULL: absent */
+  size_t len;
+} Text;
+
+static Text text(const char *s) { return (Text){s, s ? strlen(s) : 0}; }
+static Text text_bytes(const ProtobufCBinaryData *b) { return (Text){(const char *)b->data, b->len}; }
+
+static const char *text_str(Decoder *d, Text t) {
+  return t.len ? osi_arena_strndup(d->arena, t.s, t.len) : "";
+}
+
+static const char *text_domain(Decoder *d, Text t) {
+  return t.len == 7 && memcmp(t.s, "ai.onnx", 7) == 0 ? "" : text_str(d, t);
+}
+
+/* What NodeProto and NodeProtoAttrsLater have alike. The names and
+ * attributes: unpacked (input, output, attribute), or each its bytes. */
+typedef struct NodeParts {
+  Text name, op_type, domain, overload;
+  size_t n_input, n_output, n_attribute;
+  char **input, **output;
+  const ProtobufCBinaryData *input_bytes, *output_bytes;
+  Onnx__AttributeProto **attribute;
+  const ProtobufCBinaryData *attribute_bytes;
+} NodeParts;
+
+/* Attribute i of a node of the model's graph, from its bytes: the one a
+ * node before had when it had the same bytes, else unpacked (into
+ * d->node_scratch) and converted. */
+static int decode_attr_bytes(Decoder *d, const ProtobufCBinaryData *b, OsiAttr *out) {
+  uint32_t hash = 0;
+  const OsiAttr *seen = osi_attr_memo_find(&d->attr_memo, b->data, b->len, &hash);
+  if (seen) {
+    *out = *seen;
+    return 1;
+  }
+  Onnx__AttributeProto *ap = onnx__attribute_proto__unpack(&d->node_alloc, b->len, b->data);
+  if (!ap) return fail(d, OSI_ERR_PARSE, PBC_REFUSED);
+  if (!decode_attr(d, ap, out)) return 0;
+  if (out->type != OSI_ATTR_GRAPH && out->type != OSI_ATTR_GRAPHS)
+    osi_attr_memo_put(&d->attr_memo, b->data, b->len, hash, out);
+  return 1;
+}
+
+/* One node -> *out, its names pushed onto ins and outs (the arrays
  * are set once the graph's are complete). */
-static int decode_node(Decoder *d, const Onnx__NodeProto *np, OsiNode *out, NameVec *ins, NameVec *outs) {
-  out->name = str(d, np->name);
-  out->op_type = name(d, np->op_type);
-  out->domain = domain(d, np->domain);
-  out->overload = str(d, np->overload);
+static int decode_node(Decoder *d, const NodeParts *np, OsiNode *out, NameVec *ins, NameVec *outs) {
+  out->name = text_str(d, np->name);
+  out->op_type = osi_names_intern(&d->names, np->op_type.len ? np->op_type.s : "", np->op_type.len);
+  out->domain = text_domain(d, np->domain);
+  out->overload = text_str(d, np->overload);
   out->n_inputs = (int)np->n_input;
   out->n_outputs = (int)np->n_output;
   out->n_attrs = (int)np->n_attribute;
-  if (!push_names(d, ins, np->input, np->n_input)) return 0;
-  if (!push_names(d, outs, np->output, np->n_output)) return 0;
+  if (!out->name || !out->op_type || !out->domain || !out->overload) return 0;
+  if (!push_names(d, ins, np->input, np->input_bytes, np->n_input)) return 0;
+  if (!push_names(d, outs, np->output, np->output_bytes, np->n_output)) return 0;
   OsiAttr *attrs = ALLOC_ARRAY(d, np->n_attribute, OsiAttr);
   if (!attrs) return 0;
   for (size_t i = 0; i < np->n_attribute; i++)
-    if (!decode_attr(d, np->attribute[i], &attrs[i])) return 0;
+    if (!(np->attribute ? decode_attr(d, np->attribute[i], &attrs[i])
+                        : decode_attr_bytes(d, &np->attribute_bytes[i], &attrs[i])))
+      return 0;
   out->attrs = attrs;
   out->graph_free = (unsigned char)osi_attrs_graph_free(attrs, out->n_attrs);
   return 1;
 }
 
-/* Node i of src, unpacked (into d->node_scratch for bytes); NULL when
- * protobuf-c refuses the bytes (d->err set). */
-static const Onnx__NodeProto *source_node(Decoder *d, const NodeSource *src, size_t i) {
-  if (src->unpacked) return src->unpacked[i];
-  Onnx__NodeProto *np;
+/* Node i of src (for bytes: unpacked into d->node_scratch, its attributes
+ * left as bytes); 0 when protobuf-c refuses the bytes (d->err set). */
+static int source_node(Decoder *d, const NodeSource *src, size_t i, NodeParts *out) {
+  if (src->unpacked) {
+    const Onnx__NodeProto *np = src->unpacked[i];
+    *out = (NodeParts){text(np->name), text(np->op_type), text(np->domain), text(np->overload),
+                       np->n_input, np->n_output, np->n_attribute, np->input, np->output, NULL, NULL,
+                       np->attribute, NULL};
+    return 1;
+  }
+  Onnx__NodeProtoAttrsLater *np;
   if (src->spans) {
     const OsiPbcStrip *node = &src->spans[i];
     const OsiPbcStrips *st = d->strips;
@@ -344,14 +413,17 @@ static const Onnx__NodeProto *source_node(Decoder *d, const NodeSource *src, siz
     while (d->strip_at < st->count && st->items[d->strip_at].start < node->start) d->strip_at++;
     if (d->strip_at < st->count && st->items[d->strip_at].start < node->start + node->len)
       stripped = osi_pbc_strip_node(st, node, &d->strip_at, &len);
-    np = stripped ? onnx__node_proto__unpack(&d->node_alloc, len, stripped)
-                  : onnx__node_proto__unpack(&d->node_alloc, node->len, node->start);
+    np = stripped ? onnx__node_proto_attrs_later__unpack(&d->node_alloc, len, stripped)
+                  : onnx__node_proto_attrs_later__unpack(&d->node_alloc, node->len, node->start);
     free(stripped);
   } else {
-    np = onnx__node_proto__unpack(&d->node_alloc, src->bytes[i].len, src->bytes[i].data);
+    np = onnx__node_proto_attrs_later__unpack(&d->node_alloc, src->bytes[i].len, src->bytes[i].data);
   }
-  if (!np) fail(d, OSI_ERR_PARSE, PBC_REFUSED);
-  return np;
+  if (!np) return fail(d, OSI_ERR_PARSE, PBC_REFUSED);
+  *out = (NodeParts){text_bytes(&np->name), text_bytes(&np->op_type), text_bytes(&np->domain),
+                     text_bytes(&np->overload), np->n_input, np->n_output, np->n_attribute, NULL, NULL,
+                     np->input, np->output, NULL, np->attribute};
+  return 1;
 }
 
 static const OsiNode *decode_nodes(Decoder *d, const NodeSource *src) {
@@ -359,11 +431,13 @@ static const OsiNode *decode_nodes(Decoder *d, const NodeSource *src) {
   NameVec ins = {0}, outs = {0};
   int ok = v != NULL;
   for (size_t i = 0; ok && i < src->n; i++) {
-    const Onnx__NodeProto *np = source_node(d, src, i);
-    ok = np && decode_node(d, np, &v[i], &ins, &outs);
+    NodeParts np = {0};
+    ok = source_node(d, src, i, &np) && decode_node(d, &np, &v[i], &ins, &outs);
     if (!src->unpacked) {
       osi_scratch_rewind(&d->node_scratch); /* the node's tree, read */
-      d->nodes_unpacked += np != NULL;
+      /* (A node that failed is unpacked again whole by later_nodes_unpack:
+       * its attributes after the failing one were not.) */
+      d->nodes_unpacked += ok;
     }
   }
   const char **in = ok ? ALLOC_ARRAY(d, ins.n, const char *) : NULL;
@@ -621,6 +695,7 @@ static const OsiModel *decode(const uint8_t *bytes, size_t len, uint8_t *owned, 
     fail(&d, OSI_ERR_PARSE, PBC_REFUSED);
   }
   osi_names_free(&d.names);
+  osi_attr_memo_free(&d.attr_memo);
   free(owned); /* (the nodes were read from it) */
   free(strips.items);
   free(strips.nodes);

@@ -40,6 +40,7 @@
 #include "decode/model_build.h"
 #include "decode/pbc_wire.h"
 #include "decode/tensor_data.h"
+#include "base/str_hash.h"
 #include "base/thread_local.h"
 #include "onnx_shapes.pb-c.h"
 
@@ -52,6 +53,19 @@ typedef struct Sub {
   size_t len;
 } Sub;
 
+/* An AttributeProto scanned whole without a finding (no payload noted):
+ * another with the same bytes, as deep, has none either. */
+typedef struct Scanned {
+  const uint8_t *p; /* NULL: empty */
+  uint32_t len, hash;
+  int depth, nest;
+} Scanned;
+
+/* Exporters repeat attributes (a GPT-2 export: 5,131, 35 distinct); those
+ * up to this long are remembered in SCANNED_SLOTS slots, by hash. */
+#define SCANNED_MAX_BYTES 256
+#define SCANNED_SLOTS 1024
+
 typedef struct Scan {
   const uint8_t *base;
   size_t len;
@@ -63,7 +77,25 @@ typedef struct Scan {
    * again (a graph's tens of thousands of nodes). */
   Sub *subs;
   size_t n_subs, cap_subs;
+  Scanned *scanned; /* SCANNED_SLOTS, malloc'ed on first use; NULL: none */
 } Scan;
+
+/* Whether the attribute `sub` (at `depth`, under `nest` graphs and types)
+ * has the bytes of one scanned before without a finding; else, when it
+ * may be remembered, *slot is where (and *hash its hash). */
+static int scanned_before(Scan *s, const Sub *sub, int depth, int nest, Scanned **slot, uint32_t *hash) {
+  *slot = NULL;
+  if (sub->len == 0 || sub->len > SCANNED_MAX_BYTES) return 0;
+  if (!s->scanned && !(s->scanned = calloc(SCANNED_SLOTS, sizeof *s->scanned))) return 0;
+  uint32_t h = (uint32_t)osi_str_hash((const char *)sub->p, sub->len);
+  Scanned *e = &s->scanned[(h ^ (h >> 16)) & (SCANNED_SLOTS - 1)];
+  if (e->p && e->hash == h && e->len == sub->len && e->depth == depth && e->nest == nest &&
+      memcmp(e->p, sub->p, sub->len) == 0)
+    return 1;
+  *slot = e;
+  *hash = h;
+  return 0;
+}
 
 static int push_sub(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8_t *p, size_t len) {
   if (s->n_subs == s->cap_subs) {
@@ -298,7 +330,15 @@ static int scan_msg(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8
   size_t last = s->n_subs;
   for (size_t i = subs; i < last; i++) {
     Sub sub = s->subs[i]; /* (a copy: deeper pushes may move the array) */
+    Scanned *slot = NULL;
+    uint32_t hash = 0;
+    if (sub.desc == &onnx__attribute_proto__descriptor &&
+        scanned_before(s, &sub, depth + 1, nest, &slot, &hash))
+      continue;
+    size_t noted = s->strips ? s->strips->count : 0;
     if (!scan_msg(s, sub.desc, sub.p, sub.len, depth + 1, nest)) return 0;
+    if (slot && (!s->strips || (s->strips->count == noted && !s->strips->failed)))
+      *slot = (Scanned){sub.p, (uint32_t)sub.len, hash, depth + 1, nest};
   }
   s->n_subs = subs;
   /* After its descent: the tensors a rewrite drops from are in byte order. */
@@ -308,9 +348,10 @@ static int scan_msg(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8
 
 int osi_pbc_prescan(const uint8_t *bytes, size_t len, OsiDecodeError *err, int *merge,
                     OsiPbcStrips *strips) {
-  Scan s = {bytes ? bytes : (const uint8_t *)"", len, err, 0, strips, NULL, 0, 0};
+  Scan s = {bytes ? bytes : (const uint8_t *)"", len, err, 0, strips, NULL, 0, 0, NULL};
   int ok = scan_msg(&s, &onnx__model_proto__descriptor, s.base, len, 1, 0);
   free(s.subs);
+  free(s.scanned);
   *merge = s.merge;
   return ok;
 }

@@ -163,8 +163,11 @@ OsiStatus osi_window_require_fit(OsiOpCtx *ctx, int x_in, int d, const OsiSpatia
    * (in + pads - extent) / stride > -2, in >= extent - pads - 2 * stride + 1.
    * On a symbolic input without ceil_mode the output is the floor form
    * (osi_window_out), which agrees with rounding toward zero only where
-   * it is not negative: the requirement keeps it there (in >= extent -
-   * pads - stride), leaving out the tiny inputs whose window overhangs. */
+   * the window fits (in + pads >= extent) or overhangs by exactly one
+   * stride: in between, floor gives 0 outputs where onnxruntime gives 1.
+   * The requirement keeps the symbols where they agree (in >= extent -
+   * pads, or one less with stride 1), leaving out the tiny inputs whose
+   * window overhangs rather than giving them a wrong size. */
   int valid = !strcmp(sp->auto_pad, "VALID");
   int64_t pads = valid ? 0 : sp->pads[i], slack, strides = sp->stride[i], c;
   int floor_form = !sp->ceil_mode && !osi_expr_is_const(s, x->dims[d], &c);
@@ -172,10 +175,12 @@ OsiStatus osi_window_require_fit(OsiOpCtx *ctx, int x_in, int d, const OsiSpatia
   if (!conv && !floor_form) strides -= 1;
   if (conv && !valid) slack = pads;
   else if (conv) slack = sp->stride[i] - 1;
+  else if (floor_form) slack = sp->stride[i] == 1 && pads < INT64_MAX ? pads + 1 : pads;
   else if (__builtin_add_overflow(pads, strides, &slack)) return OSI_OK;
   OsiExpr least = osi_expr_sub(s, extent, osi_expr_const(s, slack));
-  const char *what = conv ? (valid ? "the dilated kernel less stride - 1" : "the dilated kernel less the pads")
-                          : "the dilated kernel less the pads and a stride";
+  const char *what = conv || floor_form
+                         ? (conv && valid ? "the dilated kernel less stride - 1" : "the dilated kernel less the pads")
+                         : "the dilated kernel less the pads and a stride";
   char rule[96];
   window_rule(rule, sizeof rule, osi_op_type(ctx), i);
   return osi_op_require_le(ctx, rule, least, OSI_WHAT(what), x->dims[d], OSI_DIM(x_in, d));

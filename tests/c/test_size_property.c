@@ -142,8 +142,8 @@ static Ref conv_ref(i128 in, const i128 *p) {
 /* onnxruntime's pool output: (in + pads - extent) / stride + 1 rounded
  * toward zero (C division), or up with ceil_mode; refused below 0. On a
  * symbolic input the engine keeps the floor form, which agrees with it
- * wherever the floor form is not negative, and requires that
- * (pool_floor_ref). */
+ * where the window fits or overhangs by exactly a stride, and requires
+ * that (pool_floor_ref). */
 static Ref pool_ref_rounded(i128 in, const i128 *p, int toward_zero) {
   Ref r = {0, window_attrs_valid(p), window_exotic(p)};
   if (!r.valid) return r;
@@ -151,6 +151,11 @@ static Ref pool_ref_rounded(i128 in, const i128 *p, int toward_zero) {
   i128 out = (p[5] ? ceil_div(num, p[2]) : toward_zero ? num / p[2] : floor_div(num, p[2])) + 1;
   if (p[5] && (out - 1) * p[2] >= in + p[0]) out -= 1;
   r.valid = out >= 0;
+  /* The floor form is promised only where it is onnxruntime's size, and
+   * required by one bound: not where the window overhangs by less than a
+   * stride (floor 0, onnxruntime 1), nor, past stride 1, by a whole stride
+   * (both 0, but no single bound keeps it and leaves the others out). */
+  if (!toward_zero && !p[5] && num < 0 && !(p[2] == 1 && num == -1)) r.valid = 0;
   r.out = out;
   /* A last window dropped from the end padding is left unknown by the engine. */
   r.exotic |= p[5] && p[1] >= (p[4] - 1) * p[3] + 1;
