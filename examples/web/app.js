@@ -10,6 +10,7 @@
 //   detail.js         the side panel                why.js         "why this shape"
 //   node_panel.js     a node's attributes, inputs, outputs, weights
 //   panels.js         summary, symbols, memory, diagnostics, constraints, named sizes
+//   cost_panel.js     MACs, FLOPs, parameters, memory over the schedule (card, column, notes)
 //   graph_tab.js      the Graph tab (graph_view.js, layout_worker.js)
 import { $, esc, hue } from './page_util.js';
 import { state } from './page_data.js';
@@ -20,6 +21,7 @@ import { loadFiles, loadUrl, loadExample, cancelOpening } from './open_model.js'
 import { setFilter, wireTable } from './table.js';
 import { openDetail, openNode, closeDetail, gotoValue } from './detail.js';
 import { wireBindings } from './bindings.js';
+import { stepAt } from './cost_panel.js';
 import { graphView, onGraphValue, onGraphNode, setTab, showInGraph, showNodeInGraph, showBodyInGraph, showBrokenInGraph } from './graph_tab.js';
 
 function wire() {
@@ -77,7 +79,9 @@ function wire() {
     const g = e.target.closest('[data-goto]');
     if (g) { gotoValue(g.dataset.goto); return; }
     const f = e.target.closest('[data-filter]');
-    if (f) setFilter(f.dataset.filter);
+    if (f) { setFilter(f.dataset.filter); return; }
+    const plot = e.target.closest('#cost-memory');
+    if (plot) { const node = stepAt(plot, e.clientX); if (node !== null) openNode('', node); }
   });
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Escape' && !$('detail').hidden) { e.preventDefault(); closeDetail(); }

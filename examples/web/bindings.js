@@ -1,13 +1,16 @@
 // The "Symbols & sizes" inputs: the bindings text field and the per-symbol fields. A change
-// recomputes the sizes (sizes.js) and redraws what shows them: symbols, memory, constraints,
-// named sizes, the table and an open detail.
+// recomputes the sizes (sizes.js) and the cost at them (cost_panel.js), and redraws what shows
+// them: symbols, memory, constraints, named sizes, cost, the table, the graph's notes and an open
+// detail.
 import { parseBindings, printSymbol, symbolsThrough } from '../../js/expr.js';
 import { $, esc, exprHTML } from './page_util.js';
 import { state, valueLink } from './page_data.js';
 import { recomputeBindings } from './sizes.js';
 import { renderSymbols, renderMemory, renderConstraints, renderDefinitions, updateSymbolPlaceholders } from './panels.js';
-import { applyView, setMode } from './table.js';
+import { applyView, setMode, invalidateRows, renderRows } from './table.js';
 import { refreshDetail } from './detail.js';
+import { requestCost, renderCost } from './cost_panel.js';
+import { refreshGraphNotes } from './graph_tab.js';
 
 export function applyBindingsText(text) {
   const { map, errors } = parseBindings(text);
@@ -28,11 +31,24 @@ export function bindingsChanged({ rerenderSymbols = true } = {}) {
   renderRefusal();
   renderConstraints();
   renderDefinitions();
+  // The worker counts the cost at these sizes (the figures on screen stay until it answers).
+  if (state.cost) requestCost(costChanged);
   if ($('bindings-text') !== document.activeElement) {
     $('bindings-text').value = [...state.env].map(([k, v]) => `${printSymbol(k)}=${v}`).join(', ');
   }
   applyView({ keepScroll: true });
   refreshDetail();
+}
+
+/** Redraws what shows the cost once it is counted (the table's MACs, the graph's notes, a node panel). */
+export function costChanged() {
+  // The rows first: they read the table's geometry, which after the card's new HTML would force
+  // a layout of the whole page inside this task.
+  invalidateRows();
+  renderRows();
+  renderCost();
+  refreshGraphNotes();
+  if (state.detailNode) refreshDetail();
 }
 
 const REL = { '==': '=', '<=': '≤' };

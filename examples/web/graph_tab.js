@@ -1,10 +1,12 @@
 // The Graph tab of the page: the graph view (graph_view.js draws, layout_worker.js lays out) fed
-// from the inference worker, the Table/Graph tabs, and "Show in graph" for a value.
+// from the inference worker, the Table/Graph tabs, and "Show in graph" for a value; its boxes
+// show their MACs (cost_panel.js).
 import { tokenize } from '../../js/expr.js';
 import { $, hue } from './page_util.js';
 import { state, brokenNode } from './page_data.js';
 import { ask } from './worker_client.js';
 import { createGraphView } from './graph_view.js';
+import { graphNotes } from './cost_panel.js';
 
 // What a click on a value or a node in the graph does; set by the page (the detail panel opens them).
 const handlers = { onValue: () => {}, onNode: () => {} };
@@ -25,7 +27,15 @@ export const graphView = createGraphView({
   requestGraph: () => ask({ type: 'graph', model: state.modelId }).then((m) => m.json),
   onValue: (key) => { if (state.byName.has(key)) handlers.onValue(key); },
   onNodeSelect: ({ path, index }) => handlers.onNode(path, index),
+  // Each box's MACs (a group's total) at the bindings, once the cost is counted: the notes are
+  // always given, so the layout (which reserves their line) does not change when they do.
+  notes: graphNotes(),
 });
+
+/** Redraws the graph's notes (the cost changed); the layout is kept. */
+export function refreshGraphNotes() {
+  if (graphView.state.view) graphView.setNotes(graphNotes());
+}
 
 export function setTab(tab) {
   state.tab = tab;

@@ -2,9 +2,11 @@
 // (with the defaults a convolution or pooling uses when the model leaves them out, and where its
 // kernel comes from), its inputs and outputs with their shapes, the weights it reads (initializers
 // and Constant outputs: shape, type, bytes), what the model needs of its sizes, its diagnostics.
-// The attributes come from the worker (result node attributes), asked for when the panel opens.
+// The attributes come from the worker (result node attributes), asked for when the panel opens;
+// the node's cost (MACs, FLOPs, bytes) from cost_panel.js.
 import { esc, fmtInt, fmtBytes, exprHTML, ELEM_BYTES } from './page_util.js';
 import { state, ioAt, nodeAt, valueLink, typeLine, constraintHTML, DIAG_LEVEL } from './page_data.js';
+import { nodeCostHTML } from './cost_panel.js';
 
 /** Ops whose spatial attributes default when absent, and the input holding the kernel (its dims[2:]). */
 const SPATIAL = {
@@ -112,6 +114,7 @@ export function nodeHTML(path, index, attributes) {
   let html = `<section class="d-sec d-top" id="n-op"><p class="d-node"><span class="opname big">${esc(node.opType)}</span> <span class="mono">${esc(node.name || `node #${index}`)}</span></p>
     <dl class="facts"><dt>Domain</dt><dd class="mono">${esc(node.domain || 'ai.onnx')}</dd><dt>Opset</dt><dd>${opset ?? '<span class="muted">not imported</span>'}</dd>
     <dt>Node</dt><dd>#${index}${path ? ` <span class="muted">in</span> <span class="mono">${esc(path)}</span>` : ''}</dd></dl></section>`;
+  html += nodeCostHTML(path, index);
   html += `<section class="d-sec" id="n-attrs"><h3>Attributes</h3><div id="n-attrs-body">${attributesHTML(node, io, path, index, attributes)}</div></section>`;
   html += `<section class="d-sec" id="n-inputs"><h3>Inputs</h3><ul class="io-list">${io.inputs.map(ioRow).join('') || '<li class="muted">none</li>'}</ul></section>`;
   html += `<section class="d-sec" id="n-outputs"><h3>Outputs</h3><ul class="io-list">${io.outputs.map(ioRow).join('') || '<li class="muted">none</li>'}</ul></section>`;

@@ -87,6 +87,8 @@ async function loadFile(file, displayName = file.name) {
  * an error card. A test may set globalThis.__ONNX_SHAPES_URL_TIMEOUT_MS__ before the page loads.
  */
 const urlTimeoutMs = () => globalThis.__ONNX_SHAPES_URL_TIMEOUT_MS__ ?? 120000;
+// ?cost=0: no cost model (what the page costs without it: tests/browser/bench_cost.mjs).
+const costOption = () => (new URLSearchParams(location.search).get('cost') === '0' ? { cost: false } : {});
 
 // The opening in progress: { id, name, cancelled } (its Cancel button stops it).
 let opening = null;
@@ -117,7 +119,7 @@ async function loadFrom(message, displayName, size) {
   }
   setProgress(`Reading ${displayName}…`, null, true);
   const this_ = (opening = { id: null, name: displayName, cancelled: false });
-  const { id, promise } = request({ type: 'infer', name: displayName, ...message, ...(message.url ? { timeout: urlTimeoutMs() } : {}) }, (p) => {
+  const { id, promise } = request({ type: 'infer', name: displayName, ...message, ...costOption(), ...(message.url ? { timeout: urlTimeoutMs() } : {}) }, (p) => {
     if (this_.cancelled) return;
     const pct = p.fraction === null ? '' : ` ${Math.round(p.fraction * 100)}%`;
     if (p.phase === 'read') setProgress(`Reading ${displayName}…${pct}`, p.fraction, true);

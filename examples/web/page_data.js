@@ -26,6 +26,7 @@ export const state = {
   detailNode: null,    // {path, index} of the node shown in the detail panel instead
   symbols: [],         // [{name, uses, source, dataDependent}]
   eventsByValue: null,
+  cost: null,          // cost_panel.js: the cost model and its counts at the bindings, or null
 };
 
 export const ROW_H = 38;

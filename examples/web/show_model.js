@@ -1,15 +1,17 @@
 // Puts a model on screen: the worker's result becomes the page's state and rows, the bindings
 // start empty, and every panel, the table and the graph view are drawn for it. The result comes in
-// parts (worker.js resultParts): the first rows show at once, the rest is added a part per task.
+// parts (worker.js resultParts): the first rows show at once, the rest is added a part per task;
+// once all are in, the worker counts the cost (cost_panel.js).
 import { $, fmtInt } from './page_util.js';
 import { state, brokenNode } from './page_data.js';
 import { parseResult, startRows, addRows, addNodes, addSymbols } from './model_rows.js';
 import { recomputeBindings } from './sizes.js';
 import { renderSummary, renderSymbols, renderDiagnostics, renderConstraints, renderDefinitions } from './panels.js';
 import { applyView, setMode, invalidateRows, renderRows, rowsAdded } from './table.js';
-import { resetBindings, renderRefusal } from './bindings.js';
+import { resetBindings, renderRefusal, costChanged } from './bindings.js';
 import { graphView } from './graph_tab.js';
 import { openDetail } from './detail.js';
+import { resetCost, requestCost, renderCost } from './cost_panel.js';
 
 /**
  * The event log of the model on screen, which the worker records after the result (a second
@@ -115,6 +117,7 @@ function finishSteps() {
       graphView.reset(state.result);
       if (state.tab === 'graph') graphView.show();
       document.body.dataset.rows = 'complete';
+      if (state.cost) startCost();
       const done = onComplete;
       onComplete = null;
       done?.();
@@ -144,6 +147,7 @@ export function showModel(msg, displayName, size) {
   state.broken = null;
   startRows(msg);
   if (earlyEvents?.id === msg.id) eventsArrived(earlyEvents);
+  resetCost(msg.info.cost);
 
   // Bindings belong to one model: a new model starts symbolic.
   resetBindings();
@@ -169,6 +173,7 @@ export function showModel(msg, displayName, size) {
   $('memory').innerHTML = '';
   $('bindings-issues').hidden = true;
   renderDefinitions();
+  renderCost();
   applyView();
   graphView.reset(null); // the old model's graph goes; the new one's view is prepared once complete
 
@@ -184,4 +189,20 @@ export function showModel(msg, displayName, size) {
     schedule();
   }, 0));
   return complete;
+}
+
+/**
+ * Asks the worker for the cost of the model now complete; it is drawn when the worker answers.
+ * Timings for tests/browser/bench_cost.mjs: costMs, the main thread's time drawing it;
+ * costShownMs, from here to drawn.
+ */
+function startCost() {
+  const t0 = performance.now();
+  requestCost(() => {
+    const t1 = performance.now();
+    costChanged();
+    const t2 = performance.now();
+    window.__onnxShapesDemo.costMs = t2 - t1;
+    window.__onnxShapesDemo.costShownMs = t2 - t0;
+  });
 }

@@ -1,7 +1,9 @@
 // The values table: filtering (name, op:, sym:, type:, is:), sorting, model order, and the
 // virtualised rows (only the visible rows are in the DOM), with the active row and keyboard moves.
+// The MACs column shows the producing node's MACs on its first output (cost_panel.js).
 import { $, esc, fmtInt, fmtBytes } from './page_util.js';
-import { state, ROW_H, OVERSCAN, shapeCache, shapeHTML, shapeText, KIND_SHORT, KIND_LABEL, isBroken } from './page_data.js';
+import { state, ROW_H, OVERSCAN, shapeCache, shapeHTML, shapeText, KIND_SHORT, KIND_LABEL, isBroken, nodeIO } from './page_data.js';
+import { nodeMacs, countShort } from './cost_panel.js';
 
 function parseFilter(text) {
   const f = { words: [], op: [], sym: [], type: [], is: [] };
@@ -50,6 +52,32 @@ function compareRows(a, b, key) {
   }
 }
 
+/** The MACs a row shows: its producer's, on the producer's first output; null otherwise. */
+function rowMacs(r) {
+  if (r.nodeIndex < 0 || r.kind === 'inner' || !state.cost?.at) return null;
+  r.firstOutput ??= nodeIO(r.nodeIndex)?.outputs.find((k) => k) === r.name;
+  return r.firstOutput ? nodeMacs(r.nodeIndex) : null;
+}
+
+/**
+ * Rows by their MACs in direction `dir`; in either direction the numbers come first, then the
+ * expressions, then the rows without MACs.
+ */
+function compareMacs(a, b, dir) {
+  const x = rowMacs(a), y = rowMacs(b);
+  const rank = (v) => (typeof v === 'number' || typeof v === 'bigint' ? 0 : typeof v === 'string' ? 1 : 2);
+  const rx = rank(x), ry = rank(y);
+  if (rx !== ry) return rx - ry;
+  return rx === 2 ? 0 : dir * (x < y ? -1 : x > y ? 1 : 0);
+}
+
+function macsCell(r) {
+  const v = rowMacs(r);
+  if (v === null || v === undefined) return '<div role="gridcell" class="c-macs num"></div>';
+  const exact = typeof v === 'string' ? v : `${fmtInt(Number(v))} MACs`;
+  return `<div role="gridcell" class="c-macs num${typeof v === 'string' ? ' symbolic' : ''}" title="${esc(exact)}">${esc(countShort(v))}</div>`;
+}
+
 export function applyView({ keepScroll = false } = {}) {
   const f = parseFilter(state.filter);
   const any = f.words.length || f.op.length || f.sym.length || f.type.length || f.is.length;
@@ -60,7 +88,8 @@ export function applyView({ keepScroll = false } = {}) {
   let view = state.modelOrder;
   if (any) view = view.filter((i) => matches(rows[i], f));
   else view = view.slice();
-  if (key !== 'order') view.sort((x, y) => dir * compareRows(rows[x], rows[y], key) || rows[x].order - rows[y].order);
+  if (key === 'macs') view.sort((x, y) => compareMacs(rows[x], rows[y], dir) || rows[x].order - rows[y].order);
+  else if (key !== 'order') view.sort((x, y) => dir * compareRows(rows[x], rows[y], key) || rows[x].order - rows[y].order);
   const prevName = state.active >= 0 ? rows[state.view[state.active]]?.name : null;
   state.view = view;
   state.active = prevName ? view.findIndex((i) => rows[i].name === prevName) : -1;
@@ -138,6 +167,7 @@ export function renderRows() {
         + `<div role="gridcell" class="c-type"><span class="etype">${esc(r.elem)}</span></div>`
         + `<div role="gridcell" class="c-shape" title="${esc(shapeText(r))}">${shapeHTML(r)}</div>`
         + `<div role="gridcell" class="c-size num"${r.bytes !== null ? ` title="${fmtInt(r.bytes)} bytes"` : ''}>${r.bytes !== null ? fmtBytes(r.bytes) : '<span class="muted">—</span>'}</div>`
+        + macsCell(r)
         + '</div>';
     }
     el.style.transform = `translateY(${first * ROW_H}px)`;
@@ -240,7 +270,7 @@ export function wireTable({ openDetail, openNode }) {
       if (state.sort.key === key) {
         if (state.sort.dir === 1) state.sort.dir = -1;
         else state.sort = { key: 'order', dir: 1 };
-      } else state.sort = { key, dir: key === 'size' ? -1 : 1 };
+      } else state.sort = { key, dir: key === 'size' || key === 'macs' ? -1 : 1 };
       applyView();
     });
   }

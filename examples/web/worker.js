@@ -1,12 +1,13 @@
 // The demo's module Web Worker: loads the engine once, runs inference off the main thread, and
 // answers with plain data (the result, plus what model_scan.js reads from the model itself).
 //
-//   main → worker  {type: 'infer', id, file?: Blob, bytes?: ArrayBuffer, url?: string, timeout?: ms, name}
+//   main → worker  {type: 'infer', id, file?: Blob, bytes?: ArrayBuffer, url?: string, timeout?: ms, cost?: false, name}
 //                  {type: 'cancel', target}                 (stops infer `target`'s fetching; it fails with an AbortError)
 //                  {type: 'keep', model}                    (the page shows infer `model`'s result: forget the others)
 //                  {type: 'toModel', id, model}             (write-back of infer `model`'s result)
 //                  {type: 'graph', id, model}               (its graph, for the graph view)
 //                  {type: 'node', id, model, path, index}   (one node's attributes, for the node panel)
+//                  {type: 'cost', id, model, bindings}      (the cost at bindings, a Map or null: costAt)
 //   (`model` defaults to the last result.)
 //   worker → main  {type: 'ready', version, streaming, writeBack}
 //                  {type: 'progress', id, phase: 'read'|'scan'|'infer', fraction: number|null}
@@ -18,6 +19,7 @@
 //                  {type: 'model', id, bytes}
 //                  {type: 'graph', id, json}                (layout_worker.js reads it)
 //                  {type: 'node', id, attributes}           (result.nodeAttributes(path, index), or null)
+//                  {type: 'cost', id, cost}
 import { init } from '../../js/index.js';
 import { runOnUrlModel } from '../../js/url_source.js';
 import { scanModel } from './model_scan.js';
@@ -128,7 +130,7 @@ function* resultParts(result, model, done) {
   const later = ['diagnostics', 'constraints', 'subgraphValues'];
   const small = {};
   for (const key of Object.keys(result)) {
-    if (['events', 'nodes', 'subgraphs', 'values', 'producers', ...later].includes(key) || typeof result[key] === 'function') continue;
+    if (['events', 'costModel', 'nodes', 'subgraphs', 'values', 'producers', ...later].includes(key) || typeof result[key] === 'function') continue;
     small[key] = result[key];
   }
   const { rows, symbols } = tableRows(result, model);
@@ -214,7 +216,7 @@ async function inferEvents(id, source) {
   post({ type: 'events', id, eventsJson, ms: now() - t0 });
 }
 
-async function infer({ id, file, bytes, url, timeout, name }) {
+async function infer({ id, file, bytes, url, timeout, cost = true, name }) {
   const eng = await engine();
   const t0 = now();
   let result;
@@ -227,7 +229,8 @@ async function infer({ id, file, bytes, url, timeout, name }) {
   let source; // what inferEvents reads again
   const onProgress = (a, b) => post({ type: 'progress', id, phase: 'infer', fraction: progressFraction(a, b) });
   // The nodes' attributes are parsed only when a node panel asks for one (the worker keeps the result).
-  const options = { attributes: true };
+  // The cost model stays in the worker: the page asks for the counts at its bindings (costAt).
+  const options = { attributes: true, cost };
   if (url) {
     // Range requests for what the decoder reads, never the weights (js/url_source.js's
     // runOnUrlModel, as engine.inferShapesFromUrl: a byte the decoder or the scanner reads that was
@@ -285,6 +288,7 @@ async function infer({ id, file, bytes, url, timeout, name }) {
     streamed,
     fetched, // URL: {size, requests, bytes, ranged}
     writeBack: typeof result.toModel === 'function' && !url,
+    cost: !!result.costModel,
     inferMs: tScan - tInfer, // the engine's run (a streamed one reads the file as it goes)
     readMs, // reading the whole file (or fetching a URL's graph) before it
     openMs: tScan - t0, // from the file (or URL) to the result
@@ -302,6 +306,35 @@ async function infer({ id, file, bytes, url, timeout, name }) {
   await inferEvents(id, source);
 }
 
+/**
+ * The cost of `result` at `bindings` (a Map, or null: symbolic) for the page, counted here so that
+ * the page's thread only draws it (a 6k-node export's cost model is 1.3 MB of JSON): the totals,
+ * by op type, uncounted, each node's counts as columns (arrays of primitives clone fast), and the
+ * live activation bytes per step of the schedule. { refused } when the model refuses the sizes.
+ */
+function costAt(result, bindings) {
+  if (!result.costModel) return null;
+  const options = bindings?.size ? { bindings } : undefined;
+  let cost, profile;
+  try {
+    cost = result.cost(options);
+    profile = result.memoryProfile(options);
+  } catch (err) {
+    if (err?.code === 'BINDING_REJECTED') return { refused: err.message };
+    throw err;
+  }
+  const column = (key) => cost.nodes.map((n) => n[key]);
+  return {
+    total: cost.total,
+    byOpType: cost.byOpType,
+    uncounted: cost.uncounted,
+    nodes: { macs: column('macs'), flops: column('flops'), weightBytes: column('weightBytes'), outputBytes: column('outputBytes') },
+    steps: { node: profile.steps.map((s) => s.node), liveBytes: profile.steps.map((s) => s.liveBytes) },
+    peakStep: profile.peakStep,
+    peakBytes: profile.peakBytes,
+  };
+}
+
 self.onmessage = async (ev) => {
   const msg = ev.data;
   try {
@@ -313,6 +346,8 @@ self.onmessage = async (ev) => {
       const { result } = resultFor(msg);
       if (!result.node(msg.path, msg.index)) throw new Error(`no node ${msg.index} in graph '${msg.path}'`);
       post({ type: 'node', id: msg.id, attributes: result.nodeAttributes(msg.path, msg.index) });
+    } else if (msg.type === 'cost') {
+      post({ type: 'cost', id: msg.id, cost: costAt(resultFor(msg).result, msg.bindings) });
     } else if (msg.type === 'graph') {
       post({ type: 'graph', id: msg.id, json: graphJson(resultFor(msg).result) });
     } else if (msg.type === 'toModel') {

@@ -265,6 +265,7 @@ await import('./bindings_check.test.mjs');
 await import('./node_panel.test.mjs');
 await import('./error_cards.test.mjs');
 await import('./url_errors.test.mjs');
+await import('./cost_panel.test.mjs');
 await import('./graph_view.test.mjs');
 await import('./graph_model.test.mjs');
 await import('./graph_overview.test.mjs');
