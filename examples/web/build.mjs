@@ -50,6 +50,21 @@ export function bundle(entry) {
     let src = readFileSync(need(abs), 'utf8');
     const exportsList = []; // [exportedName, localExpr]
 
+    // Re-exports (export { a, b as c } from './x.js'): the names are read from the module and exported.
+    src = src.replace(/^\s*export\s*\{([^}]*)\}\s*from\s*(['"])([^'"]+)\2\s*;?/gm, (m, list, q, spec) => {
+      const target = resolveSpec(spec, abs);
+      if (!target) throw new Error(`${id}: re-export from bare specifier ${spec}`);
+      const dep = load(target);
+      const parts = [];
+      for (const n of list.split(',').map((x) => x.trim()).filter(Boolean)) {
+        const as = /^([\w$]+)\s+as\s+([\w$]+)$/.exec(n);
+        const local = `__reexport_${as ? as[2] : n}`;
+        parts.push(`${as ? as[1] : n}: ${local}`);
+        exportsList.push([as ? as[2] : n, local]);
+      }
+      return `const { ${parts.join(', ')} } = await __load(${JSON.stringify(dep)});`;
+    });
+
     // Static imports.
     src = src.replace(/^\s*import\s+([^'";]+?)\s+from\s+(['"])([^'"]+)\2\s*;?/gm, (m, clause, q, spec) => {
       const target = resolveSpec(spec, abs);
