@@ -283,7 +283,6 @@ static void test_node_budget(void) {
   CHECK(json_has(r, "steps of expression work"));
   CHECK(json_has(r, "\"Y\":{\"kind\":\"tensor\",\"elemType\":\"float\",\"dims\":[\"N\"]}"));
   osi_result_delete(r);
-  builder_free(b);
 }
 
 /* Section - Shape functions */
