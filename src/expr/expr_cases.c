@@ -45,7 +45,7 @@ static int add_case(Cases *c, OsiExpr y, int eq) {
 
 /* A Min (kind EK_MIN) or Max atom e with the constant k among its
  * arguments, without it (Min(a, b, 1) -> Min(a, b)); else OSI_EXPR_UNKNOWN. */
-static OsiExpr without_const(OsiExprStore *s, OsiExpr e, int kind, int64_t k) {
+OsiExpr expr_without_const(OsiExprStore *s, OsiExpr e, int kind, int64_t k) {
   if (expr_kind(s, e) != kind) return OSI_EXPR_UNKNOWN;
   uint32_t n = expr_node(s, e)->n;
   OsiExpr rest = OSI_EXPR_UNKNOWN;
@@ -62,8 +62,8 @@ static OsiExpr without_const(OsiExprStore *s, OsiExpr e, int kind, int64_t k) {
 /* Appends the cases of "p >= 1" (ge1) or "p <= 0" (!ge1). */
 static int cases_of(OsiExprStore *s, OsiExpr p, int ge1, Cases *out, int depth) {
   if (p == OSI_EXPR_UNKNOWN || depth > MAX_DEPTH || expr_is_float(s, p)) return 0;
-  OsiExpr y = without_const(s, p, EK_MIN, 1);
-  if (y == OSI_EXPR_UNKNOWN) y = without_const(s, p, EK_MAX, 0);
+  OsiExpr y = expr_without_const(s, p, EK_MIN, 1);
+  if (y == OSI_EXPR_UNKNOWN) y = expr_without_const(s, p, EK_MAX, 0);
   if (y != OSI_EXPR_UNKNOWN) return cases_of(s, y, ge1, out, depth + 1);
   int kind = expr_kind(s, p);
   if (kind == EK_MAX && expr_node(s, p)->n == 2) {

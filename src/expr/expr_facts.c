@@ -421,26 +421,11 @@ void osi_expr_fresh_rollback(OsiExprStore *s, uint64_t mark) {
  * or y == 0, which is split into positive and negative terms to read
  * lhs <= rhs (lhs == rhs). */
 
-/* Min/Max node e with the constant k among its arguments, without it. */
-static OsiExpr without_const(OsiExprStore *s, OsiExpr e, int kind, int64_t k) {
-  if (expr_kind(s, e) != kind) return OSI_EXPR_UNKNOWN;
-  uint32_t n = expr_node(s, e)->n;
-  OsiExpr rest = OSI_EXPR_UNKNOWN;
-  int found = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    OsiExpr a = expr_args(s, e)[i]; /* re-read: building may grow the store */
-    int64_t c;
-    if (!found && osi_expr_is_const(s, a, &c) && c == k) found = 1;
-    else rest = rest == OSI_EXPR_UNKNOWN ? a : kind == EK_MIN ? osi_expr_min(s, rest, a) : osi_expr_max(s, rest, a);
-  }
-  return found ? rest : OSI_EXPR_UNKNOWN;
-}
-
 /* y >= 0 (*eq = 0) or y == 0 (*eq = 1) equivalent to p >= 1 (ge1) or p <= 0. */
 static OsiExpr relation_of(OsiExprStore *s, OsiExpr p, int ge1, int *eq, int depth) {
   if (p == OSI_EXPR_UNKNOWN || depth > 8 || expr_is_float(s, p)) return OSI_EXPR_UNKNOWN;
-  OsiExpr y = without_const(s, p, EK_MIN, 1);
-  if (y == OSI_EXPR_UNKNOWN) y = without_const(s, p, EK_MAX, 0);
+  OsiExpr y = expr_without_const(s, p, EK_MIN, 1);
+  if (y == OSI_EXPR_UNKNOWN) y = expr_without_const(s, p, EK_MAX, 0);
   if (y != OSI_EXPR_UNKNOWN) return relation_of(s, y, ge1, eq, depth + 1);
   if (expr_kind(s, p) == EK_MAX && expr_node(s, p)->n == 2) {
     OsiExpr a[2] = {expr_args(s, p)[0], expr_args(s, p)[1]};

@@ -330,4 +330,9 @@ char *expr_float_text(OsiExprStore *s, OsiExpr e);
  * (substitution, expr.c). */
 OsiExpr expr_float_rebuild(OsiExprStore *s, OsiExpr e, const OsiExpr *args);
 
+/* A Min (kind EK_MIN) or Max atom e with the constant k among its
+ * arguments, without it (Min(a, b, 1) -> Min(a, b)); else OSI_EXPR_UNKNOWN
+ * (expr_cases.c; the facts read relations with it too). */
+OsiExpr expr_without_const(OsiExprStore *s, OsiExpr e, int kind, int64_t k);
+
 #endif
