@@ -85,6 +85,8 @@ function addPart(msg) {
     state.onRowsProgress?.(state.rows.length / state.result.rowCount);
   } else if (msg.type === 'meta') {
     Object.assign(state.result, JSON.parse(msg.json));
+  } else if (msg.type === 'diagnostics') {
+    for (const d of JSON.parse(msg.json)) state.result.diagnostics.push(d);
   } else if (msg.type === 'symbols') {
     addSymbols(JSON.parse(msg.json));
     invalidateRows(); // the symbols' colours

@@ -13,9 +13,9 @@
 //                  {type: 'progress', id, phase: 'read'|'scan'|'infer', fraction: number|null}
 //                  {type: 'done', id, json, rowsJson, eventsJson: null, modelJson, info}
 //                    | {type: 'error', id, error}
-//                  {type: 'meta' | 'symbols' | 'rows' | 'nodes' | 'end', id, json} ...
+//                  {type: 'meta' | 'diagnostics' | 'rows' | 'symbols' | 'nodes' | 'end', id, json} ...
 //                                                           (the rest of that result: resultParts)
-//                  {type: 'events', id, eventsJson, ms}     (after 'done': the event log of that model)
+//                  {type: 'events', id, eventsJson, ms}     (after the parts: the event log of that model)
 //                  {type: 'model', id, bytes}
 //                  {type: 'graph', id, json}                (layout_worker.js reads it)
 //                  {type: 'node', id, attributes}           (result.nodeAttributes(path, index), or null)
@@ -24,7 +24,7 @@ import { init } from '../../js/index.js';
 import { runOnUrlModel } from '../../js/url_source.js';
 import { scanModel } from './model_scan.js';
 import { graphJson } from './graph_data.js';
-import { tableRows } from './table_rows.js';
+import { rowBuilder } from './table_rows.js';
 
 const now = () => performance.timeOrigin + performance.now(); // comparable across threads
 
@@ -47,12 +47,13 @@ function engine() {
 }
 
 // Results by the id of the infer request that made them: the one on the page, and a newer one the
-// page may not show (its opening was cancelled, or it is being shown). {result, file}
+// page may not show (its opening was cancelled, or it is being shown). {result, file, full}: full
+// resolves with the result that has the cost model and attributes (completeResult).
 const results = new Map();
 let latest = null;
 const inflight = new Map(); // infer id -> AbortController of its fetching
 
-/** The result a request is about (its `model`, else the latest). */
+/** The result a request is about (its `model`, else the latest): {result, file, full}. */
 function resultFor(msg) {
   const r = msg.model !== undefined ? results.get(msg.model) : latest;
   if (!r) throw new Error('no model');
@@ -110,18 +111,20 @@ const HEAD_ROWS = 300;
 const ROWS_PER_PART = 2000;
 const NODES_PER_PART = 10000;
 const SYMBOLS_PER_PART = 10000;
+const DIAGNOSTICS_PER_PART = 2000;
 
 /**
  * The result as the page gets it: parts made and posted one after the other (JSON text: a string
  * crosses threads far faster than structured clone of ~10^5 small objects; functions such as
  * toModel stay in the worker). The `done` message carries the result's small members (named
  * sizes, inputs, outputs, first error, counts) and the table's first rows, which the page shows
- * at once; then `meta` (diagnostics, constraints, which values lie in subgraphs), `symbols`, the
- * other `rows` in model order, the `nodes` (compactNodes, in node order) and `end` (the
- * subgraphs). Each part is small enough to parse and add in a short task of the page's main
- * thread, so that nothing proportional to the model runs there before the first rows show, nor
- * in one piece after (issue 31). The values and producers never cross: the rows say what the
- * page needs of them (table_rows.js).
+ * at once: it is made as soon as those rows exist (table_rows.js rowBuilder makes the rows in
+ * model order as they are asked for). Then `meta` (constraints, which values lie in subgraphs),
+ * the `diagnostics`, the other `rows` in model order, the `symbols` (counted over every row), the
+ * `nodes` (compactNodes, in node order) and `end` (the subgraphs). Each part is small enough to
+ * parse and add in a short task of the page's main thread, so that nothing proportional to the
+ * model runs there before the first rows show, nor in one piece after (issue 31). The values and
+ * producers never cross: the rows say what the page needs of them.
  */
 function* resultParts(result, model, done) {
   const { id } = done;
@@ -133,9 +136,9 @@ function* resultParts(result, model, done) {
     if (['events', 'costModel', 'nodes', 'subgraphs', 'values', 'producers', ...later].includes(key) || typeof result[key] === 'function') continue;
     small[key] = result[key];
   }
-  const { rows, symbols } = tableRows(result, model);
+  const rows = rowBuilder(result, model);
   small.nodeCount = result.nodes.length;
-  small.rowCount = rows.length;
+  small.rowCount = rows.count;
   // Rows name their type by index: values share few types (a 100k-node chain has one), and the
   // page parses each once. A part brings the types its rows use first.
   const typeIndex = new Map(); // type object (or its JSON) -> index
@@ -158,14 +161,17 @@ function* resultParts(result, model, done) {
     });
     return JSON.stringify({ types, rows: out });
   };
-  // The first message goes before anything else is serialized.
-  yield { ...done, json: JSON.stringify(small), rowsJson: rowsPart(rows.slice(0, HEAD_ROWS)) };
-  yield { type: 'meta', id, json: JSON.stringify(Object.fromEntries(later.map((k) => [k, result[k]]))) };
+  // The first message goes before anything else is made.
+  yield { ...done, json: JSON.stringify(small), rowsJson: rowsPart(rows.next(HEAD_ROWS)) };
+  yield { type: 'meta', id, json: JSON.stringify({ constraints: result.constraints, subgraphValues: result.subgraphValues }) };
+  const diagnostics = result.diagnostics ?? [];
+  for (let i = 0; i < diagnostics.length; i += DIAGNOSTICS_PER_PART) {
+    yield { type: 'diagnostics', id, json: JSON.stringify(diagnostics.slice(i, i + DIAGNOSTICS_PER_PART)) };
+  }
+  for (let list; (list = rows.next(ROWS_PER_PART)).length;) yield { type: 'rows', id, json: rowsPart(list) };
+  const symbols = rows.symbols();
   for (let i = 0; i < symbols.length; i += SYMBOLS_PER_PART) {
     yield { type: 'symbols', id, json: JSON.stringify(symbols.slice(i, i + SYMBOLS_PER_PART)) };
-  }
-  for (let i = HEAD_ROWS; i < rows.length; i += ROWS_PER_PART) {
-    yield { type: 'rows', id, json: rowsPart(rows.slice(i, i + ROWS_PER_PART)) };
   }
   for (let k = 0; k < result.nodes.length; k += NODES_PER_PART) {
     yield { type: 'nodes', id, json: JSON.stringify(compactNodes(result.nodes.slice(k, k + NODES_PER_PART))) };
@@ -196,27 +202,63 @@ function compactModel(model) {
 const READ_WHOLE_MAX = 32 << 20;
 
 /**
- * The event log ("Why this shape") of the model just inferred: a second inference with events,
- * run after the result is posted so that the table does not wait for it (events double the
- * inference's cost). Posted as {type: 'events', id, eventsJson, ms}.
+ * The rest of the model just shown, from more inference runs once its table's parts are posted
+ * (the first run is `inferShapes(bytes)` as in Node, which the page reports as its inference):
+ * the cost model (up to 5x an inference on a 100k-node chain) and the nodes' attributes, whose
+ * result then replaces the first (the same model, the same values: `entry.full` resolves with
+ * it); then the event log behind "Why this shape" (events double an inference's cost), posted
+ * as {type: 'events', id, eventsJson, ms} and not kept.
  */
-async function inferEvents(id, source) {
+async function completeResult(id, entry, source, cost) {
+  const eng = await engine();
+  const run = (options) => (source.url ? eng.inferShapesFromSource(source.url, options)
+    : source.data ? eng.inferShapes(source.data, options) : eng.inferShapesFromFile(source.file, options));
+  // A model chosen meanwhile is inferred first; a model the page no longer shows gets no more runs.
+  await whenIdle();
+  if (results.has(id)) {
+    try {
+      entry.result = await run({ attributes: true, cost });
+    } catch {
+      // The same model inferred a moment ago: this only fails on memory; then no cost, no attributes.
+    }
+  }
+  entry.resolveFull(entry.result);
+  await whenIdle();
+  if (!results.has(id)) return;
   const t0 = now();
   let eventsJson = null;
   try {
-    const eng = await engine();
-    let result;
-    if (source.url) result = eng.inferShapesFromSource(source.url, { events: true });
-    else if (source.data) result = eng.inferShapes(source.data, { events: true });
-    else result = await eng.inferShapesFromFile(source.file, { events: true });
+    const result = await run({ events: true });
     if (Array.isArray(result.events)) eventsJson = JSON.stringify(result.events);
   } catch {
-    // The same model inferred a moment ago: this only fails on memory; the panel then has no trace.
+    // As above: the panel then has no trace.
   }
   post({ type: 'events', id, eventsJson, ms: now() - t0 });
 }
 
-async function infer({ id, file, bytes, url, timeout, cost = true, name }) {
+/** Inferences between their request and their last part posted. */
+let inferring = 0;
+let idleWaiters = [];
+
+/** Resolves once no inference is in progress, after the messages already received are handled. */
+async function whenIdle() {
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  while (inferring) await new Promise((resolve) => idleWaiters.push(resolve));
+}
+
+async function infer(msg) {
+  inferring++;
+  try {
+    await inferAndPost(msg);
+  } finally {
+    if (--inferring === 0) {
+      for (const wake of idleWaiters) wake();
+      idleWaiters = [];
+    }
+  }
+}
+
+async function inferAndPost({ id, file, bytes, url, timeout, cost = true, name }) {
   const eng = await engine();
   const t0 = now();
   let result;
@@ -226,11 +268,12 @@ async function infer({ id, file, bytes, url, timeout, cost = true, name }) {
   let tScan = 0;
   let tInfer = t0; // when inference started: after the whole file is read, or with the stream
   let fetched = null;
-  let source; // what inferEvents reads again
+  let source; // what completeResult reads again
   const onProgress = (a, b) => post({ type: 'progress', id, phase: 'infer', fraction: progressFraction(a, b) });
-  // The nodes' attributes are parsed only when a node panel asks for one (the worker keeps the result).
-  // The cost model stays in the worker: the page asks for the counts at its bindings (costAt).
-  const options = { attributes: true, cost };
+  // Inferred as Node's inferShapes(bytes) does: the nodes' attributes and the cost model come from a
+  // second run, after the table (completeResult). Both stay in the worker: the page asks for a node's
+  // attributes, and for the counts at its bindings (costAt).
+  const options = {};
   if (url) {
     // Range requests for what the decoder reads, never the weights (js/url_source.js's
     // runOnUrlModel, as engine.inferShapesFromUrl: a byte the decoder or the scanner reads that was
@@ -281,14 +324,16 @@ async function infer({ id, file, bytes, url, timeout, cost = true, name }) {
     try { model = scanModel(data); } catch { model = null; }
     source = { data };
   }
-  latest = { result, file: file ?? null };
+  let resolveFull;
+  const full = new Promise((resolve) => { resolveFull = resolve; });
+  latest = { result, file: file ?? null, full, resolveFull };
   results.set(id, latest);
   const t1 = now();
   const info = {
     streamed,
     fetched, // URL: {size, requests, bytes, ranged}
     writeBack: typeof result.toModel === 'function' && !url,
-    cost: !!result.costModel,
+    cost, // counted after the table (completeResult)
     inferMs: tScan - tInfer, // the engine's run (a streamed one reads the file as it goes)
     readMs, // reading the whole file (or fetching a URL's graph) before it
     openMs: tScan - t0, // from the file (or URL) to the result
@@ -303,7 +348,8 @@ async function infer({ id, file, bytes, url, timeout, cost = true, name }) {
     }
     post(part);
   }
-  await inferEvents(id, source);
+  // Not awaited: a model chosen meanwhile goes first.
+  completeResult(id, latest, source, cost).catch(() => post({ type: 'events', id, eventsJson: null, ms: 0 }));
 }
 
 /**
@@ -343,11 +389,12 @@ self.onmessage = async (ev) => {
     else if (msg.type === 'keep') {
       for (const id of results.keys()) if (id !== msg.model) results.delete(id);
     } else if (msg.type === 'node') {
-      const { result } = resultFor(msg);
+      const result = await resultFor(msg).full;
       if (!result.node(msg.path, msg.index)) throw new Error(`no node ${msg.index} in graph '${msg.path}'`);
       post({ type: 'node', id: msg.id, attributes: result.nodeAttributes(msg.path, msg.index) });
     } else if (msg.type === 'cost') {
-      post({ type: 'cost', id: msg.id, cost: costAt(resultFor(msg).result, msg.bindings) });
+      await whenIdle(); // a model chosen meanwhile goes first
+      post({ type: 'cost', id: msg.id, cost: costAt(await resultFor(msg).full, msg.bindings) });
     } else if (msg.type === 'graph') {
       post({ type: 'graph', id: msg.id, json: graphJson(resultFor(msg).result) });
     } else if (msg.type === 'toModel') {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { init } from '../../js/index.js';
-import { tableRows } from '../../examples/web/table_rows.js';
+import { tableRows, rowBuilder } from '../../examples/web/table_rows.js';
 import { REPO } from './helpers.js';
 import { model } from './onnx_builder.js';
 
@@ -60,4 +60,29 @@ test('kinds from the model scan (declared outputs, initializers); symbols from t
   // m and k come from B (declared first), n from A; the NonZero count is no input's, listed after.
   expect(symbols.map((s) => [s.name, s.source])).toEqual([['m', 'B'], ['k', 'B'], ['n', 'A'], [symbols[3].name, null]]);
   expect(symbols[3].dataDependent).toBe(true);
+});
+
+test('rowBuilder gives the rows in parts as they are asked for: the same rows, the first before the rest are made', () => {
+  const bytes = readFileSync(join(REPO, 'examples/models/control_flow.onnx'));
+  const result = engine.inferShapes(bytes);
+  const all = tableRows(result, null).rows;
+  for (const size of [1, 2, 5, 100]) {
+    const b = rowBuilder(result, null);
+    expect(b.count).toBe(all.length);
+    const parts = [];
+    for (let part; (part = b.next(size)).length;) {
+      expect(part.length).toBeLessThanOrEqual(size);
+      parts.push(...part);
+    }
+    expect(b.done).toBe(true);
+    expect(brief(parts)).toEqual(brief(all));
+  }
+  // A chain of 2,000 nodes: the first rows in model order; the symbols counted over every row.
+  const nodes = [];
+  for (let i = 0; i < 2000; i++) nodes.push({ op: 'Relu', inputs: [i ? `v${i - 1}` : 'x'], outputs: [`v${i}`] });
+  const chain = engine.inferShapes(model({ inputs: [{ name: 'x', elemType: 'float', dims: ['n', 4] }], outputs: ['v1999'], nodes }));
+  const b = rowBuilder(chain, { inputs: [{ name: 'x' }], outputs: [{ name: 'v1999' }], initializers: [] });
+  expect(brief(b.next(3))).toEqual(['x input -1 ', 'v0 activation 0 Relu', 'v1 activation 1 Relu']);
+  while (b.next(500).length);
+  expect(b.symbols()).toEqual([{ name: 'n', uses: 2001, source: 'x', rank: 0, dataDependent: false }]);
 });
