@@ -7,7 +7,7 @@ import { $, esc, exprHTML } from './page_util.js';
 import { state, valueLink } from './page_data.js';
 import { recomputeBindings } from './sizes.js';
 import { renderSymbols, renderMemory, renderConstraints, renderDefinitions, updateSymbolPlaceholders } from './panels.js';
-import { applyView, setMode, invalidateRows, renderRows } from './table.js';
+import { applyView, setMode, renderMacs } from './table.js';
 import { refreshDetail } from './detail.js';
 import { requestCost, renderCost } from './cost_panel.js';
 import { refreshGraphNotes } from './graph_tab.js';
@@ -42,10 +42,7 @@ export function bindingsChanged({ rerenderSymbols = true } = {}) {
 
 /** Redraws what shows the cost once it is counted (the table's MACs, the graph's notes, a node panel). */
 export function costChanged() {
-  // The rows first: they read the table's geometry, which after the card's new HTML would force
-  // a layout of the whole page inside this task.
-  invalidateRows();
-  renderRows();
+  renderMacs();
   renderCost();
   refreshGraphNotes();
   if (state.detailNode) refreshDetail();
