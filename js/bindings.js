@@ -4,7 +4,7 @@
 // (result.domain) and every dim of the model's graph (a size is never negative). Used by
 // result.evaluate (js/result.js), the command line's --bind (js/cli.js) and the demo page.
 // Linear: each relation is looked at again only when one of its symbols gets a size.
-import { evalDim, parseCached, printSymbol, symbolsOf } from './expr.js';
+import { evalDim, parseCached, printSymbol, symbolsOf, tokenize } from './expr.js';
 
 const isNode = typeof process === 'object' && process !== null &&
   typeof process.versions === 'object' && process.versions !== null &&
@@ -97,6 +97,35 @@ export function modelSymbols(result) {
   return seen;
 }
 
+/**
+ * The size x of a requirement `Broadcast(x,c) == c` with a constant c > 1 (a size broadcast against
+ * a constant: it is 1 or c), else null.
+ */
+function oneOfSize(lhs, op, rhs) {
+  if (op !== '==' || !/^[0-9]+$/.test(rhs) || Number(rhs) <= 1) return null;
+  const head = 'Broadcast(';
+  const tail = `,${rhs})`;
+  if (!lhs.startsWith(head) || !lhs.endsWith(tail)) return null;
+  const x = lhs.slice(head.length, lhs.length - tail.length);
+  let depth = 0;
+  try {
+    for (const tok of tokenize(x)) {
+      if (tok.t === '(') depth++;
+      else if (tok.t === ')' && --depth < 0) return null;
+      else if (tok.t === ',' && depth === 0) return null;
+    }
+  } catch {
+    return null;
+  }
+  return depth === 0 && x ? x : null;
+}
+
+/** A relation as a person reads it: "M == 3", "T == 1 or T == 16" for `Broadcast(T,16) == 16`. */
+export function relationText(lhs, op, rhs) {
+  const x = oneOfSize(lhs, op, rhs);
+  return x === null ? `${lhs} ${op} ${rhs}` : `${x} == 1 or ${x} == ${rhs}`;
+}
+
 /** "node 3 'conv' (Conv) in loop/body/ requires", or "the graph's inputs require" for a fact of no node. */
 function requiredBy(r) {
   if (r.nodeIndex === null || r.nodeIndex === undefined) return 'the graph\'s inputs require';
@@ -125,7 +154,7 @@ export function resolveBindings(result, given) {
   // sizes derived later give it a value too; one that has no value at these sizes only stays unbound.
   const names = new Set((result.definitions ?? []).map((d) => d.name));
   const pair = (kind, says) => ([a, b]) => ({ kind, a, b, op: kind === 'bound' ? '<=' : '==', says });
-  const fromRequirement = (kind) => (r) => ({ kind, a: r.lhs, b: r.rhs, op: r.relation, says: requiredBy(r), relation: r });
+  const fromRequirement = (kind) => (r) => ({ kind, a: r.lhs, b: r.rhs, op: r.relation, says: requiredBy(r), relation: r, oneOf: oneOfSize(r.lhs, r.relation, r.rhs) });
   const relations = [
     ...(result.definitions ?? []).map((d) => ({ kind: 'definition', a: d.name, b: d.expr, op: '==', says: 'the definition says', definition: true })),
     ...(c.equal ?? []).map(pair('equality', 'the model says')),
@@ -148,9 +177,10 @@ export function resolveBindings(result, given) {
   const found = []; // [relation index, problem]
   const judged = new Set();
   // why: what is wrong, after the relation ("but at these sizes ...").
-  const judge = (i, why, values) => {
+  // falsified: the sizes make it false (values says so too when both sides have one).
+  const judge = (i, why, values, falsified = values !== null) => {
     const rel = relations[i];
-    if (!judged.has(i)) found.push([i, { kind: rel.kind, relation: rel.relation ?? null, sentence: `${rel.says} ${rel.a} ${rel.op} ${rel.b}, ${why}`, why, values }]);
+    if (!judged.has(i)) found.push([i, { kind: rel.kind, relation: rel.relation ?? null, sentence: `${rel.says} ${relationText(rel.a, rel.op, rel.b)}, ${why}`, why, values, falsified }]);
     judged.add(i);
   };
   const queue = relations.map((_, i) => relations.length - 1 - i); // popped in order
@@ -161,6 +191,12 @@ export function resolveBindings(result, given) {
     const x = valueAt(rel.a, env);
     const y = valueAt(rel.b, env);
     const undefinedSide = x instanceof RangeError ? x : y instanceof RangeError ? y : null;
+    const sizeX = rel.oneOf ? valueAt(rel.oneOf, env) : null;
+    if (typeof sizeX === 'number' || typeof sizeX === 'bigint') { // 1 or c: Broadcast(x,c) has no value otherwise
+      if (undefinedSide) judge(i, `but at these sizes ${rel.oneOf} is ${sizeX}`, null, true);
+      else judged.add(i);
+      continue;
+    }
     if (undefinedSide) {
       if (rel.definition) judged.add(i);
       else judge(i, `which has no value at these sizes (${undefinedSide.message})`, null);
@@ -188,10 +224,10 @@ export function resolveBindings(result, given) {
   }
   // A relation these sizes make false comes before one they leave without a value (a Broadcast of
   // two sizes, a label no size meets): that one usually follows from the other.
-  const rank = ([i, p]) => (p.values ? 0 : 1) * relations.length + i;
+  const rank = ([i, p]) => (p.falsified ? 0 : 1) * relations.length + i;
   found.sort((p, q) => rank(p) - rank(q));
   const unbound = [...symbols].filter((sym) => !env.has(sym) && !names.has(sym)).sort();
-  const broken = found.map(([, p]) => p);
+  const broken = found.map(([, { falsified, ...p }]) => p);
   // issues: the same for the demo page (which input, which node): { sentence, kind, a, op, b, why,
   // values, requirement: the result's entry for a requirement, else null }.
   const issues = found.map(([i, p]) => {
@@ -246,7 +282,7 @@ export function evaluateResult(result, bindings) {
     if (v === undefined || v === null) continue;
     for (const [end, by, out] of [['min', range.minBy, v < range.min], ['max', range.maxBy, range.max !== undefined && v > range.max]]) {
       if (!out) continue;
-      const sentence = `${printSymbol(sym)} = ${v} is ${end === 'min' ? 'below' : 'above'} ${range[end]}, where ${by ? `${requiredBy(by)} ${by.lhs} ${by.relation} ${by.rhs} (${by.message})` : 'the model runs'}`;
+      const sentence = `${printSymbol(sym)} = ${v} is ${end === 'min' ? 'below' : 'above'} ${range[end]}, where ${by ? `${requiredBy(by)} ${relationText(by.lhs, by.relation, by.rhs)} (${by.message})` : 'the model runs'}`;
       throw new RequirementError(sentence,
         { kind: by && by.requirement === null ? 'size' : 'requirement', relation: by ?? null, values: null });
     }

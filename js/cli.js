@@ -8,7 +8,7 @@
 import { closeSync, fstatSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { init, RequirementError, ShapeInferenceError } from './index.js';
 import { evaluateDim, printSymbol } from './expr.js';
-import { parseBindArgument, resolveBindings } from './cli_bind.js';
+import { parseBindArgument, relationText, resolveBindings } from './cli_bind.js';
 import { printCost } from './cli_cost.js';
 import { eventLines, explainValue } from './cli_events.js';
 import { columnWidths, formatType, layoutRow, outputWidth, valueRows } from './cli_table.js';
@@ -263,7 +263,7 @@ function domainLines(domain) {
     else if (r.max !== undefined && r.min === r.max) lines.push(`runs for ${name} = ${r.min}${sources}`);
     else if (r.max !== undefined) lines.push(`runs for ${r.min} <= ${name} <= ${r.max}${sources}`);
   }
-  for (const f of domain?.relations ?? []) lines.push(`runs where ${f.lhs} ${f.relation} ${f.rhs}${factSource(f)}`);
+  for (const f of domain?.relations ?? []) lines.push(`runs where ${relationText(f.lhs, f.relation, f.rhs)}${factSource(f)}`);
   return lines;
 }
 

@@ -3,7 +3,7 @@
 // negative) are js/bindings.js's, shared with result.evaluate and the demo page.
 import { parseBindings } from './expr.js';
 
-export { modelSymbols, resolveBindings } from './bindings.js';
+export { modelSymbols, relationText, resolveBindings } from './bindings.js';
 
 /** `--bind` text to a Map; throws `fail(message)` on a malformed pair or a negative value. */
 export function parseBindArgument(text, fail) {

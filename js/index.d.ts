@@ -79,7 +79,9 @@ export interface Diagnostic {
 
 /**
  * A condition an operator needs of its inputs' dims for the model to run, recorded when a dim is
- * symbolic (MatMul of [N, 3] and [M, 4] requires M == 3). Requirements never rename a dim.
+ * symbolic (MatMul of [N, 3] and [M, 4] requires M == 3). Requirements never rename a dim. A size
+ * broadcast against a constant (Add of [N, T] and [16]) must be 1 or that constant: `Broadcast(T,16)
+ * == 16`, which the command line and RequirementError say as "T == 1 or T == 16".
  */
 export interface Requirement {
   readonly lhs: string;

@@ -329,12 +329,8 @@ static void write_requirements(OsiJson *j, OsiExprStore *s, const OsiRequirement
   osi_json_raw(j, "[");
   for (int i = 0; i < l->count; i++) {
     const OsiRequirement *q = &l->items[i];
-    osi_json_raw(j, i ? ",{\"lhs\":" : "{\"lhs\":");
-    osi_json_string(j, osi_expr_str(s, q->lhs));
-    osi_json_raw(j, ",\"relation\":");
-    osi_json_string(j, q->less_equal ? "<=" : "==");
-    osi_json_raw(j, ",\"rhs\":");
-    osi_json_string(j, osi_expr_str(s, q->rhs));
+    osi_json_raw(j, i ? ",{" : "{");
+    osi_json_requirement_sides(j, s, q);
     osi_json_raw(j, ",\"node\":");
     osi_json_string(j, q->node);
     osi_json_raw(j, ",\"opType\":");

@@ -23,15 +23,39 @@ static void input_symbols(OsiExprStore *s, const OsiType *t, Symbols *syms, int 
       if (t->dims[i] != OSI_EXPR_UNKNOWN) osi_expr_for_each_symbol(s, t->dims[i], note_symbol, syms);
 }
 
+static void write_sides(OsiJson *j, OsiExprStore *s, OsiExpr lhs, int less_equal, OsiExpr rhs) {
+  osi_json_raw(j, "\"lhs\":");
+  osi_json_string(j, osi_expr_str(s, lhs));
+  osi_json_raw(j, ",\"relation\":");
+  osi_json_string(j, less_equal ? "<=" : "==");
+  osi_json_raw(j, ",\"rhs\":");
+  osi_json_string(j, osi_expr_str(s, rhs));
+}
+
+void osi_json_requirement_sides(OsiJson *j, OsiExprStore *s, const OsiRequirement *q) {
+  if (!q->one_of) {
+    write_sides(j, s, q->lhs, q->less_equal, q->rhs);
+    return;
+  }
+  /* Broadcast(x,c) == c: what the model needs, in the dim's own terms, and
+   * still a relation any evaluator of dims checks (Broadcast(5,16) has no
+   * value). */
+  char c[24];
+  snprintf(c, sizeof c, "%lld", (long long)q->one_of_size);
+  osi_json_raw(j, "\"lhs\":\"Broadcast(");
+  osi_json_string_body(j, osi_expr_str(s, q->one_of));
+  osi_json_raw(j, ",");
+  osi_json_raw(j, c);
+  osi_json_raw(j, ")\",\"relation\":\"==\",\"rhs\":");
+  osi_json_string(j, c);
+}
+
 /* A fact as a requirement reads (js/index.d.ts Requirement), with its index
  * in constraints.requirements (null for a size). */
 static void write_fact(OsiJson *j, OsiExprStore *s, const OsiRun *run, const OsiFact *q) {
-  osi_json_raw(j, "{\"lhs\":");
-  osi_json_string(j, osi_expr_str(s, q->lhs));
-  osi_json_raw(j, ",\"relation\":");
-  osi_json_string(j, q->less_equal ? "<=" : "==");
-  osi_json_raw(j, ",\"rhs\":");
-  osi_json_string(j, osi_expr_str(s, q->rhs));
+  osi_json_raw(j, "{");
+  if (q->requirement >= 0) osi_json_requirement_sides(j, s, &run->requirements.items[q->requirement]);
+  else write_sides(j, s, q->lhs, q->less_equal, q->rhs);
   if (q->node_index < 0) {
     osi_json_raw(j, ",\"node\":null,\"opType\":null,\"nodeIndex\":null");
   } else {

@@ -81,15 +81,17 @@ static int fails_with(OsiOpCtx *ctx, int b, int n_out, const OsiType *const *typ
     rhs = b == 0 ? cond : osi_expr_const(s, 0);
     le = 1;
   }
-  OsiRequirement q = {lhs, rhs, le, ctx->node_index, ctx->node->name, ctx->node->op_type, scope->path, ""};
+  OsiRequirement q = {lhs, rhs, le, ctx->node_index, ctx->node->name, ctx->node->op_type, scope->path, "",
+                      OSI_EXPR_UNKNOWN, 0};
   int against;
   OsiReqVerdict v = osi_requirements_add(&run->requirements, s, run->arena, &q, &against);
   if (v == OSI_REQ_CONTRADICTS) {
     const OsiRequirement *r = against >= 0 ? &run->requirements.items[against] : NULL;
+    char req[400];
     if (r)
-      snprintf(why, cap, "its condition %s %s %s contradicts what node %d '%.64s' (%s) requires: %s %s %s",
+      snprintf(why, cap, "its condition %s %s %s contradicts what node %d '%.64s' (%s) requires: %s",
                osi_expr_str(s, lhs), le ? "<=" : "==", osi_expr_str(s, rhs), r->node_index, r->node, r->op_type,
-               osi_expr_str(s, r->lhs), r->less_equal ? "<=" : "==", osi_expr_str(s, r->rhs));
+               osi_requirement_text(s, r, req, sizeof req));
     else
       snprintf(why, cap, "its condition %s %s %s never holds", osi_expr_str(s, lhs), le ? "<=" : "==",
                osi_expr_str(s, rhs));

@@ -526,9 +526,10 @@ static void fact_text(OsiRun *run, const OsiFact *q, char *buf, size_t cap) {
   if (q->node_index < 0) snprintf(node, sizeof node, "a graph input");
   else if (q->node && q->node[0]) snprintf(node, sizeof node, "node %d '%.64s' (%s)", q->node_index, q->node, q->op_type);
   else snprintf(node, sizeof node, "node %d (%s)", q->node_index, q->op_type);
+  char req[400];
   if (q->requirement >= 0)
-    snprintf(buf, cap, "%s requires %s %s %s", node, osi_expr_str(s, q->lhs), q->less_equal ? "<=" : "==",
-             osi_expr_str(s, q->rhs));
+    snprintf(buf, cap, "%s requires %s", node,
+             osi_requirement_text(s, &run->requirements.items[q->requirement], req, sizeof req));
   else
     snprintf(buf, cap, "dim %d of '%.64s' is a size, so %s >= 0 (%s)", q->axis, q->value ? q->value : "",
              osi_expr_str(s, q->rhs), node);

@@ -195,9 +195,11 @@ static const char *what_text(OsiOpCtx *ctx, OsiWhat w, char *buf, size_t cap) {
   return buf;
 }
 
-/* `worded`: the requirement's message, instead of one made of rule, wa and wb. */
+/* `worded`: the requirement's message, instead of one made of rule, wa and wb.
+ * `one_of`: a requirement that a size is 1 or a constant (a == b is its
+ * product form), else NULL. */
 static OsiStatus require_as(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b, OsiWhat wb,
-                            int le, const char *worded) {
+                            int le, const char *worded, const OsiRequirement *one_of) {
   if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || a == b) return OSI_OK;
   OsiRun *run = ctx->scope->run;
   OsiExprStore *s = run->exprs;
@@ -215,7 +217,8 @@ static OsiStatus require_as(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat 
   /* An equality reads symbol-first (M == 3). */
   OsiExpr ql = a, qr = b;
   if (!le && osi_expr_is_const(s, a, &ca)) ql = b, qr = a;
-  OsiRequirement q = {ql, qr, le, ctx->node_index, ctx->node->name, ctx->node->op_type, ctx->scope->path, NULL};
+  OsiRequirement q = {ql, qr, le, ctx->node_index, ctx->node->name, ctx->node->op_type, ctx->scope->path, NULL,
+                      one_of ? one_of->one_of : OSI_EXPR_UNKNOWN, one_of ? one_of->one_of_size : 0};
   int against;
   OsiReqVerdict v = osi_requirements_add(&run->requirements, s, run->arena, &q, &against);
   /* The texts only once the requirement is kept or broken: most hold (a
@@ -229,30 +232,37 @@ static OsiStatus require_as(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat 
     const char *kept = osi_arena_strdup(run->arena, worded ? worded : what);
     if (kept) run->requirements.items[run->requirements.count - 1].what = kept;
     osi_facts_add_requirement(run, run->requirements.count - 1);
-    osi_run_event(run, "requirement", "", "%s %s %s", osi_expr_str(s, a), le ? "<=" : "==", osi_expr_str(s, b));
+    osi_run_event(run, "requirement", "", "%s", osi_requirement_text(s, &q, what, sizeof what));
     return OSI_OK;
   }
+  if (against < 0 && one_of)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s, but it is %s, never 1 or %lld", worded,
+                       osi_expr_str(s, one_of->one_of), (long long)one_of->one_of_size);
   if (against < 0)
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s%s%s is %s, %s %s (%s)", prefix, sep, sa,
                        osi_expr_str(s, a), le ? "which is never at most" : "which never equals", sb,
                        osi_expr_str(s, b));
   const OsiRequirement *prev = &run->requirements.items[against];
-  char node[96];
+  char node[96], req[400];
   if (prev->node[0]) snprintf(node, sizeof node, "node '%.64s'", prev->node);
   else snprintf(node, sizeof node, "node %d", prev->node_index);
-  return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s%s%s is %s and %s is %s, but %s (%s) requires %s %s %s",
-                     prefix, sep, sa, osi_expr_str(s, a), sb, osi_expr_str(s, b), node, prev->op_type,
-                     osi_expr_str(s, prev->lhs), prev->less_equal ? "<=" : "==", osi_expr_str(s, prev->rhs));
+  osi_requirement_text(s, prev, req, sizeof req);
+  if (one_of)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s, so %s must be 1 or %lld, but %s (%s) requires %s",
+                       worded, osi_expr_str(s, one_of->one_of), (long long)one_of->one_of_size, node,
+                       prev->op_type, req);
+  return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s%s%s is %s and %s is %s, but %s (%s) requires %s",
+                     prefix, sep, sa, osi_expr_str(s, a), sb, osi_expr_str(s, b), node, prev->op_type, req);
 }
 
 static OsiStatus require(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b, OsiWhat wb,
                          int le) {
-  return require_as(ctx, rule, a, wa, b, wb, le, NULL);
+  return require_as(ctx, rule, a, wa, b, wb, le, NULL, NULL);
 }
 
 OsiStatus osi_op_assume(OsiOpCtx *ctx, OsiExpr lhs, OsiExpr rhs, int le, const char *what) {
   OsiStatus st = require_as(ctx, ctx->node->op_type, lhs, OSI_WHAT("the condition"), rhs,
-                            OSI_WHAT("what it is compared with"), le, what);
+                            OSI_WHAT("what it is compared with"), le, what, NULL);
   /* "why this shape" of each output: the assumption behind it */
   for (int o = 0; st == OSI_OK && o < ctx->node->n_outputs; o++)
     osi_run_event(ctx->scope->run, "assume", ctx->node->outputs[o], "%s %s %s: %s", osi_expr_str(ctx->scope->run->exprs, lhs),
@@ -263,6 +273,14 @@ OsiStatus osi_op_assume(OsiOpCtx *ctx, OsiExpr lhs, OsiExpr rhs, int le, const c
 OsiStatus osi_op_require_eq(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b,
                             OsiWhat wb) {
   return require(ctx, rule, a, wa, b, wb, 0);
+}
+
+OsiStatus osi_op_require_one_of(OsiOpCtx *ctx, const char *rule, OsiExpr x, int64_t c, const char *what) {
+  OsiRequirement q;
+  char worded[320];
+  snprintf(worded, sizeof worded, "%s%s%s", rule && rule[0] ? rule : "", rule && rule[0] ? ": " : "", what);
+  osi_requirement_one_of(ctx->scope->run->exprs, x, c, &q);
+  return require_as(ctx, rule, q.lhs, OSI_WHAT(what), q.rhs, OSI_WHAT("0"), 0, worded, &q);
 }
 
 OsiStatus osi_op_require_le(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b,

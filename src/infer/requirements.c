@@ -1,5 +1,6 @@
 #include "infer/requirements.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -396,6 +397,26 @@ OsiExpr osi_requirements_reduce(OsiRequirements *r, OsiExprStore *s, OsiExpr e) 
 
 void osi_requirements_rollback(OsiRequirements *r, int count) {
   if (count < r->count) r->count = count;
+}
+
+/* Section - How a requirement reads */
+
+void osi_requirement_one_of(OsiExprStore *s, OsiExpr x, int64_t c, OsiRequirement *q) {
+  memset(q, 0, sizeof *q);
+  q->lhs = osi_expr_mul(s, osi_expr_sub(s, x, osi_expr_const(s, 1)), osi_expr_sub(s, x, osi_expr_const(s, c)));
+  q->rhs = osi_expr_const(s, 0);
+  q->one_of = x;
+  q->one_of_size = c;
+}
+
+const char *osi_requirement_text(OsiExprStore *s, const OsiRequirement *q, char *buf, size_t cap) {
+  if (q->one_of) {
+    const char *x = osi_expr_str(s, q->one_of);
+    snprintf(buf, cap, "%s == 1 or %s == %lld", x, x, (long long)q->one_of_size);
+  } else {
+    snprintf(buf, cap, "%s %s %s", osi_expr_str(s, q->lhs), q->less_equal ? "<=" : "==", osi_expr_str(s, q->rhs));
+  }
+  return buf;
 }
 
 void osi_requirements_free(OsiRequirements *r) {

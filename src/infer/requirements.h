@@ -25,6 +25,12 @@ typedef struct OsiRequirement {
   int node_index;
   const char *node, *op_type, *path;
   const char *what; /* "MatMul inner dims: dim 0 of input 'b' == dim 1 of input 'a'" */
+  /* Not 0 for a size broadcast against a constant: one_of is 1 or
+   * one_of_size (osi_requirement_one_of). lhs == rhs is then
+   * (one_of-1)*(one_of-one_of_size) == 0, which the checks use; the texts
+   * say it as a person reads it (osi_requirement_text). */
+  OsiExpr one_of;
+  int64_t one_of_size;
 } OsiRequirement;
 
 typedef struct OsiKnown OsiKnown;
@@ -54,6 +60,13 @@ typedef enum OsiReqVerdict {
  * it is false on its own (M+3 <= M+1). Unknown operands: HOLDS. */
 OsiReqVerdict osi_requirements_add(OsiRequirements *r, OsiExprStore *s, OsiArena *arena,
                                    const OsiRequirement *q, int *against);
+/* The requirement that the size x is 1 or c (c > 1), as q->lhs == q->rhs
+ * with q->one_of set; the caller fills in the node. */
+void osi_requirement_one_of(OsiExprStore *s, OsiExpr x, int64_t c, OsiRequirement *q);
+/* The requirement as it reads: "M == 3", "3 <= (H+1)//4", "T == 1 or T == 16"
+ * (one_of). Returns buf. */
+const char *osi_requirement_text(OsiExprStore *s, const OsiRequirement *q, char *buf, size_t cap);
+
 /* e with every Broadcast of sizes the requirements make equal (Concat's
  * dim 0 of a cache and of the new keys, under list-form dynamic axes two
  * symbols) reduced to one of them: where the model runs, Broadcast(a, b)

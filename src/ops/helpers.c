@@ -51,7 +51,7 @@ OsiExpr osi_broadcast_dim(OsiExprStore *s, OsiExpr a, OsiExpr b, int *ok) {
 }
 
 /* A size broadcast against a constant c > 1 is 1 or c wherever the model
- * runs (0 too is refused): the dim is c, and (size-1)*(size-c) == 0 is a
+ * runs (0 too is refused): the dim is c, and the size being 1 or c is a
  * requirement, so sizes between (an evaluation, a --bind) are named as
  * impossible instead of giving c. a: output dim j so far, b: input k's dim i. */
 static OsiStatus require_one_or(OsiOpCtx *ctx, int k, int i, int j, OsiExpr a, OsiExpr b) {
@@ -62,13 +62,11 @@ static OsiStatus require_one_or(OsiOpCtx *ctx, int k, int i, int j, OsiExpr a, O
   int64_t c = ka ? ca : cb;
   OsiExpr x = ka ? b : a;
   if (c <= 1 || osi_expr_is_float(s, x)) return OSI_OK;
-  OsiExpr both = osi_expr_mul(s, osi_expr_sub(s, x, osi_expr_const(s, 1)), osi_expr_sub(s, x, osi_expr_const(s, c)));
   char what[200];
-  if (ka) snprintf(what, sizeof what, "input %d dim %d broadcasts against %lld, so it is 1 or %lld: (it-1)*(it-%lld)", k, i,
-                   (long long)c, (long long)c, (long long)c);
-  else snprintf(what, sizeof what, "dim %d of the inputs before input %d broadcasts against %lld (input %d dim %d), so it is 1 or %lld: (it-1)*(it-%lld)",
-                j, k, (long long)c, k, i, (long long)c, (long long)c);
-  return osi_op_require_eq(ctx, "broadcast", both, OSI_WHAT(what), osi_expr_const(s, 0), OSI_WHAT("0"));
+  if (ka) snprintf(what, sizeof what, "input %d dim %d broadcasts against %lld", k, i, (long long)c);
+  else snprintf(what, sizeof what, "dim %d of the inputs before input %d broadcasts against %lld (input %d dim %d)", j, k,
+                (long long)c, k, i);
+  return osi_op_require_one_of(ctx, "broadcast", x, c, what);
 }
 
 OsiStatus osi_broadcast(OsiOpCtx *ctx, const OsiType *const *in, int n, int *rank, OsiExpr *dims) {

@@ -130,6 +130,9 @@ typedef struct OsiWhat {
 /* Requires a == b. */
 OsiStatus osi_op_require_eq(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b,
                             OsiWhat wb);
+/* Requires the size x to be 1 or c (c > 1: x broadcasts against c); `what`
+ * says which size (without the rule). */
+OsiStatus osi_op_require_one_of(OsiOpCtx *ctx, const char *rule, OsiExpr x, int64_t c, const char *what);
 /* Requires a <= b. */
 OsiStatus osi_op_require_le(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b,
                             OsiWhat wb);

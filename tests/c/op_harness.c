@@ -399,9 +399,8 @@ const char *op_run(OpTest *t, const char *domain, const char *op, int opset, ...
   for (int i = 0; i < t->run.requirements.count; i++) {
     const OsiRequirement *q = &t->run.requirements.items[i];
     if (i) append(t->requirements, sizeof t->requirements, "; ");
-    append(t->requirements, sizeof t->requirements, osi_expr_str(t->exprs, q->lhs));
-    append(t->requirements, sizeof t->requirements, q->less_equal ? " <= " : " == ");
-    append(t->requirements, sizeof t->requirements, osi_expr_str(t->exprs, q->rhs));
+    char text[512];
+    append(t->requirements, sizeof t->requirements, osi_requirement_text(t->exprs, q, text, sizeof text));
   }
   t->bounds[0] = 0;
   for (int i = 0; i < t->run.less_equal.count; i++) {

@@ -203,10 +203,15 @@ static void test_branch_requirement_reduces_nothing(void) {
  * and the sizes between are impossible, 0 included. */
 static void test_broadcast_against_constant(OpTest *t) {
   CHECK_STR(op_run(t, "", "Add", 14, "float[N,T]", "float[16]", NULL), "float[N,16]");
-  CHECK_STR(op_requirements(t), "T*T-17*T+16 == 0");
-  /* the constant first: the same requirement */
+  CHECK_STR(op_requirements(t), "T == 1 or T == 16");
+  /* what is checked is the same: 1 and 16 hold, 0 and the sizes between do not */
+  CHECK(op_requirements_hold(t, "T", 1) && op_requirements_hold(t, "T", 16));
+  CHECK(!op_requirements_hold(t, "T", 0) && !op_requirements_hold(t, "T", 2) && !op_requirements_hold(t, "T", 17));
+  /* the constant first: the same requirement; a computed size reads as its dim */
   CHECK_STR(op_run(t, "", "Where", 16, "bool[16]", "float[N,T]", "float[1]", NULL), "float[N,16]");
-  CHECK_STR(op_requirements(t), "T*T-17*T+16 == 0");
+  CHECK_STR(op_requirements(t), "T == 1 or T == 16");
+  CHECK_STR(op_run(t, "", "Add", 14, "float[N,T//2+1]", "float[64]", NULL), "float[N,64]");
+  CHECK_STR(op_requirements(t), "T//2+1 == 1 or T//2+1 == 64");
   /* 1 or the constant by construction: nothing to require */
   CHECK_STR(op_run(t, "", "Add", 14, "float[N,16]", "float[16]", NULL), "float[N,16]");
   CHECK_STR(op_requirements(t), "");

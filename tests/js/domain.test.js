@@ -140,6 +140,62 @@ describe('a dim is a size: ConstantOfShape([n-3, 4]) runs for n >= 3', () => {
   });
 });
 
+// x: [n, t]; half = x[:, ::2] ([n, (t+1)//2]); y = half + bias[64]: onnxruntime runs it where the
+// sliced size broadcasts against 64, so (t+1)//2 is 1 or 64.
+const againstConstant = () => model({
+  opset: 17,
+  inputs: [{ name: 'x', elemType: 'float', dims: ['n', 't'] }],
+  outputs: ['y'],
+  initializers: [
+    tensor({ name: 'bias', elemType: 'float', dims: [64], floatData: new Array(64).fill(0.5) }),
+    tensor({ name: 'starts', elemType: 'int64', dims: [1], int64Data: [0] }),
+    tensor({ name: 'ends', elemType: 'int64', dims: [1], int64Data: [9223372036854775807n] }),
+    tensor({ name: 'axes', elemType: 'int64', dims: [1], int64Data: [1] }),
+    tensor({ name: 'steps', elemType: 'int64', dims: [1], int64Data: [2] }),
+  ],
+  nodes: [
+    { op: 'Slice', name: 'every_other', inputs: ['x', 'starts', 'ends', 'axes', 'steps'], outputs: ['half'] },
+    { op: 'Add', name: 'plus_bias', inputs: ['half', 'bias'], outputs: ['y'] },
+  ],
+});
+
+describe('a size broadcast against a constant is 1 or the constant, and reads so', () => {
+  test('the requirement is Broadcast(dim,64) == 64 in the result, "dim == 1 or dim == 64" in words', () => {
+    const r = engine.inferShapes(againstConstant());
+    expect(r.getShape('y').dims).toEqual(['n', 64]);
+    const want = {
+      lhs: 'Broadcast((t+1)//2,64)', relation: '==', rhs: '64', node: 'plus_bias', opType: 'Add', nodeIndex: 1, path: '',
+      message: 'broadcast: dim 1 of the inputs before input 1 broadcasts against 64 (input 1 dim 0)',
+    };
+    expect(r.constraints.requirements).toEqual([want]);
+    expect(r.domain.relations).toEqual([{ ...want, requirement: 0 }]);
+    expect(r.evaluate({ n: 2, t: 1 }).values.y).toEqual([2, 64]);
+    expect(r.evaluate({ n: 2, t: 128 }).values.y).toEqual([2, 64]);
+    for (const t of [0, 5, 129]) {
+      const err = thrown(() => r.evaluate({ n: 2, t }));
+      expect(err).toBeInstanceOf(RequirementError);
+      expect(err.kind).toBe('requirement');
+      expect(err.relation).toEqual(want);
+      expect(err.message).toBe(`node 1 'plus_bias' (Add) requires (t+1)//2 == 1 or (t+1)//2 == 64, but at these sizes (t+1)//2 is ${Math.floor((t + 1) / 2)}`);
+    }
+  });
+
+  test('the command line says it the same way, in the domain and for --bind', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'osi-domain-'));
+    try {
+      const file = join(dir, 'against_constant.onnx');
+      writeFileSync(file, againstConstant());
+      expect(cli(file).stdout).toMatch(/^runs where \(t\+1\)\/\/2 == 1 or \(t\+1\)\/\/2 == 64 \(node 1 'plus_bias', Add\)$/m);
+      const bad = cli(file, '--bind', 'n=1,t=6');
+      expect(bad.status).toBe(2);
+      expect(bad.stderr.trim()).toBe("onnx-shapes: --bind: these sizes are impossible for this model: node 1 'plus_bias' (Add) requires (t+1)//2 == 1 or (t+1)//2 == 64, but at these sizes (t+1)//2 is 3");
+      expect(cli(file, '--bind', 'n=1,t=127').stdout).toMatch(/^y +Add +float \[1, 64\]/m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('command line', () => {
   test('the table ends with the domain', () => {
     const r = cli(join(REPO, 'examples', 'models', 'cnn_dynamic.onnx'));
