@@ -27,6 +27,7 @@ export const state = {
   symbols: [],         // [{name, uses, source, dataDependent}]
   eventsByValue: null,
   cost: null,          // cost_panel.js: the cost model and its counts at the bindings, or null
+  unboundSizes: null,  // the worker's resolveBindings with nothing bound: {env, derived, issues}, or null
 };
 
 export const ROW_H = 38;

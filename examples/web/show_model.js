@@ -69,7 +69,7 @@ function step() {
     what = parts[0].type;
     addPart(parts.shift());
   } else if (finishing.length) {
-    what = `finish ${4 - finishing.length}`;
+    what = `finish ${5 - finishing.length}`;
     finishing.shift()();
   }
   // How long each step took, for tests/browser/bench_table.mjs (the longest main-thread task).
@@ -93,6 +93,8 @@ function addPart(msg) {
     renderRows();
   } else if (msg.type === 'nodes') {
     addNodes(JSON.parse(msg.json));
+  } else if (msg.type === 'sizes') {
+    state.unboundSizes = msg.resolved;
   } else if (msg.type === 'end') {
     state.result.subgraphs = JSON.parse(msg.json).subgraphs;
     state.consumers = null;
@@ -107,6 +109,8 @@ function finishSteps() {
     () => {
       state.broken = brokenNode();
       renderSummary();
+    },
+    () => {
       renderSymbols();
       renderRefusal();
     },
@@ -147,6 +151,7 @@ export function showModel(msg, displayName, size) {
   state.eventsByValue = null;
   state.consumers = null;
   state.broken = null;
+  state.unboundSizes = null;
   startRows(msg);
   if (earlyEvents?.id === msg.id) eventsArrived(earlyEvents);
   resetCost(msg.info.cost);

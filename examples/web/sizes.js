@@ -12,11 +12,12 @@ export function recomputeBindings() {
   const r = state.result;
   // resolveBindings reads the values only to list the model's symbols (for names it does not
   // have), which the page knows already (state.symbols): a 100k-value model skips that walk.
+  // Nothing bound: the worker resolved the model's relations alone (show_model.js, a `sizes` part).
   const relations = { values: {}, constraints: r?.constraints ?? {}, definitions: r?.definitions ?? [] };
-  const { env, derived, issues } = resolveBindings(relations, state.env);
+  const { env, derived, issues } = state.env.size === 0 && state.unboundSizes ? state.unboundSizes : resolveBindings(relations, state.env);
   state.derived = new Map(derived.map(([k, value, from]) => [k, { value, from }]));
-  state.effective = env;
-  state.refused = issues;
+  state.effective = new Map(env);
+  state.refused = [...issues];
   computeSizes();
 }
 

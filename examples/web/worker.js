@@ -14,6 +14,7 @@
 //                  {type: 'done', id, json, rowsJson, eventsJson: null, modelJson, info}
 //                    | {type: 'error', id, error}
 //                  {type: 'meta' | 'diagnostics' | 'rows' | 'symbols' | 'nodes' | 'end', id, json} ...
+//                  {type: 'sizes', id, resolved}  (before 'end': the sizes with nothing bound)
 //                                                           (the rest of that result: resultParts)
 //                  {type: 'events', id, eventsJson, ms}     (after the parts: the event log of that model)
 //                  {type: 'model', id, bytes}
@@ -25,6 +26,7 @@ import { runOnUrlModel } from '../../js/url_source.js';
 import { scanModel } from './model_scan.js';
 import { graphJson } from './graph_data.js';
 import { rowBuilder } from './table_rows.js';
+import { resolveBindings } from '../../js/cli_bind.js';
 
 const now = () => performance.timeOrigin + performance.now(); // comparable across threads
 
@@ -121,7 +123,7 @@ const DIAGNOSTICS_PER_PART = 2000;
  * at once: it is made as soon as those rows exist (table_rows.js rowBuilder makes the rows in
  * model order as they are asked for). Then `meta` (constraints, which values lie in subgraphs),
  * the `diagnostics`, the other `rows` in model order, the `symbols` (counted over every row), the
- * `nodes` (compactNodes, in node order) and `end` (the subgraphs). Each part is small enough to
+ * `nodes` (compactNodes, in node order), the `sizes` with nothing bound and `end` (the subgraphs). Each part is small enough to
  * parse and add in a short task of the page's main thread, so that nothing proportional to the
  * model runs there before the first rows show, nor in one piece after (issue 31). The values and
  * producers never cross: the rows say what the page needs of them.
@@ -176,6 +178,12 @@ function* resultParts(result, model, done) {
   for (let k = 0; k < result.nodes.length; k += NODES_PER_PART) {
     yield { type: 'nodes', id, json: JSON.stringify(compactNodes(result.nodes.slice(k, k + NODES_PER_PART))) };
   }
+  // The sizes with nothing bound (what the model's relations decide alone, and what they refuse):
+  // the page's first sizes step, which on 100k relations took the page's thread 0.3 s CPU in one
+  // task (sizes.js recomputeBindings uses it while nothing is bound). Structured clone: a size may
+  // be a BigInt.
+  const resolved = resolveBindings({ values: {}, constraints: result.constraints ?? {}, definitions: result.definitions ?? [] }, new Map());
+  yield { type: 'sizes', id, resolved: { env: resolved.env, derived: resolved.derived, issues: resolved.issues } };
   const subgraphs = {};
   for (const [path, g] of Object.entries(result.subgraphs)) {
     const { nodes, ...rest } = g;

@@ -37,7 +37,7 @@ export function startWorker() {
   worker.addEventListener('message', (ev) => {
     const msg = ev.data;
     if (msg.type === 'events') { eventsHandler?.(msg); return; }
-    if (['meta', 'diagnostics', 'symbols', 'rows', 'nodes', 'end'].includes(msg.type)) { partsHandler?.(msg); return; }
+    if (['meta', 'diagnostics', 'symbols', 'rows', 'nodes', 'sizes', 'end'].includes(msg.type)) { partsHandler?.(msg); return; }
     const p = pending.get(msg.id);
     if (!p) return;
     if (msg.type === 'progress') p.onProgress?.(msg);

@@ -240,8 +240,11 @@ test('100k NonZero nodes and 10k diagnostics: the first rows show before the res
   assert.ok(count('rows') >= 20, `the rows came in ${count('rows')} parts`);
   assert.ok(count('nodes') >= 2, `the nodes came in ${count('nodes')} parts`);
   assert.equal(count('meta'), 1);
+  assert.ok(count('diagnostics') >= 2, `the 10k diagnostics came in ${count('diagnostics')} parts`);
+  assert.ok(count('symbols') >= 2, `the 100k symbols came in ${count('symbols')} parts`);
+  assert.equal(count('sizes'), 1, 'the sizes with nothing bound, resolved in the worker');
   assert.equal(count('end'), 1);
-  assert.equal(steps.at(-1), 'finish 3', 'the finishing steps come last');
+  assert.equal(steps.at(-1), 'finish 4', 'the finishing steps come last');
   // Complete at the end.
   assert.equal(t.rows, N + 1);
   assert.equal(diags.replace(/,/g, ''), '10000');
