@@ -38,7 +38,7 @@ OsiStatus osi_op_ms_fused_matmul(OsiOpCtx *ctx) {
       fused_operand(ctx, 0, osi_attr_int(ctx, "transA", 0) != 0, osi_attr_int(ctx, "transBatchA", 0) != 0);
   const OsiType *b =
       fused_operand(ctx, 1, osi_attr_int(ctx, "transB", 0) != 0, osi_attr_int(ctx, "transBatchB", 0) != 0);
-  return osi_matmul_shapes(ctx, a, b, osi_in_dtype(ctx, 0));
+  return osi_matmul_operands(ctx, a, b, osi_in_dtype(ctx, 0));
 }
 
 /* Numpy matmul of inputs 0 and 1: MatMulInteger16 gives int32 (as

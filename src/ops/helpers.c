@@ -340,21 +340,118 @@ const OsiType *osi_type_merge(OsiOpCtx *ctx, const OsiType *a, const OsiType *b,
 /* Section - MatMul (also used by quantization.c for QLinearMatMul) */
 
 /* 1-D operands are promoted (and the added dim removed again); batch
- * dims broadcast. */
+ * dims broadcast. checked: the operands are as onnxruntime's matmul helper
+ * sees them (not a rebuilt B of a packed weight), so its refusals of empty
+ * dims apply. */
 static OsiStatus matmul_shapes(OsiOpCtx *ctx, const OsiType *a, const OsiType *b, int32_t dtype,
-                               int a_in, int b_in);
+                               int a_in, int b_in, int checked);
 
 OsiStatus osi_matmul_out(OsiOpCtx *ctx, int a_in, int b_in, int32_t dtype) {
-  return matmul_shapes(ctx, osi_in_ranked(ctx, a_in), osi_in_ranked(ctx, b_in), dtype, a_in, b_in);
+  return matmul_shapes(ctx, osi_in_ranked(ctx, a_in), osi_in_ranked(ctx, b_in), dtype, a_in, b_in, 1);
 }
 
 OsiStatus osi_matmul_shapes(OsiOpCtx *ctx, const OsiType *a, const OsiType *b, int32_t dtype) {
-  return matmul_shapes(ctx, a, b, dtype, -1, -1);
+  return matmul_shapes(ctx, a, b, dtype, -1, -1, 0);
+}
+
+OsiStatus osi_matmul_operands(OsiOpCtx *ctx, const OsiType *a, const OsiType *b, int32_t dtype) {
+  return matmul_shapes(ctx, a, b, dtype, -1, -1, 1);
+}
+
+/* "dim i of input 'a'" (operand: "A" when rebuilt). */
+static const char *operand_dim(OsiOpCtx *ctx, int in, int i, const char *operand, char *buf, size_t cap) {
+  char label[96];
+  snprintf(buf, cap, "dim %d of %s", i, in >= 0 ? osi_op_input_label(ctx, in, label, sizeof label) : operand);
+  return buf;
+}
+
+/* Dim i of operand t (input `in`, -1 when rebuilt), a symbol, meets the
+ * constant c (0 or 1) of the other operand: it must be c's partner. */
+static OsiStatus require_partner(OsiOpCtx *ctx, const OsiType *t, int in, int i, int64_t c, const char *operand,
+                                 const char *other) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  char dim[160], what[240];
+  snprintf(what, sizeof what, "%s (%s's is %lld there, and onnxruntime broadcasts a 1 up only)",
+           operand_dim(ctx, in, i, operand, dim, sizeof dim), other, (long long)c);
+  if (c == 1) return osi_op_require_le(ctx, "MatMul", osi_expr_const(s, 1), OSI_WHAT("1"), t->dims[i], OSI_WHAT(what));
+  return osi_op_require_eq(ctx, "MatMul", t->dims[i], OSI_WHAT(what), osi_expr_const(s, 0), OSI_WHAT("0"));
+}
+
+/* Whether dim i of B's batch is its only batch dim that is not a 1. */
+static int only_symbol(OsiExprStore *s, const OsiType *b, int i) {
+  int64_t c;
+  for (int j = 0; j < b->rank - 2; j++)
+    if (j != i && !(osi_expr_is_const(s, b->dims[j], &c) && c == 1)) return 0;
+  return 1;
+}
+
+/* A's dim `at` is 0 where B's is 1: onnxruntime runs that only when it
+ * folds A's batch into rows, so every dim of B's batch is 1. */
+static OsiStatus require_fold(OsiOpCtx *ctx, const OsiType *b, int b_in, int at) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  char dim[160], why[160];
+  snprintf(why, sizeof why, "1 (A's dim %d is 0 against a 1: onnxruntime runs that only with B's batch all 1)", at);
+  for (int j = 0; j < b->rank - 2; j++) {
+    OsiStatus st = osi_op_require_eq(ctx, "MatMul", b->dims[j], OSI_WHAT(operand_dim(ctx, b_in, j, "B", dim, sizeof dim)),
+                                     osi_expr_const(s, 1), OSI_WHAT(why));
+    if (st != OSI_OK) return st;
+  }
+  return OSI_OK;
+}
+
+/* onnxruntime's matmul helper pads the operands to one rank (a 1-D B to
+ * [1.., K, 1], so every dim of A but the last meets a 1 of B; a 1-D A to
+ * [1.., K]) and broadcasts every position but the last two to the larger
+ * size, refusing a side that is neither it nor 1: a 0 against a 1 fails
+ * (numpy gives 0), and so does a 0 against a size above 1. It compares
+ * nothing when it folds A's batch into rows: A and B of rank >= 2, B's not
+ * above A's, B's batch dims all 1. So a size that meets a 1 is required
+ * >= 1 and one that meets a 0 is required 0 (sizes above 1 are
+ * osi_broadcast's), except where the fold may still happen: on A's side
+ * against a 1, on B's against a 0, while B's batch dims are symbols that
+ * may all be 1. Two symbols are left alone. */
+static OsiStatus require_nonempty_batch(OsiOpCtx *ctx, const OsiType *a, const OsiType *b, int a_in, int b_in) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  int64_t c;
+  int may_fold = a->rank >= 2 && b->rank >= 2 && a->rank >= b->rank, folds = may_fold;
+  for (int i = 0; may_fold && i < b->rank - 2; i++) {
+    int k = osi_expr_is_const(s, b->dims[i], &c);
+    if (k && c != 1) may_fold = folds = 0;
+    if (!k) folds = 0;
+  }
+  if (folds) return OSI_OK;
+  OsiExpr one = osi_expr_const(s, 1);
+  int n = a->rank > b->rank ? a->rank : b->rank;
+  int compared = b->rank == 1 ? a->rank - 1 : n - 2;
+  for (int p = 0; p < compared; p++) {
+    int ia = a->rank == 1 ? -1 : p - (n - a->rank), ib = b->rank == 1 ? -1 : p - (n - b->rank);
+    OsiExpr xa = ia < 0 ? one : a->dims[ia], xb = ib < 0 ? one : b->dims[ib];
+    int64_t ca, cb;
+    int ka = osi_expr_is_const(s, xa, &ca), kb = osi_expr_is_const(s, xb, &cb);
+    OsiStatus st = OSI_OK;
+    char dim[160];
+    if (xa == OSI_EXPR_UNKNOWN || xb == OSI_EXPR_UNKNOWN) continue;
+    if (ka && kb && ca == 0 && cb == 1 && may_fold) /* runs only folded: B's batch all 1 */
+      st = require_fold(ctx, b, b_in, ia);
+    else if (ka && !kb && ca == 0 && may_fold && only_symbol(s, b, ib)) /* 0 itself, or 1 and folded */
+      st = osi_op_require_le(ctx, "MatMul", xb, OSI_WHAT(operand_dim(ctx, b_in, ib, "B", dim, sizeof dim)), one,
+                             OSI_WHAT("1 (A's is 0 there: B's batch must be 0 there or all 1)"));
+    else if (ka && kb && ((ca == 0 && cb == 1 && !may_fold) || (ca == 1 && cb == 0)))
+      st = osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "MatMul: %s is 0 where %s has 1 (onnxruntime broadcasts a 1 up only)",
+                       ca == 0 ? operand_dim(ctx, a_in, ia, "A", dim, sizeof dim) : operand_dim(ctx, b_in, ib, "B", dim, sizeof dim),
+                       ca == 0 ? "B" : "A");
+    else if (!ka && kb && (cb == 0 || (cb == 1 && !may_fold)))
+      st = require_partner(ctx, a, a_in, ia, cb, "A", "B");
+    else if (ka && !kb && (ca == 1 || (ca == 0 && !may_fold)))
+      st = require_partner(ctx, b, b_in, ib, ca, "B", "A");
+    if (st != OSI_OK) return st;
+  }
+  return OSI_OK;
 }
 
 /* a_in, b_in: the inputs a and b are (for messages), -1 when rebuilt. */
 static OsiStatus matmul_shapes(OsiOpCtx *ctx, const OsiType *a, const OsiType *b, int32_t dtype,
-                               int a_in, int b_in) {
+                               int a_in, int b_in, int checked) {
   OsiExprStore *s = osi_op_exprs(ctx);
   if (!a || !b || a->rank < 0 || b->rank < 0) {
     osi_out_tensor(ctx, 0, dtype, -1);
@@ -371,22 +468,8 @@ static OsiStatus matmul_shapes(OsiOpCtx *ctx, const OsiType *a, const OsiType *b
   OsiWhat wb = b_in >= 0 ? OSI_DIM(b_in, b->rank == 1 ? 0 : b->rank - 2)
                          : OSI_WHAT(b->rank == 1 ? "the dim of B" : "the second-to-last dim of B");
   OsiStatus rs = osi_op_require_eq(ctx, "MatMul inner dims", bd[br - 2], wb, ad[ar - 1], wa);
+  if (rs == OSI_OK && checked) rs = require_nonempty_batch(ctx, a, b, a_in, b_in);
   if (rs != OSI_OK) return rs;
-  /* onnxruntime's MatMul broadcasts a batch dim of 1 up only (an empty
-   * batch against a 1 is refused, where numpy gives 0), except when B's
-   * batch is all 1 and A has at least B's rank: then it folds A's batch
-   * into rows and compares nothing. */
-  int64_t c, one_count = 1;
-  for (int i = 0; i < br - 2 && one_count; i++) one_count = osi_expr_is_const(s, bd[i], &c) && c == 1;
-  int folded = a->rank >= 2 && b->rank >= 2 && a->rank >= b->rank && one_count;
-  for (int i = 1; a_in >= 0 && !folded && i <= (ar > br ? ar : br) - 2; i++) {
-    int64_t l = 1, r = 1;
-    int kl = ar - 2 - i < 0 || osi_expr_is_const(s, ad[ar - 2 - i], &l);
-    int kr = br - 2 - i < 0 || osi_expr_is_const(s, bd[br - 2 - i], &r);
-    if (kl && kr && ((l == 0 && r == 1) || (l == 1 && r == 0)))
-      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "MatMul: a batch dim of 0 in %s against 1 in %s (onnxruntime broadcasts a 1 up only)",
-                         l == 0 ? "A" : "B", l == 0 ? "B" : "A");
-  }
   OsiType ba = {.kind = OSI_KIND_TENSOR, .elem_type = dtype, .rank = ar - 2, .dims = ad};
   OsiType bb = {.kind = OSI_KIND_TENSOR, .elem_type = dtype, .rank = br - 2, .dims = bd};
   const OsiType *batch[2] = {&ba, &bb};

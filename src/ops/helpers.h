@@ -108,6 +108,9 @@ OsiStatus osi_matmul_out(OsiOpCtx *ctx, int a_in, int b_in, int32_t dtype);
 /* The same for operand shapes a and b given directly (NULL or unknown
  * rank: unknown output rank); contrib ops transpose or rebuild them. */
 OsiStatus osi_matmul_shapes(OsiOpCtx *ctx, const OsiType *a, const OsiType *b, int32_t dtype);
+/* The same for operands onnxruntime's matmul helper sees as given (A and B
+ * transposed by attributes): its refusals of empty dims apply. */
+OsiStatus osi_matmul_operands(OsiOpCtx *ctx, const OsiType *a, const OsiType *b, int32_t dtype);
 
 /* Section - Standard op functions that contrib ops (contrib_*.c) call
  * before adjusting the result */
