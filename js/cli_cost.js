@@ -64,9 +64,10 @@ export function printCost(out, result, bound, asJson, boundLines) {
   const groups = Object.entries(cost.byOpType);
   if (bindings) groups.sort(([ka, a], [kb, b]) => compareCounts(a.macs, b.macs) || compareCounts(a.flops, b.flops) || (ka < kb ? -1 : 1));
   const head = ['op type', 'nodes', 'MACs', 'FLOPs'];
-  const rows = groups.map(([key, g]) => [escapeControls(key), String(g.nodes), withUnit(g.macs, 'MACs'), withUnit(g.flops, 'FLOPs')]);
+  // Escaped before the layout: an ESC is 1 character raw, 4 as \x1b (a size's name can hold one).
+  const rows = groups.map(([key, g]) => [key, String(g.nodes), withUnit(g.macs, 'MACs'), withUnit(g.flops, 'FLOPs')].map(escapeControls));
   const t = cost.total;
-  rows.push(['total', String(cost.nodes.length), withUnit(t.macs, 'MACs'), withUnit(t.flops, 'FLOPs')]);
+  rows.push(['total', String(cost.nodes.length), withUnit(t.macs, 'MACs'), withUnit(t.flops, 'FLOPs')].map(escapeControls));
   const width = outputWidth();
   const widths = columnWidths(head, rows, width, [0.3, 0.08, 0.3]);
   for (const l of layoutRow(head, widths, width)) out.line(l);

@@ -221,6 +221,33 @@ describe('at 80 columns', () => {
   });
 });
 
+test('--cost and the domain lines: dim names holding ESC/OSC and a long node name stay within 80 columns, escaped', () => {
+  const H = 'H\u001b]0;pwned\u0007';
+  const W = 'W\u001b[31mred\u001b[0m';
+  const N = 'N\u001b[2J';
+  const node = `conv_${'x'.repeat(75)}`;
+  const bytes = Buffer.from(model({
+    inputs: [{ name: 'x', elemType: 'float', dims: [N, 3, H, W] }, { name: 'w', elemType: 'float', dims: [8, 3, 5, 5] }],
+    outputs: ['y'],
+    nodes: [{ op: 'Conv', name: node, inputs: ['x', 'w'], outputs: ['y'] }],
+  }));
+  for (const args of [['-'], ['-', '--cost'], ['-', '--cost', '--bind', 'zz=1']]) {
+    const r = cli(args, bytes, { COLUMNS: '80' });
+    expect(r.status).toBe(0);
+    noRawControl(r.stdout);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.filter((l) => l.length > 80)).toEqual([]);
+    // the text is all there: the domain line names the node whole, the table the escaped names
+    const flat = lines.map((l) => l.trim()).join('');
+    if (args.includes('--cost')) {
+      expect(lines[0]).toMatch(/^op type +nodes +MACs +FLOPs$/);
+      expect(flat).toContain("600*'H\\x1b]0;pwned\\x07'*'N\\x1b[2J'*'W\\x1b[31mred\\x1b[0m'");
+    } else {
+      expect(flat).toContain(`runs for 'H\\x1b]0;pwned\\x07' >= 5(node 0 '${node}', Conv)`);
+    }
+  }
+});
+
 describe('a value whose type is unknown', () => {
   const bytes = Buffer.from(model({
     inputs: [{ name: 'x', elemType: 'float', dims: ['N', 4] }],
