@@ -74,6 +74,19 @@ function solveFor(text, target, env) {
  * definitions of its named sizes (the names themselves are not symbols: their definitions say them).
  */
 export function modelSymbols(result) {
+  let seen = symbolsOfResults.get(result);
+  if (!seen) {
+    seen = collectSymbols(result);
+    if (Object.isFrozen(result)) symbolsOfResults.set(result, seen);
+  }
+  return new Set(seen);
+}
+
+// A result's symbols depend on nothing else, and a viewer asks for them at every binding it
+// tries (cost({ bindings }), evaluate): found once per result (a frozen one: it cannot change).
+const symbolsOfResults = new WeakMap();
+
+function collectSymbols(result) {
   const seen = new Set();
   const texts = new Set();
   const addType = (t) => {

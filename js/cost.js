@@ -109,12 +109,15 @@ const INT64_MAX = (1n << 63n) - 1n;
 
 /** The sum of counts that are all values, exactly; null when one is not or the sum passes int64. */
 function sum(values) {
-  let total = 0n;
+  let n = 0; // exact while within 2^53; past it, BigInt
+  let big = null;
   for (const v of values) {
-    if (!isValue(v)) return null;
-    total += BigInt(v);
+    if (typeof v === 'number' && big === null && Math.abs(n + v) <= Number.MAX_SAFE_INTEGER) n += v;
+    else if (isValue(v)) big = (big ?? BigInt(n)) + BigInt(v);
+    else return null;
   }
-  return total > INT64_MAX ? null : exact(total);
+  if (big === null) return n;
+  return big > INT64_MAX ? null : exact(big);
 }
 
 const opKey = (n) => (n.domain ? `${n.domain}:${n.opType}` : n.opType);
@@ -134,15 +137,43 @@ function refs(model, at) {
   };
 }
 
+// What a cost model gives whatever the sizes, read once per model (frozen: it cannot change), as
+// a viewer may ask for the cost at many bindings: per node its name, op, weight bytes and element
+// type; the nodes counted (MACs not null), and those of each op type.
+const skeletons = new WeakMap();
+
+function skeleton(model) {
+  let s = skeletons.get(model);
+  if (s) return s;
+  const flat = model.cost.nodes;
+  const { ops, elemTypes } = model;
+  const fixed = new Array(flat.length / 7);
+  const counted = [];
+  const byKey = new Map();
+  for (let i = 0, at = 0; i < fixed.length; i++, at += 7) {
+    const op = ops[flat[at + 1]];
+    fixed[i] = { name: flat[at], opType: op[0], domain: op[1], weightBytes: symbolic(flat[at + 4]),
+      elemType: flat[at + 6] < 0 ? null : elemTypes[flat[at + 6]] };
+    if (flat[at + 2] === null) continue;
+    counted.push(i);
+    const key = opKey(fixed[i]);
+    if (!byKey.has(key)) byKey.set(key, []);
+    byKey.get(key).push(i);
+  }
+  s = { fixed, counted, byKey };
+  if (Object.isFrozen(model)) skeletons.set(model, s);
+  return s;
+}
+
 /** The nodes of the flat array (7 entries a node), counts through `ref`. */
 function readNodes(model, ref) {
   const flat = model.cost.nodes;
-  const { ops, elemTypes } = model;
-  const nodes = new Array(flat.length / 7);
+  const { fixed } = skeleton(model);
+  const nodes = new Array(fixed.length);
   for (let i = 0, at = 0; i < nodes.length; i++, at += 7) {
-    const op = ops[flat[at + 1]];
-    nodes[i] = { name: flat[at], opType: op[0], domain: op[1], macs: ref(flat[at + 2]), flops: ref(flat[at + 3]),
-      weightBytes: symbolic(flat[at + 4]), outputBytes: ref(flat[at + 5]), elemType: flat[at + 6] < 0 ? null : elemTypes[flat[at + 6]] };
+    const f = fixed[i];
+    nodes[i] = { name: f.name, opType: f.opType, domain: f.domain, macs: ref(flat[at + 2]), flops: ref(flat[at + 3]),
+      weightBytes: f.weightBytes, outputBytes: ref(flat[at + 5]), elemType: f.elemType };
   }
   return nodes;
 }
@@ -153,27 +184,36 @@ function readNodes(model, ref) {
  */
 function sweep(memory, ref) {
   const steps = Math.max(memory.order.length, 1);
-  const delta = new Array(steps + 1).fill(0n);
   const unknown = new Array(steps + 1).fill(0);
   const v = memory.values;
+  const sizes = new Array(v.length / 4);
+  let all = 0; // every value's bytes at once: when within 2^53 so is every step's, in numbers
   for (let i = 0; i < v.length; i += 4) {
     const bytes = ref(v[i + 1]);
+    sizes[i / 4] = bytes;
+    all = typeof bytes === 'number' ? all + bytes : isValue(bytes) ? Infinity : all;
+  }
+  const zero = all <= Number.MAX_SAFE_INTEGER ? 0 : 0n;
+  const delta = new Array(steps + 1).fill(zero);
+  for (let i = 0; i < v.length; i += 4) {
+    const bytes = sizes[i / 4];
     if (isValue(bytes)) {
-      delta[v[i + 2]] += BigInt(bytes);
-      delta[v[i + 3] + 1] -= BigInt(bytes);
+      const b = zero === 0 ? bytes : BigInt(bytes);
+      delta[v[i + 2]] += b;
+      delta[v[i + 3] + 1] -= b;
     } else {
       unknown[v[i + 2]]++;
       unknown[v[i + 3] + 1]--;
     }
   }
   const live = new Array(steps);
-  let bytes = 0n, missing = 0, peak = null, peakStep = null;
+  let bytes = zero, missing = 0, peak = null, peakStep = null;
   for (let k = 0; k < steps; k++) {
     bytes += delta[k];
     missing += unknown[k];
     live[k] = missing || bytes > INT64_MAX ? null : exact(bytes);
     if (live[k] === null) peak = undefined;
-    else if (peak !== undefined && (peak === null || bytes > BigInt(peak))) [peak, peakStep] = [exact(bytes), k];
+    else if (peak !== undefined && (peak === null || live[k] > peak)) [peak, peakStep] = [live[k], k];
   }
   return { live, peak: peak ?? null, peakStep: peak === undefined ? null : peakStep };
 }
@@ -203,19 +243,14 @@ export function resultCost(result, options) {
   const at = evaluator(env, result.definitions);
   const ref = refs(model, at);
   const nodes = readNodes(model, ref);
-  const counted = nodes.filter((n) => n.macs !== null);
+  const { counted: countedAt, byKey } = skeleton(model);
+  const counted = countedAt.map((i) => nodes[i]);
   // A total at a binding is the sum of its nodes' values; when one is not decided, the symbolic
   // total (evaluated if it can be).
   const total = (key, symbolicTotal, list) => sum(list.map((n) => n[key])) ?? at(symbolicTotal);
-  const groups = new Map();
-  for (const n of counted) {
-    const key = opKey(n);
-    if (!groups.has(key)) groups.set(key, []);
-    groups.get(key).push(n);
-  }
   const byOpType = {};
   for (const [k, g] of Object.entries(cost.byOpType)) {
-    const list = groups.get(k) ?? [];
+    const list = (byKey.get(k) ?? []).map((i) => nodes[i]);
     byOpType[k] = { ...g, macs: list.length ? total('macs', g.macs, list) : null,
       flops: list.length ? total('flops', g.flops, list) : null };
   }
