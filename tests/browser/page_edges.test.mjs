@@ -4,7 +4,8 @@
 // field, a size computed in float shows as a named size whose value the bindings give, and a
 // 100k-node model with 10k diagnostics shows its first rows before the rest, which comes in parts.
 import assert from 'node:assert/strict';
-import { model, attr, tensor } from '../js/onnx_builder.js';
+import { model, attr } from '../js/onnx_builder.js';
+import { floatSizeParts } from '../js/model_parts.js';
 import { test, ctx, waitReady, row, openPage } from './harness.mjs';
 
 const upload = (page, name, bytes) => page.setInputFiles('#file-input', { name, mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
@@ -145,25 +146,14 @@ test('only symbols of the graph inputs get a size field; others are listed witho
 
 test('a size computed in float is a named size: listed with its definition, evaluated by the bindings', async () => {
   // y = ConstantOfShape([Floor(1.5*h), Floor(1.5*h)+w]), computed in float as exporters do.
+  const parts = floatSizeParts();
   const bytes = model({
     opset: 17,
     inputs: [{ name: 'x', elemType: 'float', dims: ['h', 'w'] }],
     outputs: ['y'],
-    initializers: [
-      tensor({ name: 'i0', elemType: 'int64', dims: [], int64Data: [0] }),
-      tensor({ name: 'i1', elemType: 'int64', dims: [1], int64Data: [1] }),
-      tensor({ name: 'k', elemType: 'float', dims: [], floatData: [1.5] }),
-      tensor({ name: 'ax', elemType: 'int64', dims: [1], int64Data: [0] }),
-    ],
+    initializers: parts.initializers,
     nodes: [
-      { op: 'Shape', inputs: ['x'], outputs: ['s'] },
-      { op: 'Gather', inputs: ['s', 'i0'], outputs: ['hs'] },
-      { op: 'Gather', inputs: ['s', 'i1'], outputs: ['ws'] },
-      { op: 'Cast', inputs: ['hs'], outputs: ['hf'], attrs: { to: 1 } },
-      { op: 'Mul', inputs: ['hf', 'k'], outputs: ['m'] },
-      { op: 'Floor', inputs: ['m'], outputs: ['f'] },
-      { op: 'Cast', inputs: ['f'], outputs: ['fi'], attrs: { to: 7 } },
-      { op: 'Unsqueeze', inputs: ['fi', 'ax'], outputs: ['fi1'] },
+      ...parts.nodes,
       { op: 'Add', inputs: ['fi1', 'ws'], outputs: ['fw'] },
       { op: 'Concat', inputs: ['fi1', 'fw'], outputs: ['shape'], attrs: { axis: 0 } },
       { op: 'ConstantOfShape', inputs: ['shape'], outputs: ['y'] },

@@ -11,7 +11,8 @@ import { init, ShapeInferenceError } from '../../js/index.js';
 import { evaluateDim } from '../../js/expr.js';
 import { modelSymbols, resolveBindings } from '../../js/cli_bind.js';
 import { REPO } from './helpers.js';
-import { model, tensor } from './onnx_builder.js';
+import { model } from './onnx_builder.js';
+import { floatSizeParts } from './model_parts.js';
 
 const CLI = join(REPO, 'js', 'cli.js');
 const EXAMPLES = join(REPO, 'examples', 'models');
@@ -24,25 +25,14 @@ beforeAll(async () => {
 
 /** A model whose dims use a named size computed in float (result.definitions is not empty). */
 function namedSizeModel() {
+  const parts = floatSizeParts();
   return model({
     opset: 17,
     inputs: [{ name: 'x', elemType: 'float', dims: ['h', 'w'] }],
     outputs: ['z'],
-    initializers: [
-      tensor({ name: 'i0', elemType: 'int64', dims: [], int64Data: [0] }),
-      tensor({ name: 'i1', elemType: 'int64', dims: [1], int64Data: [1] }),
-      tensor({ name: 'k', elemType: 'float', dims: [], floatData: [1.5] }),
-      tensor({ name: 'ax', elemType: 'int64', dims: [1], int64Data: [0] }),
-    ],
+    initializers: parts.initializers,
     nodes: [
-      { op: 'Shape', inputs: ['x'], outputs: ['s'] },
-      { op: 'Gather', inputs: ['s', 'i0'], outputs: ['hs'] },
-      { op: 'Gather', inputs: ['s', 'i1'], outputs: ['ws'] },
-      { op: 'Cast', inputs: ['hs'], outputs: ['hf'], attrs: { to: 1 } },
-      { op: 'Mul', inputs: ['hf', 'k'], outputs: ['m'] },
-      { op: 'Floor', inputs: ['m'], outputs: ['f'] },
-      { op: 'Cast', inputs: ['f'], outputs: ['fi'], attrs: { to: 7 } },
-      { op: 'Unsqueeze', inputs: ['fi', 'ax'], outputs: ['fi1'] },
+      ...parts.nodes,
       { op: 'Concat', inputs: ['fi1', 'ws'], outputs: ['shape'], attrs: { axis: 0 } },
       { op: 'ConstantOfShape', inputs: ['shape'], outputs: ['y'] },
       { op: 'Transpose', inputs: ['y'], outputs: ['yt'], attrs: { perm: [1, 0] } },

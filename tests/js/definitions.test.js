@@ -9,31 +9,21 @@ import { join } from 'node:path';
 import { init } from '../../js/index.js';
 import { bindDefinitions, evaluateDim, expandDefinitions, symbolsThrough } from '../../js/expr.js';
 import { REPO } from './helpers.js';
-import { model, tensor } from './onnx_builder.js';
+import { model } from './onnx_builder.js';
+import { floatSizeParts } from './model_parts.js';
 
 // y = ConstantOfShape([Floor(1.5*h), Floor(1.5*h)+w]) with h = x.shape[0], w = x.shape[1], computed
 // in float as exporters do (Shape -> Gather -> Cast(float) -> Mul -> Floor -> Cast(int64)). The
 // second input has a dim named floor_1, so the name must be another one.
 function floatSizeModel() {
+  const parts = floatSizeParts();
   return model({
     opset: 17,
     inputs: [{ name: 'x', elemType: 'float', dims: ['h', 'w'] }, { name: 'z', elemType: 'float', dims: ['floor_1'] }],
     outputs: ['y', 'zz'],
-    initializers: [
-      tensor({ name: 'i0', elemType: 'int64', dims: [], int64Data: [0] }),
-      tensor({ name: 'i1', elemType: 'int64', dims: [1], int64Data: [1] }),
-      tensor({ name: 'k', elemType: 'float', dims: [], floatData: [1.5] }),
-      tensor({ name: 'ax', elemType: 'int64', dims: [1], int64Data: [0] }),
-    ],
+    initializers: parts.initializers,
     nodes: [
-      { op: 'Shape', inputs: ['x'], outputs: ['s'] },
-      { op: 'Gather', inputs: ['s', 'i0'], outputs: ['hs'] },
-      { op: 'Gather', inputs: ['s', 'i1'], outputs: ['ws'] },
-      { op: 'Cast', inputs: ['hs'], outputs: ['hf'], attrs: { to: 1 } },
-      { op: 'Mul', inputs: ['hf', 'k'], outputs: ['m'] },
-      { op: 'Floor', inputs: ['m'], outputs: ['f'] },
-      { op: 'Cast', inputs: ['f'], outputs: ['fi'], attrs: { to: 7 } },
-      { op: 'Unsqueeze', inputs: ['fi', 'ax'], outputs: ['fi1'] },
+      ...parts.nodes,
       { op: 'Add', inputs: ['fi1', 'ws'], outputs: ['fw'] },
       { op: 'Concat', inputs: ['fi1', 'fw'], outputs: ['shape'], attrs: { axis: 0 } },
       { op: 'ConstantOfShape', inputs: ['shape'], outputs: ['y'] },
