@@ -311,6 +311,17 @@ void expr_naming_free(OsiExprStore *s);
  * when memory runs out (expr_print.c). */
 char *expr_print_node(OsiExprStore *s, OsiExpr e);
 
+/* Section - Printed text (expr_print.c; expr_print_float.c prints float nodes into it) */
+
+/* A growing string; oom is set (and nothing more appended) when memory runs out. */
+typedef struct ExprText {
+  char *p;
+  size_t n, cap;
+  int oom;
+} ExprText;
+
+void expr_text_put(ExprText *b, const char *s, size_t len);
+
 /* Section - Float nodes (expr_float.c) */
 
 /* The double a FCONST node holds. */

@@ -27,13 +27,9 @@
 
 #include "expr/expr_internal.h"
 
-typedef struct {
-  char *p;
-  size_t n, cap;
-  int oom;
-} Buf;
+typedef ExprText Buf;
 
-static void put(Buf *b, const char *s, size_t len) {
+void expr_text_put(ExprText *b, const char *s, size_t len) {
   if (b->oom) return;
   if (b->n + len + 1 > b->cap) {
     size_t cap = b->cap ? b->cap : 64;
@@ -51,7 +47,7 @@ static void put(Buf *b, const char *s, size_t len) {
   b->p[b->n] = 0;
 }
 
-static void puts_(Buf *b, const char *s) { put(b, s, strlen(s)); }
+static void puts_(Buf *b, const char *s) { expr_text_put(b, s, strlen(s)); }
 
 /* Decimal magnitude of v (v != INT64_MIN) or the INT64_MIN spelling. */
 static void put_int(Buf *b, int64_t v) {
@@ -66,8 +62,8 @@ static void put_int(Buf *b, int64_t v) {
     tmp[n++] = (char)('0' + u % 10);
     u /= 10;
   } while (u);
-  if (v < 0) put(b, "-", 1);
-  while (n) put(b, &tmp[--n], 1);
+  if (v < 0) expr_text_put(b, "-", 1);
+  while (n) expr_text_put(b, &tmp[--n], 1);
 }
 
 static int is_ident(const char *s) {
@@ -84,12 +80,12 @@ static void put_symbol(Buf *b, const char *name) {
     puts_(b, name);
     return;
   }
-  put(b, "'", 1);
+  expr_text_put(b, "'", 1);
   for (const char *p = name; *p; p++) {
-    if (*p == '\'' || *p == '\\') put(b, "\\", 1);
-    put(b, p, 1);
+    if (*p == '\'' || *p == '\\') expr_text_put(b, "\\", 1);
+    expr_text_put(b, p, 1);
   }
-  put(b, "'", 1);
+  expr_text_put(b, "'", 1);
 }
 
 static int is_divmod(const OsiExprStore *s, OsiExpr e) {
@@ -110,9 +106,9 @@ static int put_ceildiv(OsiExprStore *s, Buf *b, OsiExpr m) {
   if (expr_kind(s, n) != EK_ADD || expr_node(s, n)->val != d - 1 || expr_name_of(s, n)) return 0;
   puts_(b, "CeilDiv(");
   put_sum_const(s, b, n, 0);
-  put(b, ",", 1);
+  expr_text_put(b, ",", 1);
   put_int(b, d);
-  put(b, ")", 1);
+  expr_text_put(b, ")", 1);
   return 1;
 }
 
@@ -125,9 +121,9 @@ static void put_factor(OsiExprStore *s, Buf *b, OsiExpr m) {
   }
   if (put_ceildiv(s, b, m)) return;
   if (is_divmod(s, m)) {
-    put(b, "(", 1);
+    expr_text_put(b, "(", 1);
     puts_(b, osi_expr_str(s, m));
-    put(b, ")", 1);
+    expr_text_put(b, ")", 1);
   } else {
     puts_(b, osi_expr_str(s, m));
   }
@@ -136,18 +132,18 @@ static void put_factor(OsiExprStore *s, Buf *b, OsiExpr m) {
 /* One term k*m of a sum; `first` selects unary rather than binary sign. */
 static void put_term(OsiExprStore *s, Buf *b, int64_t k, OsiExpr m, int first) {
   if (k == INT64_MIN) {
-    if (!first) put(b, "+", 1);
+    if (!first) expr_text_put(b, "+", 1);
     put_int(b, k);
-    put(b, "*", 1);
+    expr_text_put(b, "*", 1);
     put_factor(s, b, m);
     return;
   }
-  if (k < 0) put(b, "-", 1);
-  else if (!first) put(b, "+", 1);
+  if (k < 0) expr_text_put(b, "-", 1);
+  else if (!first) expr_text_put(b, "+", 1);
   uint64_t a = k < 0 ? (uint64_t)(-k) : (uint64_t)k;
   if (a != 1) {
     put_int(b, (int64_t)a);
-    put(b, "*", 1);
+    expr_text_put(b, "*", 1);
     put_factor(s, b, m);
   } else if (k < 0 && first) {
     put_factor(s, b, m);
@@ -158,12 +154,12 @@ static void put_term(OsiExprStore *s, Buf *b, int64_t k, OsiExpr m, int first) {
 
 static void put_const_part(Buf *b, int64_t c, int first) {
   if (c == INT64_MIN) {
-    if (!first) put(b, "+", 1);
+    if (!first) expr_text_put(b, "+", 1);
     put_int(b, c);
   } else if (c < 0 || first) {
     put_int(b, c);
   } else {
-    put(b, "+", 1);
+    expr_text_put(b, "+", 1);
     put_int(b, c);
   }
 }
@@ -209,9 +205,9 @@ static void put_div_operand(OsiExprStore *s, Buf *b, OsiExpr e, int divisor) {
               nd->kind == EK_CEILDIV || nd->kind >= EK_MAX);
   else /* a sum, or a leading minus sign: (-a)%3, never a+-a%3 in a sum */
     paren = (nd->kind == EK_ADD && nd->n + (nd->val != 0) >= 2) || osi_expr_str(s, e)[0] == '-';
-  if (paren) put(b, "(", 1);
+  if (paren) expr_text_put(b, "(", 1);
   puts_(b, osi_expr_str(s, e));
-  if (paren) put(b, ")", 1);
+  if (paren) expr_text_put(b, ")", 1);
 }
 
 static void put_node(OsiExprStore *s, Buf *b, OsiExpr e) {
@@ -229,7 +225,7 @@ static void put_node(OsiExprStore *s, Buf *b, OsiExpr e) {
   case EK_SYM: put_symbol(b, nd->name); return;
   case EK_MUL:
     for (uint32_t i = 0; i < n; i++) {
-      if (i) put(b, "*", 1);
+      if (i) expr_text_put(b, "*", 1);
       put_factor(s, b, expr_args(s, e)[i]);
     }
     return;
@@ -243,12 +239,12 @@ static void put_node(OsiExprStore *s, Buf *b, OsiExpr e) {
   default: {
     static const char *names[] = {"CeilDiv", "Max", "Min", "Broadcast"};
     puts_(b, names[nd->kind - EK_CEILDIV]);
-    put(b, "(", 1);
+    expr_text_put(b, "(", 1);
     for (uint32_t i = 0; i < n; i++) {
-      if (i) put(b, ",", 1);
+      if (i) expr_text_put(b, ",", 1);
       puts_(b, osi_expr_str(s, expr_args(s, e)[i]));
     }
-    put(b, ")", 1);
+    expr_text_put(b, ")", 1);
     return;
   }
   }

@@ -25,31 +25,9 @@
 
 #include "expr/expr_internal.h"
 
-typedef struct {
-  char *p;
-  size_t n, cap;
-  int oom;
-} FBuf;
+typedef ExprText FBuf;
 
-static void put(FBuf *b, const char *s, size_t len) {
-  if (b->oom) return;
-  if (b->n + len + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 64;
-    while (cap < b->n + len + 1) cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) {
-      b->oom = 1;
-      return;
-    }
-    b->p = p;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, s, len);
-  b->n += len;
-  b->p[b->n] = 0;
-}
-
-static void puts_(FBuf *b, const char *s) { put(b, s, strlen(s)); }
+static void puts_(FBuf *b, const char *s) { expr_text_put(b, s, strlen(s)); }
 
 /* Precedence of a printed text, as an operand. */
 enum { P_SUM = 1, P_PROD, P_UNARY, P_ATOM };
@@ -129,10 +107,10 @@ static int float_prec(const OsiExprStore *s, OsiExpr e) {
 static void put_float(OsiExprStore *s, FBuf *b, OsiExpr e, int implicit, int min_prec, int strict);
 
 static void open_paren(FBuf *b, int prec, int min_prec, int strict) {
-  if (prec < min_prec || (strict && prec == min_prec)) put(b, "(", 1);
+  if (prec < min_prec || (strict && prec == min_prec)) expr_text_put(b, "(", 1);
 }
 static void close_paren(FBuf *b, int prec, int min_prec, int strict) {
-  if (prec < min_prec || (strict && prec == min_prec)) put(b, ")", 1);
+  if (prec < min_prec || (strict && prec == min_prec)) expr_text_put(b, ")", 1);
 }
 
 static const char *round_name(int kind) {
@@ -159,9 +137,9 @@ static void put_int_form(OsiExprStore *s, FBuf *b, OsiExpr e, int min_prec, int 
     close_paren(b, p, min_prec, strict);
   } else {
     puts_(b, round_name(k));
-    put(b, "(", 1);
+    expr_text_put(b, "(", 1);
     put_float(s, b, arg(s, e, 0), 1, 0, 0);
-    put(b, ")", 1);
+    expr_text_put(b, ")", 1);
   }
 }
 
@@ -233,7 +211,7 @@ static void put_magnitude(OsiExprStore *s, FBuf *b, OsiExpr e, int implicit, int
     } else {
       put_float_literal(b, c);
     }
-    put(b, k == EK_FMUL ? "*" : "/", 1);
+    expr_text_put(b, k == EK_FMUL ? "*" : "/", 1);
     put_float(s, b, y, 1, P_PROD, 1);
   }
 }
@@ -255,11 +233,11 @@ static void put_sum(OsiExprStore *s, FBuf *b, OsiExpr e) {
   if (like[0] && like[1]) ex = 0;
   for (int i = 0; i < 2; i++) {
     if (neg[i]) {
-      put(b, "-", 1);
+      expr_text_put(b, "-", 1);
       /* a leading minus binds tighter than * and /: -(a*b) keeps the tree */
       put_magnitude(s, b, t[i], ex != i, i == 0 ? P_UNARY : P_PROD);
     } else {
-      if (i) put(b, "+", 1);
+      if (i) expr_text_put(b, "+", 1);
       put_float(s, b, t[i], ex != i && !(i == 1 && minus_led(s, t[i])), P_SUM, i == 1);
     }
   }
@@ -278,7 +256,7 @@ static void put_float(OsiExprStore *s, FBuf *b, OsiExpr e, int implicit, int min
     } else {
       puts_(b, "Float(");
       put_int_form(s, b, e, 0, 0);
-      put(b, ")", 1);
+      expr_text_put(b, ")", 1);
     }
     return;
   }
@@ -287,7 +265,7 @@ static void put_float(OsiExprStore *s, FBuf *b, OsiExpr e, int implicit, int min
   switch (k) {
   case EK_FCONST: put_float_literal(b, expr_fconst_value(s, e)); break;
   case EK_FNEG:
-    put(b, "-", 1);
+    expr_text_put(b, "-", 1);
     put_float(s, b, arg(s, e, 0), 0, P_UNARY, 0);
     break;
   case EK_FADD: put_sum(s, b, e); break;
@@ -296,7 +274,7 @@ static void put_float(OsiExprStore *s, FBuf *b, OsiExpr e, int implicit, int min
     OsiExpr ops[2] = {arg(s, e, 0), arg(s, e, 1)};
     int ex = k == EK_FDIV ? -1 : explicit_index(s, ops, 2);
     put_float(s, b, ops[0], ex != 0, P_PROD, 0);
-    put(b, k == EK_FMUL ? "*" : "/", 1);
+    expr_text_put(b, k == EK_FMUL ? "*" : "/", 1);
     put_float(s, b, ops[1], ex != 1, P_PROD, 1);
     break;
   }
@@ -306,10 +284,10 @@ static void put_float(OsiExprStore *s, FBuf *b, OsiExpr e, int implicit, int min
     int ex = explicit_index(s, s->args + s->nodes[e].off, n);
     puts_(b, k == EK_FMIN ? "Min(" : "Max(");
     for (uint32_t i = 0; i < n; i++) {
-      if (i) put(b, ",", 1);
+      if (i) expr_text_put(b, ",", 1);
       put_float(s, b, arg(s, e, i), ex != (int)i, 0, 0);
     }
-    put(b, ")", 1);
+    expr_text_put(b, ")", 1);
     break;
   }
   default: b->oom = 1; break;
@@ -330,9 +308,9 @@ char *expr_float_text(OsiExprStore *s, OsiExpr e) {
     } else {
       puts_(&b, "Trunc");
     }
-    put(&b, "(", 1);
+    expr_text_put(&b, "(", 1);
     put_float(s, &b, z, 1, 0, 0);
-    put(&b, ")", 1);
+    expr_text_put(&b, ")", 1);
   } else {
     put_float(s, &b, e, 0, 0, 0);
   }
