@@ -17,6 +17,7 @@
 #include "api/result_domain.h"
 #include "api/result_graph.h"
 #include "api/result_names.h"
+#include "api/result_rows.h"
 #include "api/write_back.h"
 #include "cost/cost.h"
 #include "model/type_json.h"
@@ -235,73 +236,6 @@ static void write_events(OsiJson *j, const OsiRun *run) {
   osi_json_raw(j, "]");
 }
 
-typedef struct Row {
-  const char *key;
-  const OsiType *type;
-  const OsiSubValue *sub; /* NULL for top-level values */
-  int ref;                /* top-level values: index in root->order */
-} Row;
-
-/* Key of a subgraph value: its scope path + name ("loop/body/acc"). Should
- * that string already name a top-level value (or an earlier key), "~2",
- * "~3", ... is appended, so keys never collide with top-level names. */
-static const char *sub_key(OsiResult *r, const OsiSubValue *sv, OsiValueTable *used) {
-  const char *key = sv->key;
-  char buf[1024];
-  for (int k = 2; osi_context_get(&r->root, key) || osi_value_table_get(used, key); k++) {
-    snprintf(buf, sizeof buf, "%s~%d", sv->key, k);
-    key = osi_arena_strdup(r->arena, buf);
-    if (!key) return NULL;
-  }
-  OsiValueEntry *e = osi_arena_alloc(r->arena, sizeof *e);
-  if (!e) return NULL;
-  e->name = key;
-  osi_value_table_put(used, e);
-  return key;
-}
-
-/* Every value with a known type (top-level and subgraph), sorted by key:
- * the entries of "values", and *sub_keys: per run->subs entry its key
- * (NULL: none). Both malloc'ed; NULL when memory runs out. */
-static Row *collect_rows(OsiResult *r, int *count, const char ***sub_keys) {
-  OsiContext *root = &r->root;
-  const OsiRun *run = &r->run;
-  Row *rows = malloc(((size_t)root->n_order + (size_t)run->n_subs + 1) * sizeof *rows);
-  const char **keys = calloc((size_t)run->n_subs + 1, sizeof *keys);
-  OsiValueTable used = {0};
-  if (!rows || !keys || !osi_value_table_init(&used, (size_t)run->n_subs + 1)) {
-    free(rows);
-    free(keys);
-    return NULL;
-  }
-  int n = 0;
-  for (int i = 0; i < root->n_order; i++)
-    if (root->order[i]->type) rows[n++] = (Row){root->order[i]->name, root->order[i]->type, NULL, i};
-  for (int i = 0; i < run->n_subs; i++) {
-    const char *key = run->subs[i].type ? sub_key(r, &run->subs[i], &used) : NULL;
-    if (key) rows[n++] = (Row){key, run->subs[i].type, &run->subs[i], -1};
-    keys[i] = key;
-  }
-  osi_value_table_free(&used);
-  OsiSortKey *order = malloc(((size_t)n + 1) * sizeof *order);
-  Row *sorted = malloc(((size_t)n + 1) * sizeof *sorted);
-  if (!order || !sorted) {
-    free(order);
-    free(sorted);
-    free(rows);
-    free(keys);
-    return NULL;
-  }
-  for (int i = 0; i < n; i++) order[i] = (OsiSortKey){rows[i].key, i, 0};
-  osi_sort_keys(order, (size_t)n);
-  for (int i = 0; i < n; i++) sorted[i] = rows[order[i].index];
-  free(order);
-  free(rows);
-  *count = n;
-  *sub_keys = keys;
-  return sorted;
-}
-
 static void write_diagnostic(OsiJson *j, OsiExprStore *s, const OsiDiagnostic *d) {
   osi_json_raw(j, "{\"code\":");
   osi_json_string(j, d->code);
@@ -406,7 +340,7 @@ static void render_named(OsiResult *r) {
   OsiContext *root = &r->root;
   int n = 0;
   const char **sub_keys = NULL;
-  Row *rows = collect_rows(r, &n, &sub_keys);
+  OsiRow *rows = osi_result_rows(r->arena, &r->root, &r->run, &n, &sub_keys);
   if (!rows) {
     j->failed = 1;
     return;
@@ -609,7 +543,7 @@ static uint32_t key_hash(const char *s, size_t len, unsigned *seen) {
 }
 
 /* PACK_UTF8 and PACK_ASTRAL of n keys, some of which are not ASCII. */
-static int key_flags(const Row *rows, int n) {
+static int key_flags(const OsiRow *rows, int n) {
   int flags = PACK_UTF8;
   for (int i = 0; i < n; i++) {
     const unsigned char *p = (const unsigned char *)rows[i].key;
@@ -636,7 +570,7 @@ static void render_packed_named(OsiResult *r) {
   const OsiGraph *g = r->run.model->graph;
   int n = 0, n_names = root->n_order, n_nodes = g->n_nodes;
   const char **sub_keys = NULL;
-  Row *rows = collect_rows(r, &n, &sub_keys);
+  OsiRow *rows = osi_result_rows(r->arena, &r->root, &r->run, &n, &sub_keys);
   size_t cap = 16;
   while (cap < 2 * (size_t)n + 2) cap *= 2;
   size_t n_words = 2 * (size_t)n_names + (size_t)n + cap + (size_t)n_nodes;

@@ -78,6 +78,20 @@ OsiValueEntry *osi_context_find(const OsiContext *ctx, const OsiNameKey *key) {
   return NULL;
 }
 
+OsiValueEntry *osi_context_find_id(const OsiContext *ctx, const OsiNameKey *key, uint32_t id) {
+  for (; ctx; ctx = ctx->parent) {
+    OsiValueEntry *e;
+    if (ctx->by_id && id) {
+      e = id < ctx->n_by_id ? ctx->by_id[id] : NULL;
+    } else {
+      const OsiValueTable *t = osi_context_table(ctx);
+      e = t ? osi_value_table_find(t, key) : NULL;
+    }
+    if (e && !e->pending) return e;
+  }
+  return NULL;
+}
+
 OsiValueEntry *osi_context_upsert(OsiContext *ctx, const char *name, uint32_t id, int *created) {
   if (!ctx->by_id) return osi_value_table_upsert(&ctx->values, name, ctx->run->arena, created);
   if (!id) id = osi_name_id(name);
@@ -336,10 +350,14 @@ void osi_run_keep_sub_value(OsiRun *run, const char *path, const char *name, con
 }
 
 /* The path of the innermost scope from `ctx` outwards that defines `name`. */
-static const char *defining_path(const OsiContext *ctx, const char *name) {
+static const char *defining_path(const OsiContext *ctx, const char *name, uint32_t id) {
   if (!name[0]) return NULL;
-  for (; ctx; ctx = ctx->parent)
-    if (osi_context_get(ctx, name)) return ctx->path;
+  for (; ctx; ctx = ctx->parent) {
+    /* by id where there is one: no name table built for an outer name */
+    const OsiValueEntry *e = ctx->by_id && id ? (id < ctx->n_by_id ? ctx->by_id[id] : NULL)
+                                              : osi_context_get(ctx, name);
+    if (e && !e->pending) return ctx->path;
+  }
   return NULL;
 }
 
@@ -351,10 +369,13 @@ void osi_run_keep_scope(OsiRun *run, const OsiContext *child, const OsiGraph *gr
   char *tag_copy = osi_arena_strdup(run->arena, tag);
   if (!where || !tag_copy) return;
   size_t at = 0;
-  for (int k = 0; k < graph->n_nodes; k++)
-    for (int i = 0; i < graph->nodes[k].n_inputs; i++)
-      where[at++] = defining_path(child, graph->nodes[k].inputs[i]);
-  for (int i = 0; i < graph->n_outputs; i++) where[at++] = defining_path(child, graph->outputs[i].name);
+  for (int k = 0; k < graph->n_nodes; k++) {
+    const OsiNode *n = &graph->nodes[k];
+    for (int i = 0; i < n->n_inputs; i++)
+      where[at++] = defining_path(child, n->inputs[i], n->input_ids ? n->input_ids[i] : 0);
+  }
+  for (int i = 0; i < graph->n_outputs; i++)
+    where[at++] = defining_path(child, graph->outputs[i].name, 0);
 
   if (!run->scope_index.cap && !osi_value_table_init(&run->scope_index, 16)) return;
   OsiValueEntry *e = osi_value_table_get(&run->scope_index, child->path);

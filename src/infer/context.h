@@ -196,6 +196,10 @@ OsiValueEntry *osi_context_upsert(OsiContext *ctx, const char *name, uint32_t id
 OsiValueEntry *osi_context_lookup(const OsiContext *ctx, const char *name);
 /* The same, for a name hashed once (osi_name_key); ctx may be NULL. */
 OsiValueEntry *osi_context_find(const OsiContext *ctx, const OsiNameKey *key);
+/* The same for a model name of id `id` (osi_name_id; 0: not one): found by
+ * id in a by_id scope, whose name table a subgraph reading an outer name
+ * would otherwise build (every top-level name hashed, to find one). */
+OsiValueEntry *osi_context_find_id(const OsiContext *ctx, const OsiNameKey *key, uint32_t id);
 /* Defines a value in this scope (replacing an existing definition); in a
  * by_id scope, `name` is a model name (osi_name_id). */
 OsiValueEntry *osi_context_define(OsiContext *ctx, const char *name, const OsiType *type,

@@ -90,7 +90,7 @@ typedef struct EdgeCtx {
   size_t n_deps, cap_deps;
 } EdgeCtx;
 
-/* Node ec->node reads `name` (of id `id` when not 0): its entry in *entry,
+/* Node ec->node reads `name` (model name id `id` when not 0): its entry in *entry,
  * found in the scope (a graph input, an initializer, or a node output,
  * pending: then an edge from the node that writes it) or in an enclosing
  * scope. */
@@ -117,7 +117,7 @@ static int read_name(EdgeCtx *ec, const char *name, uint32_t id, OsiValueEntry *
     }
     ec->deps[ec->n_deps++] = e->producer;
   }
-  if (!e && !scope->by_id) e = osi_context_find(scope->parent, &key);
+  if (!e && !scope->by_id) e = osi_context_find_id(scope->parent, &key, id);
   if ((*entry = e)) return 1;
   const OsiNode *n = &ec->g->nodes[ec->node];
   osi_run_fail(ec->scope->run, OSI_ERR_MISSING_INPUT, n->name,
@@ -135,10 +135,13 @@ static int add_dependency(void *user, const char *name) {
 static int read_node(EdgeCtx *ec, OsiWiring *w) {
   const OsiNode *n = &ec->g->nodes[ec->node];
   OsiValueEntry **in = w->in + w->in_at[ec->node];
-  const uint32_t *ids = ec->scope->by_id ? n->input_ids : NULL;
+  /* The ids are those of a model that vouches for its names when its top
+   * level is a by_id scope: a subgraph reads its outer names by id then. */
+  const uint32_t *ids = n->input_ids;
+  int by_id = ec->scope->by_id != NULL;
   for (int i = 0; i < n->n_inputs; i++) {
     in[i] = NULL;
-    if (ids ? ids[i] == 0 : !n->inputs[i][0]) continue; /* omitted */
+    if (by_id && ids ? ids[i] == 0 : !n->inputs[i][0]) continue; /* omitted */
     if (!read_name(ec, n->inputs[i], ids ? ids[i] : 0, &in[i])) return 0;
   }
   return subgraph_reads(ec->scope->run->arena, n, add_dependency, ec, 0);

@@ -145,6 +145,22 @@ describe('subgraphs and function bodies', () => {
     expect(r.subgraphs['loop/body/'].outputs).toEqual(['loop/body/c_out', 'loop/body/acc_out~2']);
     expect(r.producer('loop/body/acc_out')).toEqual({ path: '', index: 0, node: r.nodes[0] });
     expect(r.producer('loop/body/acc_out~2').path).toBe('loop/body/');
+
+    // A top-level value without a type (no row of its own) takes its name from the body's keys too.
+    const untyped = model({
+      opsets: [{ domain: '', version: 17 }, { domain: 'vendor', version: 1 }],
+      inputs: [{ name: 'X', elemType: 'float', dims: ['N'] }, { name: 'n', elemType: 'int64', dims: [] }, { name: 'go', elemType: 'bool', dims: [] }],
+      outputs: ['Y'],
+      nodes: [
+        { op: 'Opaque', domain: 'vendor', name: 'first', inputs: ['X'], outputs: ['loop/body/acc_out'] },
+        { op: 'Loop', name: 'loop', inputs: ['n', 'go', 'X'], outputs: ['Y'], attrs: { body: attr.graph(body) } },
+      ],
+    });
+    const u = engine.inferShapes(untyped);
+    expect(u.getShape('loop/body/acc_out')).toBeNull();
+    expect(u.subgraphValues['loop/body/acc_out~2']).toEqual({ path: 'loop/body/', name: 'acc_out' });
+    expect(u.subgraphValues['loop/body/acc_out']).toBeUndefined();
+    expect(u.subgraphs['loop/body/'].nodes[1].outputs).toEqual(['loop/body/acc_out~2']);
   });
 
   test('a call of a model-local function has a body scope named after the function', () => {
