@@ -114,6 +114,9 @@ $('lede-example').innerHTML = `<span class="etype">float</span> <span class="sha
 wire();
 startWorker().then(
   (info) => {
+    // Each model's graph goes from the inference worker to the layout worker (sent once the
+    // worker listens: a message posted while a module worker loads can be lost).
+    graphView.connect();
     document.body.dataset.engine = info.version;
     // ?url=... (links from model hubs): open that model.
     const url = new URLSearchParams(location.search).get('url');

@@ -4,7 +4,7 @@
 import { tokenize } from '../../js/expr.js';
 import { $, hue } from './page_util.js';
 import { state, brokenNode } from './page_data.js';
-import { ask } from './worker_client.js';
+import { tell } from './worker_client.js';
 import { createGraphView } from './graph_view.js';
 import { graphNotes } from './cost_panel.js';
 
@@ -24,7 +24,9 @@ export const graphView = createGraphView({
   brokenNode,
   workerUrl: globalThis.__ONNX_SHAPES_LAYOUT_URL__ ?? new URL('./layout_worker.js', import.meta.url),
   workerType: globalThis.__ONNX_SHAPES_LAYOUT_URL__ ? 'classic' : 'module', // the single-file build's is a classic script
-  requestGraph: () => ask({ type: 'graph', model: state.modelId }).then((m) => m.json),
+  // Each model's graph goes from the inference worker to the layout worker through this port.
+  connectInference: (port) => tell({ type: 'graphPort', port }, [port]),
+  modelId: () => state.modelId,
   onValue: (key) => { if (state.byName.has(key)) handlers.onValue(key); },
   onNodeSelect: ({ path, index }) => handlers.onNode(path, index),
   // Each box's MACs (a group's total) at the bindings, once the cost is counted: the notes are

@@ -3,9 +3,12 @@
 // (graph_model.js, graph_layout.js); this module asks it for views, draws the answers
 // (graph_draw.js) and handles zoom, pan, the minimap and clicks.
 //
-//   const view = createGraphView({ root, hue, tokenize, requestGraph, onValue, onNodeSelect, brokenNode, notes });
-//   view.reset(result)          a new model: its first view is asked for in idle time (below
-//                               PREPARE_MAX_NODES), so that the Graph tab opens on it at once
+//   const view = createGraphView({ root, hue, tokenize, connectInference, modelId, onValue, onNodeSelect, brokenNode, notes });
+//   view.connect()              links the inference worker to the layout worker (once, at start):
+//                               each model's graph goes from one to the other, not through here
+//   view.reset(result)          a new model (result null: being shown; then complete): its first
+//                               view is asked for at once, so that the layout worker lays it out
+//                               as soon as the graph comes and the Graph tab opens on it
 //   view.show()                 lays out the current scope (the first time: the model's graph, or the
 //                               graph of the first broken node, focused on it)
 //   view.focusValue(key, path)  the producer of value `key` (or its first reader), in its graph, at a
@@ -31,20 +34,16 @@ export const MIN_FIT_ZOOM = 0.75;
 export const READABLE_ZOOM = 1;
 /** Pieces (boxes, edges, labels) put in per frame once what is on screen is drawn. */
 const DRAW_CHUNK = 60;
-/**
- * Largest model (nodes) whose first view is prepared before the Graph tab is opened: making the
- * graph's text holds the inference worker (about 50 ms at 12k nodes, 0.5 s at 100k), and a model
- * opened meanwhile waits for it.
- */
-export const PREPARE_MAX_NODES = 30000;
 
 /**
  * root: the element holding the view's markup (see index.html #graph); hue(symbol) → hue;
- * tokenize(expr) → tokens of js/expr.js; requestGraph() → Promise of the graph JSON text
- * (worker.js); brokenNode() → {path, nodeIndex} or null; workerUrl/workerType: the layout worker
- * (a module worker when served; the single-file build makes it a classic one).
+ * tokenize(expr) → tokens of js/expr.js; connectInference(port) hands a MessagePort to the
+ * inference worker, which posts each model's graph to it ({model, json}: worker.js);
+ * modelId() → the id of the model on screen (the `model` of those messages); brokenNode() →
+ * {path, nodeIndex} or null; workerUrl/workerType: the layout worker (a module worker when
+ * served; the single-file build makes it a classic one).
  */
-export function createGraphView({ root, hue, tokenize, requestGraph, onValue, onNodeSelect, brokenNode, workerUrl, workerType, notes = null }) {
+export function createGraphView({ root, hue, tokenize, connectInference, modelId, onValue, onNodeSelect, brokenNode, workerUrl, workerType, notes = null }) {
   const $ = (sel) => root.querySelector(sel);
   const canvas = $('.graph-canvas');
   const svgHost = $('.graph-svg-host');
@@ -54,10 +53,10 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
   minimap.setAttribute('aria-hidden', 'true');
   canvas.after(minimap);
   let worker = null;
-  let graphSent = null; // Promise: the current model's graph is in the worker
   let nextId = 1;
   let latest = 0;
-  let prepared = null; // { sig, answer }: the first view of the current model, asked for in idle time
+  let model = null; // the id of the model whose graph the layout worker shows
+  let prepared = null; // { sig, answer }: the first view of the current model, asked for at once
   let preparing = Promise.resolve(false); // resolves once it is there (true) or not asked for (false)
   const pending = new Map();
   const st = {
@@ -114,13 +113,12 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
     status('Laying out…');
     root.dataset.busy = 'true';
     try {
-      await sendGraph();
-      const tGraph = now();
       const req = viewRequest(fit);
       const sig = JSON.stringify(req);
       const early = prepared?.sig === sig ? prepared : null;
       prepared = null;
-      const view = early ? await early.answer : await call(req);
+      // A prepared view that failed (its graph was not made) is asked for again: the error shown is the new one's.
+      const view = early ? await early.answer.catch(() => call(req)) : await call(req);
       if (id !== latest) return; // a newer request is on its way
       const tView = now();
       st.view = view;
@@ -133,16 +131,16 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
       const tDraw = now();
       // Painted: the next frame after the SVG went in.
       await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-      // totalMs: asked → painted (what is on screen); graphMs: getting the graph to the worker
-      // (first view of a model); workerMs: choosing and laying out the boxes; drawMs: building
-      // the SVG of what is on screen.
+      // totalMs: asked → painted (what is on screen); workerMs: choosing and laying out the
+      // boxes; waitMs: asked → the layout worker's answer (the first view of a model: its graph
+      // being made and read too, unless prepared); drawMs: building the SVG of what is on screen.
       st.metrics = {
         ...view.stats,
         workerMs: view.stats.totalMs,
         totalMs: now() - t0,
-        graphMs: tGraph - t0,
+        waitMs: tView - t0,
         drawMs: tDraw - tView,
-        prepared: !!early, // asked for before the tab was opened (see prepareSoon)
+        prepared: !!early, // asked for before the tab was opened (see prepare)
         zoom: st.zoom,
       };
       if (!(await rest) || id !== latest) return;
@@ -155,22 +153,12 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
     }
   }
 
-  /** The current model's graph, sent to the layout worker once. */
-  function sendGraph() {
-    if (!graphSent) {
-      graphSent = requestGraph().then((json) => {
-        ensureWorker();
-        worker.postMessage({ type: 'graph', json });
-      });
-    }
-    return graphSent;
-  }
-
   /** The worker request for the current scope, focus and options. */
   function viewRequest(fit) {
     const broken = brokenNode();
     return {
       type: 'view',
+      model,
       scope: st.scope,
       expanded: st.expanded.get(st.scope) ?? null,
       focus: fit ? null : st.focus,
@@ -183,21 +171,19 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
   }
 
   /**
-   * Once the page is idle after a new model, sends its graph to the layout worker and asks for
-   * the first view, which the Graph tab then draws without waiting (unless something was asked
-   * of the view meanwhile, or the model changed).
+   * Asks the layout worker for the first view of the model now, so that it is laid out as soon as
+   * the graph comes from the inference worker (while the page adds the table's rows), and the
+   * Graph tab draws it without waiting. Kept while the request stays the same (the model is
+   * complete, no broken node moved the focus); a failure is shown when the view is asked for.
    */
-  function prepareSoon() {
-    const at = latest;
-    const idle = globalThis.requestIdleCallback ?? ((f) => setTimeout(f, 100));
-    preparing = new Promise((done) => idle(() => {
-      if (latest !== at || st.view) { done(false); return; }
-      const req = viewRequest(false);
-      // A failure is shown when the view is asked for: it asks again.
-      const answer = sendGraph().then(() => call(req)).catch(() => call(req));
-      prepared = { sig: JSON.stringify(req), answer };
-      answer.then(() => done(true), () => done(false));
-    }, { timeout: 1000 }));
+  function prepare() {
+    const req = viewRequest(false);
+    const sig = JSON.stringify(req);
+    if (prepared?.sig === sig) return;
+    const answer = call(req);
+    answer.catch(() => {});
+    prepared = { sig, answer };
+    preparing = answer.then(() => true, () => false);
   }
 
   const fitZoom = (v) => Math.max(MIN_FIT_ZOOM, Math.min(canvas.clientWidth / v.width, canvas.clientHeight / v.height, 1));
@@ -440,11 +426,26 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
   }, { passive: false });
 
   return {
-    /** A new model: forget the old graph (the worker gets the new one when the view is shown). */
+    /** Links the inference worker to the layout worker (call once, after the inference worker starts). */
+    connect() {
+      ensureWorker();
+      const channel = new MessageChannel();
+      worker.postMessage({ type: 'port', port: channel.port2 }, [channel.port2]);
+      connectInference(channel.port1);
+    },
+    /**
+     * A new model on screen (`result` null: being shown, its graph on its way to the layout
+     * worker), or the same one complete: the first view is asked for at once (see prepare).
+     */
     reset(result) {
-      graphSent = null;
-      prepared = null;
-      preparing = Promise.resolve(false);
+      const id = modelId();
+      if (id !== model) {
+        model = id;
+        prepared = null;
+        preparing = Promise.resolve(false);
+        ensureWorker();
+        worker.postMessage({ type: 'model', model: id });
+      }
       latest++;
       st.scope = '';
       st.expanded.clear();
@@ -459,7 +460,7 @@ export function createGraphView({ root, hue, tokenize, requestGraph, onValue, on
       $('.graph-stats').textContent = '';
       const b = brokenNode();
       if (b) { st.scope = b.path; st.focus = { node: b.nodeIndex }; }
-      if (result && result.nodes.length <= PREPARE_MAX_NODES) prepareSoon();
+      if (id !== null && id !== undefined) prepare();
     },
     /** Lays out the current scope; the first time, the model's overview (see refresh). */
     show: () => refresh({ overview: !st.view && !st.focus }),

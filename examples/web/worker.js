@@ -5,7 +5,7 @@
 //                  {type: 'cancel', target}                 (stops infer `target`'s fetching; it fails with an AbortError)
 //                  {type: 'keep', model}                    (the page shows infer `model`'s result: forget the others)
 //                  {type: 'toModel', id, model}             (write-back of infer `model`'s result)
-//                  {type: 'graph', id, model}               (its graph, for the graph view)
+//                  {type: 'graphPort', port}                (once: where each model's graph goes)
 //                  {type: 'node', id, model, path, index}   (one node's attributes, for the node panel)
 //                  {type: 'cost', id, model, bindings}      (the cost at bindings, a Map or null: costAt)
 //   (`model` defaults to the last result.)
@@ -18,7 +18,6 @@
 //                                                           (the rest of that result: resultParts)
 //                  {type: 'events', id, eventsJson, ms}     (after the parts: the event log of that model)
 //                  {type: 'model', id, bytes}
-//                  {type: 'graph', id, json}                (layout_worker.js reads it)
 //                  {type: 'node', id, attributes}           (result.nodeAttributes(path, index), or null)
 //                  {type: 'cost', id, cost}
 import { init } from '../../js/index.js';
@@ -361,8 +360,30 @@ async function inferAndPost({ id, file, bytes, url, timeout, cost = true, name }
     }
     post(part);
   }
+  sendGraph(id, result);
   // Not awaited: a model chosen meanwhile goes first.
   completeResult(id, latest, source, cost).catch(() => post({ type: 'events', id, eventsJson: null, ms: 0 }));
+}
+
+/** The graph view's layout worker (layout_worker.js), through a port the page gave. */
+let graphPort = null;
+
+/**
+ * Sends the graph of model `id` to the layout worker right after the table's parts (before the
+ * second run and the event log: completeResult), so that the first view is laid out while the
+ * page adds the rows, and its text never crosses the page's main thread (a 100k-node model's is
+ * 6–16 MB).
+ */
+function sendGraph(id, result) {
+  if (!graphPort) return;
+  let json;
+  try {
+    json = graphJson(result);
+  } catch (err) {
+    graphPort.postMessage({ model: id, error: err?.message ?? String(err) });
+    return;
+  }
+  graphPort.postMessage({ model: id, json });
 }
 
 /**
@@ -408,8 +429,8 @@ self.onmessage = async (ev) => {
     } else if (msg.type === 'cost') {
       await whenIdle(); // a model chosen meanwhile goes first
       post({ type: 'cost', id: msg.id, cost: costAt(await resultFor(msg).full, msg.bindings) });
-    } else if (msg.type === 'graph') {
-      post({ type: 'graph', id: msg.id, json: graphJson(resultFor(msg).result) });
+    } else if (msg.type === 'graphPort') {
+      graphPort = msg.port;
     } else if (msg.type === 'toModel') {
       const { result, file } = resultFor(msg);
       if (typeof result.toModel !== 'function') throw new Error('write-back is not available');

@@ -64,7 +64,7 @@ export function request(message, onProgress, transfer) {
 /** Sends `message` to the worker; resolves with its answer, rejects with its error. */
 export const ask = (message, onProgress, transfer) => request(message, onProgress, transfer).promise;
 
-/** Tells the worker something that has no answer (cancel, keep). */
-export function tell(message) {
-  worker.postMessage(message);
+/** Tells the worker something that has no answer (cancel, keep, the graph view's port). */
+export function tell(message, transfer) {
+  worker.postMessage(message, transfer || []);
 }

@@ -84,7 +84,7 @@ test('graph view: the first view is prepared while the table is shown, for the m
   const page = await openPage();
   await page.click('.example-card[data-example=control_flow]');
   await waitReady(page, 'control_flow.onnx');
-  assert.equal(await page.evaluate(() => window.__onnxShapesDemo.graphView.whenPrepared()), true, 'prepared in idle time');
+  assert.equal(await page.evaluate(() => window.__onnxShapesDemo.graphView.whenPrepared()), true, 'prepared while the table is shown');
   const first = await graphShown(page, () => page.click('#tab-graph'));
   assert.equal(first.prepared, true, 'the tab drew the prepared view');
   assert.deepEqual((await drawn(page)).nodes.map((n) => n.op).sort(), ['Greater', 'If', 'Loop', 'ReduceSum']);
@@ -240,13 +240,12 @@ test('graph view: a 100k-node graph degrades to a neighbourhood, still off the m
   const page = await openPage();
   await upload(page, 'chain_100k.onnx', bytes);
   await waitReady(page, 'chain_100k.onnx', 120000);
-  assert.equal(await page.evaluate(() => window.__onnxShapesDemo.graphView.whenPrepared()), false, 'past PREPARE_MAX_NODES nodes, nothing is laid out before the tab is opened');
   await watchLongTasks(page);
   const first = await graphShown(page, () => page.click('#tab-graph'), { timeout: 120000 });
   const longest = await longestTask(page);
-  console.log(`      100k nodes: first paint ${Math.round(first.totalMs)} ms (graph to the worker ${Math.round(first.graphMs)} ms, worker ${Math.round(first.workerMs)} ms, ${first.boxes} of ${first.allBoxes} boxes), longest main-thread task ${longest} ms`);
+  console.log(`      100k nodes: first paint ${Math.round(first.totalMs)} ms (waiting for the layout worker ${Math.round(first.waitMs)} ms, worker ${Math.round(first.workerMs)} ms, ${first.boxes} of ${first.allBoxes} boxes), longest main-thread task ${longest} ms`);
   assert.ok(first.boxes <= 120 && first.allBoxes > first.boxes, 'a neighbourhood');
-  assert.equal(first.prepared, false);
+  assert.equal(first.prepared, true, 'asked for when the model was shown');
   assert.ok(first.workerMs > 0, 'chosen and laid out by the layout worker');
   const g = await drawn(page);
   assert.ok(g.nodes.some((n) => n.name === 'n0 (Relu)'), 'it starts at the first node');
