@@ -182,7 +182,7 @@ export function showModel(msg, displayName, size) {
   renderDefinitions();
   renderCost();
   applyView();
-  graphView.reset(null); // the old model's graph goes; the new one's view is prepared once complete
+  graphView.reset(null); // the old model's graph goes; the new one's first view is asked for now
 
   finishing = [];
   state.steps = [];
