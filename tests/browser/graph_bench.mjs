@@ -141,7 +141,11 @@ async function once(env, m, file, atOnce) {
       r[`infer_${name}`] = t.inference;
       return t.value;
     };
-    if (!atOnce) r.prepared = await page.evaluate(() => window.__onnxShapesDemo.graphView.whenPrepared?.() ?? false);
+    if (!atOnce) {
+      r.prepared = await page.evaluate(() => window.__onnxShapesDemo.graphView.whenPrepared?.() ?? false);
+      // The cost in too: when it comes, the view on screen is laid out again with the boxes' MACs.
+      await page.waitForFunction(() => window.__onnxShapesDemo.costShownMs !== undefined, null, { timeout: 120000 }).catch(() => {});
+    }
     const first = await step('first', () => shown(page, () => page.click('#tab-graph')));
     r.boxes = first.boxes;
     if (atOnce) return r;

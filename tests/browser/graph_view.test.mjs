@@ -175,6 +175,9 @@ test('graph view: a 10k-node transformer shows its layers collapsed, opens one, 
   await waitReady(page, 'transformer_111.onnx', 120000);
   const nodes = await page.evaluate(() => window.__onnxShapesDemo.state.result.nodes.length);
   assert.ok(nodes >= 10000, `${nodes} nodes`);
+  // The cost (the boxes' MACs) in first: once it comes, a view on screen is laid out again (its
+  // levels from the layout cache), which would be the view measured here.
+  await page.waitForFunction(() => window.__onnxShapesDemo.costShownMs !== undefined, null, { timeout: 120000 });
   await watchLongTasks(page);
   const t0 = Date.now();
   const first = await graphShown(page, () => page.click('#tab-graph'));
