@@ -110,33 +110,54 @@ function collectSymbols(result) {
   return seen;
 }
 
-/**
- * The size x of a requirement `Broadcast(x,c) == c` with a constant c > 1 (a size broadcast against
- * a constant: it is 1 or c), else null.
- */
-function oneOfSize(lhs, op, rhs) {
-  if (op !== '==' || !/^[0-9]+$/.test(rhs) || Number(rhs) <= 1) return null;
+/** The top-level arguments of `Broadcast(a,b,...)`, or null when `text` is not one Broadcast. */
+function broadcastArgs(text) {
   const head = 'Broadcast(';
-  const tail = `,${rhs})`;
-  if (!lhs.startsWith(head) || !lhs.endsWith(tail)) return null;
-  const x = lhs.slice(head.length, lhs.length - tail.length);
+  if (!text.startsWith(head) || !text.endsWith(')')) return null;
+  const args = [''];
   let depth = 0;
   try {
-    for (const tok of tokenize(x)) {
+    for (const tok of tokenize(text.slice(head.length, -1))) {
       if (tok.t === '(') depth++;
       else if (tok.t === ')' && --depth < 0) return null;
-      else if (tok.t === ',' && depth === 0) return null;
+      if (tok.t === ',' && depth === 0) args.push('');
+      else args[args.length - 1] += tok.s;
     }
   } catch {
     return null;
   }
-  return depth === 0 && x ? x : null;
+  return depth === 0 && args.every((a) => a) ? args : null;
 }
 
-/** A relation as a person reads it: "M == 3", "T == 1 or T == 16" for `Broadcast(T,16) == 16`. */
+/**
+ * A requirement `Broadcast(x,y) == y` (either side) as the sizes it allows: x is 1 or x is y (a
+ * size broadcast against another must come out as that one): { x, y }, else null. A constant y
+ * must be > 1 (Broadcast(x,1) == 1 is just x == 1).
+ */
+function oneOfParts(lhs, op, rhs) {
+  if (op !== '==') return null;
+  for (const [b, y] of [[lhs, rhs], [rhs, lhs]]) {
+    const args = broadcastArgs(b);
+    if (!args || args.length !== 2) continue;
+    const i = args.indexOf(y);
+    if (i < 0 || (/^[0-9]+$/.test(y) && Number(y) <= 1)) continue;
+    return { x: args[1 - i], y };
+  }
+  return null;
+}
+
+/** "x == 1 or x == 16" against a constant; "x == y or x == 1" against a size (checked first). */
+function oneOfText({ x, y }) {
+  return /^[0-9]+$/.test(y) ? `${x} == 1 or ${x} == ${y}` : `${x} == ${y} or ${x} == 1`;
+}
+
+/**
+ * A relation as a person reads it: "M == 3"; "T == 1 or T == 16" for `Broadcast(T,16) == 16`;
+ * "total_seq == past_seq+seq or total_seq == 1" for `past_seq+seq == Broadcast(total_seq,past_seq+seq)`.
+ */
 export function relationText(lhs, op, rhs) {
-  const x = oneOfSize(lhs, op, rhs);
-  return x === null ? `${lhs} ${op} ${rhs}` : `${x} == 1 or ${x} == ${rhs}`;
+  const parts = oneOfParts(lhs, op, rhs);
+  return parts ? oneOfText(parts) : `${lhs} ${op} ${rhs}`;
 }
 
 /** "node 3 'conv' (Conv) in loop/body/ requires", or "the graph's inputs require" for a fact of no node. */
@@ -167,7 +188,7 @@ export function resolveBindings(result, given) {
   // sizes derived later give it a value too; one that has no value at these sizes only stays unbound.
   const names = new Set((result.definitions ?? []).map((d) => d.name));
   const pair = (kind, says) => ([a, b]) => ({ kind, a, b, op: kind === 'bound' ? '<=' : '==', says });
-  const fromRequirement = (kind) => (r) => ({ kind, a: r.lhs, b: r.rhs, op: r.relation, says: requiredBy(r), relation: r, oneOf: oneOfSize(r.lhs, r.relation, r.rhs) });
+  const fromRequirement = (kind) => (r) => ({ kind, a: r.lhs, b: r.rhs, op: r.relation, says: requiredBy(r), relation: r, oneOf: oneOfParts(r.lhs, r.relation, r.rhs) });
   const relations = [
     ...(result.definitions ?? []).map((d) => ({ kind: 'definition', a: d.name, b: d.expr, op: '==', says: 'the definition says', definition: true })),
     ...(c.equal ?? []).map(pair('equality', 'the model says')),
@@ -204,10 +225,13 @@ export function resolveBindings(result, given) {
     const x = valueAt(rel.a, env);
     const y = valueAt(rel.b, env);
     const undefinedSide = x instanceof RangeError ? x : y instanceof RangeError ? y : null;
-    const sizeX = rel.oneOf ? valueAt(rel.oneOf, env) : null;
-    if (typeof sizeX === 'number' || typeof sizeX === 'bigint') { // 1 or c: Broadcast(x,c) has no value otherwise
-      if (undefinedSide) judge(i, `but at these sizes ${rel.oneOf} is ${sizeX}`, null, true);
-      else judged.add(i);
+    const sizeX = rel.oneOf ? valueAt(rel.oneOf.x, env) : null;
+    const sizeY = rel.oneOf ? valueAt(rel.oneOf.y, env) : null;
+    const isSize = (v) => typeof v === 'number' || typeof v === 'bigint';
+    if (isSize(sizeX) && isSize(sizeY)) { // x is 1 or y
+      // == on purpose: a size is a number or a BigInt
+      if (sizeX == 1 || sizeX == sizeY) judged.add(i);
+      else judge(i, `but at these sizes ${rel.oneOf.x} is ${sizeX}${/^[0-9]+$/.test(rel.oneOf.y) ? '' : ` and ${rel.oneOf.y} is ${sizeY}`}`, null, true);
       continue;
     }
     if (undefinedSide) {

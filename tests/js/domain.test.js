@@ -196,6 +196,43 @@ describe('a size broadcast against a constant is 1 or the constant, and reads so
   });
 });
 
+// z = x [n, a] + y [n, b] is [n, Broadcast(a,b)]; MatMul(z, w [b, 4]) needs it to be b: a is b or 1.
+const againstSize = () => model({
+  opset: 17,
+  inputs: [
+    { name: 'x', elemType: 'float', dims: ['n', 'a'] },
+    { name: 'y', elemType: 'float', dims: ['n', 'b'] },
+    { name: 'w', elemType: 'float', dims: ['b', 4] },
+  ],
+  outputs: ['out'],
+  nodes: [
+    { op: 'Add', name: 'sum', inputs: ['x', 'y'], outputs: ['z'] },
+    { op: 'MatMul', name: 'project', inputs: ['z', 'w'], outputs: ['out'] },
+  ],
+});
+
+describe('a size broadcast against another size is 1 or that size, and reads so', () => {
+  test('the command line: "a == b or a == 1" in the domain; --bind checks both ways out', () => {
+    const r = engine.inferShapes(againstSize());
+    expect(r.constraints.requirements.map((q) => [q.lhs, q.relation, q.rhs, q.node])).toEqual([['Broadcast(a,b)', '==', 'b', 'project']]);
+    const dir = mkdtempSync(join(tmpdir(), 'osi-domain-'));
+    try {
+      const file = join(dir, 'against_size.onnx');
+      writeFileSync(file, againstSize());
+      expect(cli(file).stdout).toMatch(/^runs where a == b or a == 1 \(node 1 'project', MatMul\)$/m);
+      for (const [a, b] of [[3, 5], [5, 1]]) {
+        const bad = cli(file, '--bind', `n=2,a=${a},b=${b}`);
+        expect(bad.status).toBe(2);
+        expect(bad.stderr.trim()).toBe(`onnx-shapes: --bind: these sizes are impossible for this model: node 1 'project' (MatMul) requires a == b or a == 1, but at these sizes a is ${a} and b is ${b}`);
+      }
+      expect(cli(file, '--bind', 'n=2,a=1,b=5').stdout).toMatch(/^out +MatMul +float \[2, 4\]/m);
+      expect(cli(file, '--bind', 'n=2,a=5,b=5').stdout).toMatch(/^out +MatMul +float \[2, 4\]/m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('command line', () => {
   test('the table ends with the domain', () => {
     const r = cli(join(REPO, 'examples', 'models', 'cnn_dynamic.onnx'));
