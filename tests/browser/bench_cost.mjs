@@ -20,6 +20,7 @@
 import { readFileSync } from 'node:fs';
 import { llamaExport } from './graph_exports.mjs';
 import { start, waitReady } from './harness.mjs';
+import { recordTrace, tasksOf } from './trace.mjs';
 
 const RUNS = Number(process.argv[2] || 3);
 const file = llamaExport(32);
@@ -32,24 +33,14 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
  * without them) and `costTaskMs` (the longest of those, wall).
  */
 async function traced(cdp, action) {
-  const events = [];
-  const onData = (e) => events.push(...e.value);
-  cdp.on('Tracing.dataCollected', onData);
-  const complete = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
-  await cdp.send('Tracing.start', { categories: 'disabled-by-default-devtools.timeline,blink.user_timing', transferMode: 'ReportEvents' });
-  await action();
-  await cdp.send('Tracing.end');
-  await complete;
-  cdp.off('Tracing.dataCollected', onData);
-  const names = new Map();
-  for (const e of events) if (e.ph === 'M' && e.name === 'thread_name') names.set(`${e.pid}:${e.tid}`, e.args.name);
-  const isMain = (e) => names.get(`${e.pid}:${e.tid}`) === 'CrRendererMain';
+  const { events, threadOf } = await recordTrace(cdp, action, { marks: true });
+  const isMain = (e) => threadOf(e) === 'CrRendererMain';
   const mark = (name) => events.find((e) => e.name === name && e.cat.includes('user_timing'))?.ts;
   const from = mark('onnx-shapes:cost-draw');
   const to = mark('onnx-shapes:cost-painted');
   let loadCpuMs = 0, costCpuMs = 0, costTaskMs = 0;
-  for (const e of events) {
-    if (e.name !== 'RunTask' || e.ph !== 'X' || !isMain(e)) continue;
+  for (const e of tasksOf(events)) {
+    if (!isMain(e)) continue;
     const cpu = (e.tdur ?? 0) / 1000;
     loadCpuMs += cpu;
     if (from !== undefined && to !== undefined && e.ts + e.dur >= from && e.ts <= to) {

@@ -22,6 +22,7 @@ import { basename, join } from 'node:path';
 import { init } from '../../js/index.js';
 import { matmulChain, writePieces } from '../js/big_model.js';
 import { start, waitReady, engineReady, REPO } from './harness.mjs';
+import { recordTrace, tasksOf } from './trace.mjs';
 
 const args = process.argv.slice(2);
 const rounds = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : 5;
@@ -52,18 +53,10 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 /** Runs `action` under a Chromium trace; the CPU ms of the worker task marked onnx-shapes:infer, or null. */
 async function inferCpu(cdp, action) {
-  const events = [];
-  const onData = (e) => events.push(...e.value);
-  cdp.on('Tracing.dataCollected', onData);
-  const complete = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
-  await cdp.send('Tracing.start', { categories: 'disabled-by-default-devtools.timeline,blink.user_timing', transferMode: 'ReportEvents' });
-  await action();
-  await cdp.send('Tracing.end');
-  await complete;
-  cdp.off('Tracing.dataCollected', onData);
+  const { events } = await recordTrace(cdp, action, { marks: true });
   const mark = events.find((e) => e.name === 'onnx-shapes:infer' && e.cat.includes('user_timing'));
   if (!mark) return null;
-  const task = events.find((e) => e.name === 'RunTask' && e.ph === 'X' && e.pid === mark.pid && e.tid === mark.tid
+  const task = tasksOf(events).find((e) => e.pid === mark.pid && e.tid === mark.tid
     && e.ts <= mark.ts && mark.ts <= e.ts + e.dur);
   return task?.tdur !== undefined ? task.tdur / 1000 : null;
 }

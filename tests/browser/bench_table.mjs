@@ -11,6 +11,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { model, node, tensor } from '../js/onnx_builder.js';
 import { start, waitReady, REPO } from './harness.mjs';
+import { recordTrace, tasksOf } from './trace.mjs';
 
 const NONZERO = process.argv.includes('--nonzero');
 const N = Number(process.argv.slice(2).find((a) => !a.startsWith('--')) || 100000);
@@ -65,18 +66,12 @@ try {
   // being what a shared machine's load barely changes (a task of 10 ms CPU may take 200 ms wall
   // there while it waits for a core).
   const cdp = await page.context().newCDPSession(page);
-  const events = [];
-  cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
-  const traced = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
-  await cdp.send('Tracing.start', { categories: 'disabled-by-default-devtools.timeline', transferMode: 'ReportEvents' });
-  await page.setInputFiles('#file-input', file);
-  await waitReady(page, basename(file), 600000);
-  const wall = Date.now() - tLoad;
-  await cdp.send('Tracing.end');
-  await traced;
-  const threads = new Map();
-  for (const e of events) if (e.ph === 'M' && e.name === 'thread_name') threads.set(`${e.pid}:${e.tid}`, e.args.name);
-  const mainTasks = events.filter((e) => e.name === 'RunTask' && e.ph === 'X' && threads.get(`${e.pid}:${e.tid}`) === 'CrRendererMain')
+  const { value: wall, events, threadOf } = await recordTrace(cdp, async () => {
+    await page.setInputFiles('#file-input', file);
+    await waitReady(page, basename(file), 600000);
+    return Date.now() - tLoad;
+  });
+  const mainTasks = tasksOf(events).filter((e) => threadOf(e) === 'CrRendererMain')
     .map((e) => ({ wall: e.dur / 1000, cpu: (e.tdur ?? 0) / 1000 }));
   const longestWall = mainTasks.reduce((a, t) => (t.wall > a.wall ? t : a), { wall: 0, cpu: 0 });
   const cpuTop = mainTasks.map((t) => t.cpu).sort((a, b) => b - a);

@@ -31,6 +31,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { deepChain, llamaExport, torchvisionExport } from './graph_exports.mjs';
 import { REPO } from './harness.mjs';
+import { recordTrace, tasksOf } from './trace.mjs';
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : dflt; };
 const RUNS = Number(arg('--runs', 3));
@@ -86,30 +87,18 @@ async function shown(page, action, timeout = 180000) {
  * after a model is shown, can overlap a step; the graph's JSON is made before)}.
  */
 async function traced(cdp, action) {
-  const events = [];
-  const onData = (e) => events.push(...e.value);
-  cdp.on('Tracing.dataCollected', onData);
-  const complete = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
-  await cdp.send('Tracing.start', { categories: 'disabled-by-default-devtools.timeline', transferMode: 'ReportEvents' });
-  const value = await action();
-  await cdp.send('Tracing.end');
-  await complete;
-  cdp.off('Tracing.dataCollected', onData);
-  const names = new Map();
-  for (const e of events) if (e.ph === 'M' && e.name === 'thread_name') names.set(`${e.pid}:${e.tid}`, e.args.name);
-  const page = new Set([...names].filter(([, n]) => n === 'CrRendererMain' || n === 'DedicatedWorker thread').map(([k]) => k));
+  const { value, events, threadOf } = await recordTrace(cdp, action);
   const inferenceWorker = new Set(events.filter((e) => e.name === 'TracingSessionIdForWorker' && /\/worker\.js$/.test(e.args.data.url)).map((e) => `${e.pid}:${e.args.data.workerThreadId}`));
   let cpu = 0;
   let inference = 0;
   let wall = 0;
   let longCpu = 0;
-  for (const e of events) {
-    if (e.name !== 'RunTask' || e.ph !== 'X') continue;
-    const th = `${e.pid}:${e.tid}`;
-    if (!page.has(th)) continue;
-    if (inferenceWorker.has(th)) { inference += (e.tdur ?? 0) / 1000; continue; }
+  for (const e of tasksOf(events)) {
+    const thread = threadOf(e);
+    if (thread !== 'CrRendererMain' && thread !== 'DedicatedWorker thread') continue;
+    if (inferenceWorker.has(`${e.pid}:${e.tid}`)) { inference += (e.tdur ?? 0) / 1000; continue; }
     cpu += (e.tdur ?? 0) / 1000;
-    if (names.get(th) !== 'CrRendererMain') continue;
+    if (thread !== 'CrRendererMain') continue;
     wall = Math.max(wall, e.dur / 1000);
     longCpu = Math.max(longCpu, (e.tdur ?? 0) / 1000);
   }
