@@ -4,7 +4,7 @@
 // (result.domain) and every dim of the model's graph (a size is never negative). Used by
 // result.evaluate (js/result.js), the command line's --bind (js/cli.js) and the demo page.
 // Linear: each relation is looked at again only when one of its symbols gets a size.
-import { evalDim, parseCached, printSymbol, symbolsOf, tokenize } from './expr.js';
+import { evalDim, evaluate, parse, parseCached, printSymbol, symbolsOf, tokenize } from './expr.js';
 
 const isNode = typeof process === 'object' && process !== null &&
   typeof process.versions === 'object' && process.versions !== null &&
@@ -25,6 +25,37 @@ function valueAt(dim, env) {
   }
 }
 
+/**
+ * An expression parsed once, for evaluating it at many sizes: a number or null as it is, a string
+ * as its tree, or the SyntaxError parsing it threw (thrown again where it is evaluated, as evalDim).
+ */
+function compiled(dim, cache) {
+  if (typeof dim !== 'string') return { dim };
+  let c = cache.get(dim);
+  if (c) return c;
+  try {
+    c = { tree: parse(dim) };
+  } catch (err) {
+    c = { error: err };
+  }
+  cache.set(dim, c);
+  return c;
+}
+
+/** valueAt for a compiled() expression. */
+function valueOf(c, env) {
+  if (c.tree === undefined) {
+    if (c.error) throw c.error;
+    return typeof c.dim === 'number' ? c.dim : null;
+  }
+  try {
+    return evaluate(c.tree, env);
+  } catch (err) {
+    if (err instanceof RangeError) return err;
+    throw err;
+  }
+}
+
 /** Whether `tree` is affine in symbol `s`: s only under +, -, negation and products with no other s. */
 function affineIn(tree, s) {
   const has = (e) => (e.k === 'sym' ? e.v === s : e.k === 'neg' ? has(e.a) : e.k === 'bin' ? has(e.a) || has(e.b)
@@ -39,6 +70,8 @@ function affineIn(tree, s) {
   };
   return !tree.float && ok(tree);
 }
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * The size of the one symbol of `text` that has none yet for `text` to equal `target`, when
@@ -63,10 +96,16 @@ function solveFor(text, target, env) {
     }
   };
   const e0 = at(0);
-  const slope = at(1) - e0;
-  if (!Number.isSafeInteger(e0) || !Number.isSafeInteger(slope) || slope === 0) return null;
-  const v = (target - e0) / slope;
-  return Number.isSafeInteger(v) && at(v) === target ? [s, v] : [s, null];
+  const e1 = at(1);
+  if (!Number.isSafeInteger(e0) || !Number.isSafeInteger(e1) || e1 === e0) return null;
+  if (typeof target === 'number' && !Number.isSafeInteger(target)) return null;
+  // In BigInt: the target may be past 2^53 (a size is a BigInt there, as evaluate gives it).
+  const num = BigInt(target) - BigInt(e0);
+  const slope = BigInt(e1 - e0);
+  if (num % slope !== 0n) return [s, null];
+  const q = num / slope;
+  const v = q >= -MAX_SAFE && q <= MAX_SAFE ? Number(q) : q;
+  return at(v) == target ? [s, v] : [s, null]; // == on purpose: a size is a number or a BigInt
 }
 
 /**
@@ -167,21 +206,15 @@ function requiredBy(r) {
 }
 
 /**
- * The sizes to evaluate the shapes with: `given` (a Map) and what the model's equalities and labels
- * decide from them. Returns { env, derived: [[symbol, size, the relation it comes from]], unknown:
- * [names the model does not have], unbound: [symbols still without a size], problems: [sentences: a
- * relation the sizes break, those they make false first, each group in the order equalities,
- * labels, upper bounds, requirements, the domain's other relations], broken: the same as { kind,
- * relation, sentence, why, values }, issues: the same for the demo page (js/../examples/web) }.
- * `relation` is the requirement (or domain relation) object itself for those kinds.
+ * What resolveBindings reads of a result whatever the sizes: its symbols, the names of its named
+ * sizes, its relations in the order they are checked (each side parsed once) and, for each symbol,
+ * the relations that mention it. Made once per frozen result (a viewer binds sizes again and
+ * again: a 100k-node model has 10^4-10^5 relations, whose parsing was most of each binding).
  */
-export function resolveBindings(result, given) {
-  const symbols = modelSymbols(result);
+function prepared(result) {
+  let p = preparedOfResults.get(result);
+  if (p) return p;
   const c = result.constraints ?? {};
-  const env = new Map(given);
-  const derived = [];
-  const unknown = [...given.keys()].filter((k) => !symbols.has(k));
-
   // Equalities and labels both say "these two are one size"; the checks come after, so that a
   // contradiction is reported at the relation that states it.
   // A named size (result.definitions) is its definition's value: a relation like the others, so that
@@ -202,12 +235,38 @@ export function resolveBindings(result, given) {
     ...(result.domain?.relations ?? []).filter((r) => r.requirement === null).map(fromRequirement('size')),
   ];
   const bySymbol = new Map();
+  const trees = new Map(); // relations repeat their sides (10^4 copies of `4*batch`)
   relations.forEach((rel, i) => {
+    rel.ca = compiled(rel.a, trees);
+    rel.cb = compiled(rel.b, trees);
+    if (rel.oneOf) { rel.cx = compiled(rel.oneOf.x, trees); rel.cy = compiled(rel.oneOf.y, trees); }
     for (const s of new Set([...symbolsOf(rel.a), ...symbolsOf(rel.b)])) {
-      if (!bySymbol.has(s)) bySymbol.set(s, []);
-      bySymbol.get(s).push(i);
+      const list = bySymbol.get(s);
+      if (list) list.push(i);
+      else bySymbol.set(s, [i]);
     }
   });
+  p = { symbols: modelSymbols(result), names, relations, bySymbol };
+  if (Object.isFrozen(result)) preparedOfResults.set(result, p);
+  return p;
+}
+
+const preparedOfResults = new WeakMap();
+
+/**
+ * The sizes to evaluate the shapes with: `given` (a Map) and what the model's equalities and labels
+ * decide from them. Returns { env, derived: [[symbol, size, the relation it comes from]], unknown:
+ * [names the model does not have], unbound: [symbols still without a size], problems: [sentences: a
+ * relation the sizes break, those they make false first, each group in the order equalities,
+ * labels, upper bounds, requirements, the domain's other relations], broken: the same as { kind,
+ * relation, sentence, why, values }, issues: the same for the demo page (js/../examples/web) }.
+ * `relation` is the requirement (or domain relation) object itself for those kinds.
+ */
+export function resolveBindings(result, given) {
+  const { symbols, names, relations, bySymbol } = prepared(result);
+  const env = new Map(given);
+  const derived = [];
+  const unknown = [...given.keys()].filter((k) => !symbols.has(k));
   const found = []; // [relation index, problem]
   const judged = new Set();
   // why: what is wrong, after the relation ("but at these sizes ...").
@@ -222,11 +281,11 @@ export function resolveBindings(result, given) {
     const i = queue.pop();
     if (judged.has(i)) continue;
     const rel = relations[i];
-    const x = valueAt(rel.a, env);
-    const y = valueAt(rel.b, env);
+    const x = valueOf(rel.ca, env);
+    const y = valueOf(rel.cb, env);
     const undefinedSide = x instanceof RangeError ? x : y instanceof RangeError ? y : null;
-    const sizeX = rel.oneOf ? valueAt(rel.oneOf.x, env) : null;
-    const sizeY = rel.oneOf ? valueAt(rel.oneOf.y, env) : null;
+    const sizeX = rel.oneOf ? valueOf(rel.cx, env) : null;
+    const sizeY = rel.oneOf ? valueOf(rel.cy, env) : null;
     const isSize = (v) => typeof v === 'number' || typeof v === 'bigint';
     if (isSize(sizeX) && isSize(sizeY)) { // x is 1 or y
       // == on purpose: a size is a number or a BigInt

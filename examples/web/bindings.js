@@ -1,11 +1,11 @@
-// The "Symbols & sizes" inputs: the bindings text field and the per-symbol fields. A change
-// recomputes the sizes (sizes.js) and the cost at them (cost_panel.js), and redraws what shows
-// them: symbols, memory, constraints, named sizes, cost, the table, the graph's notes and an open
-// detail.
-import { parseBindings, printSymbol, symbolsThrough } from '../../js/expr.js';
+// The "Symbols & sizes" inputs: the bindings text field and the per-symbol fields. A change asks
+// the worker for the sizes (sizes.js) and then the cost at them (cost_panel.js), and once they
+// are in redraws what shows them: symbols, memory, constraints, named sizes, cost, the table, the
+// graph's notes and an open detail.
+import { parseBindings, printSymbol } from '../../js/expr.js';
 import { $, esc, exprHTML } from './page_util.js';
 import { state, valueLink } from './page_data.js';
-import { recomputeBindings } from './sizes.js';
+import { requestSizes } from './sizes.js';
 import { renderSymbols, renderMemory, renderConstraints, renderDefinitions, updateSymbolPlaceholders } from './panels.js';
 import { applyView, setMode, renderMacs } from './table.js';
 import { refreshDetail } from './detail.js';
@@ -23,8 +23,23 @@ export function applyBindingsText(text) {
   bindingsChanged();
 }
 
+let rerender = false; // a binding waiting for the worker's sizes re-renders the symbols' fields
+
+/**
+ * The bindings changed: the worker counts the sizes (the figures on screen stay until it answers),
+ * then what shows them is redrawn. `rerenderSymbols: false` while a symbol's field is typed in
+ * (its field keeps the focus).
+ */
 export function bindingsChanged({ rerenderSymbols = true } = {}) {
-  recomputeBindings();
+  rerender ||= rerenderSymbols;
+  $('bindings-form').dataset.pending = 'true';
+  requestSizes(sizesShown);
+}
+
+/** Draws what the sizes just put on the page's state change (sizes.js applySizes). */
+export function sizesShown() {
+  const rerenderSymbols = rerender;
+  rerender = false;
   if (state.effective.size && state.mode !== 'concrete') setMode('concrete', false);
   if (!state.effective.size && state.mode !== 'symbolic') setMode('symbolic', false);
   if (rerenderSymbols) renderSymbols(); else { updateSymbolPlaceholders(); renderMemory(); }
@@ -38,6 +53,8 @@ export function bindingsChanged({ rerenderSymbols = true } = {}) {
   }
   applyView({ keepScroll: true });
   refreshDetail();
+  delete $('bindings-form').dataset.pending;
+  state.bindingsDone++;
 }
 
 /** Redraws what shows the cost once it is counted (the table's MACs, the graph's notes, a node panel). */
@@ -72,8 +89,7 @@ function issueHTML(q) {
 export function renderRefusal() {
   const box = $('bindings-issues');
   const issues = state.refused;
-  const involved = new Set();
-  for (const q of issues) for (const t of [q.a, q.b]) if (typeof t === 'string') for (const s of symbolsThrough(t, state.result.definitions)) involved.add(s);
+  const involved = state.refusedSymbols;
   for (const input of document.querySelectorAll('#symbols input[data-sym]')) {
     const bad = involved.has(input.dataset.sym);
     input.classList.toggle('invalid', bad);
@@ -87,7 +103,7 @@ export function renderRefusal() {
   // requirement says why; alone (no requirement covers it) it is shown.
   const relations = issues.filter((q) => q.kind !== 'dim');
   const shown = (relations.length ? relations : issues).slice(0, 5);
-  const hidden = (relations.length ? relations : issues).length - shown.length;
+  const hidden = (relations.length ? relations.length + state.refusedMore : issues.length) - shown.length;
   box.innerHTML = `<p class="refused-title"><strong>The model cannot run at these sizes</strong>: no size that depends on them is shown until they change.</p>
     <ul class="refused-list">${shown.map(issueHTML).join('')}</ul>${hidden ? `<p class="hint">and ${hidden} more.</p>` : ''}`;
 }

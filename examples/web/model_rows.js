@@ -53,8 +53,8 @@ function rowFrom(a, i) {
   const [name, k, kind, nodeIndex, op, nodeName, sub = null] = a;
   const t = state.types[k];
   return {
-    i, name, lname: null, type: t.type, tensor: t.tensor, dims: t.dims, syms: t.syms, kind, sub, nodeIndex, op, nodeName,
-    lop: op.toLowerCase(), elem: t.elem, order: i, shapeKey: t.shapeKey, bytes: null, concrete: null,
+    i, name, lname: null, type: t.type, typeIndex: k, tensor: t.tensor, dims: t.dims, syms: t.syms, kind, sub, nodeIndex, op, nodeName,
+    lop: op.toLowerCase(), elem: t.elem, order: i, shapeKey: t.shapeKey, bytes: null,
   };
 }
 

@@ -18,6 +18,9 @@ export const state = {
   derived: new Map(),  // bindings derived from equality constraints
   effective: new Map(),
   refused: [],         // why the model cannot run at these sizes (sizes.js); then no size is shown
+  refusedMore: 0,      // refused relations the worker did not send (it sends the first 200)
+  refusedSymbols: new Set(), // the symbols of every refused relation (their fields are marked)
+  sizes: null,         // the worker's sizes at the bindings (sizes_at.js), read by concreteOf
   mode: 'symbolic',
   tab: 'table',        // 'table' | 'graph'
   broken: null,        // brokenNode() of the model on screen
@@ -27,7 +30,7 @@ export const state = {
   symbols: [],         // [{name, uses, source, dataDependent}]
   eventsByValue: null,
   cost: null,          // cost_panel.js: the cost model and its counts at the bindings, or null
-  unboundSizes: null,  // the worker's resolveBindings with nothing bound: {env, derived, issues}, or null
+  bindingsDone: 0,     // how many bindings are on screen (the benchmarks wait for the next)
 };
 
 export const ROW_H = 38;
@@ -120,10 +123,30 @@ export function memoryFigures() {
 
 export const shapeCache = new Map();
 
+/**
+ * Row r's dims at the current sizes (a number, a BigInt past 2^53, or null for each), read from
+ * the worker's answer once per row type; null before it answers.
+ */
+export function concreteOf(r) {
+  const s = state.sizes;
+  const k = r.typeIndex;
+  if (!s || !(k < s.typeCount)) return null;
+  let c = s.concrete[k];
+  if (!c) {
+    c = [];
+    for (let at = s.dimStart[k]; at < s.dimStart[k + 1]; at++) {
+      const v = s.dims[at];
+      c.push(Number.isNaN(v) ? null : s.big.get(at) ?? v);
+    }
+    s.concrete[k] = c;
+  }
+  return c;
+}
+
 export function shapeHTML(r) {
   if (!r.tensor) return `<span class="muted">${esc(r.type?.kind ?? 'unknown')}</span>`;
-  const concrete = state.mode === 'concrete';
-  const key = (concrete ? 'c' : 's') + r.shapeKey + (concrete && r.concrete ? r.concrete.join(',') : '');
+  const concrete = state.mode === 'concrete' ? concreteOf(r) : null;
+  const key = (concrete ? 'c' : 's') + r.shapeKey + (concrete ? concrete.join(',') : '');
   let html = shapeCache.get(key);
   if (html !== undefined) return html;
   const dims = r.dims;
@@ -138,7 +161,7 @@ export function shapeHTML(r) {
       if (typeof d === 'number') { html += `<span class="dim">${d}</span>`; continue; }
       const syms = symbolsOf(d);
       const h = syms.length ? hue(syms[0]) : 0;
-      const v = concrete && r.concrete ? r.concrete[k] : null;
+      const v = concrete ? concrete[k] : null;
       if (v !== null && v !== undefined) {
         html += `<span class="dim symd bound" style="--h:${h}" title="${esc(d)} = ${v}">${v}</span>`;
       } else if (syms.length === 1 && d === printSymbol(syms[0])) {
@@ -157,8 +180,8 @@ export function shapeHTML(r) {
 export function shapeText(r) {
   if (!r.tensor) return r.type?.kind ?? 'unknown';
   if (!r.dims) return 'unknown rank';
-  const concrete = state.mode === 'concrete' && r.concrete;
-  return `[${r.dims.map((d, k) => (concrete && r.concrete[k] !== null ? r.concrete[k] : d ?? '?')).join(', ')}]`;
+  const concrete = state.mode === 'concrete' ? concreteOf(r) : null;
+  return `[${r.dims.map((d, k) => (concrete && concrete[k] !== null ? concrete[k] : d ?? '?')).join(', ')}]`;
 }
 
 export const KIND_SHORT = { input: 'in', output: 'out', weight: 'w', activation: '', inner: 'sub' };

@@ -5,10 +5,10 @@
 import { $, fmtInt } from './page_util.js';
 import { state, brokenNode } from './page_data.js';
 import { parseResult, startRows, addRows, addNodes, addSymbols } from './model_rows.js';
-import { recomputeBindings } from './sizes.js';
+import { applySizes, clearSizes } from './sizes.js';
 import { renderSummary, renderSymbols, renderDiagnostics, renderConstraints, renderDefinitions } from './panels.js';
 import { applyView, setMode, invalidateRows, renderRows, rowsAdded } from './table.js';
-import { resetBindings, renderRefusal, costChanged } from './bindings.js';
+import { resetBindings, renderRefusal, costChanged, bindingsChanged } from './bindings.js';
 import { graphView } from './graph_tab.js';
 import { openDetail } from './detail.js';
 import { resetCost, requestCost, renderCost } from './cost_panel.js';
@@ -69,7 +69,7 @@ function step() {
     what = parts[0].type;
     addPart(parts.shift());
   } else if (finishing.length) {
-    what = `finish ${5 - finishing.length}`;
+    what = `finish ${4 - finishing.length}`;
     finishing.shift()();
   }
   // How long each step took, for tests/browser/bench_table.mjs (the longest main-thread task).
@@ -94,7 +94,10 @@ function addPart(msg) {
   } else if (msg.type === 'nodes') {
     addNodes(JSON.parse(msg.json));
   } else if (msg.type === 'sizes') {
-    state.unboundSizes = msg.resolved;
+    // The sizes with nothing bound, counted by the worker with the rows (every row is in now); a
+    // binding given while the rows came in is asked for again over all of them.
+    if (state.env.size === 0) applySizes(msg.sizes);
+    else bindingsChanged();
   } else if (msg.type === 'end') {
     state.result.subgraphs = JSON.parse(msg.json).subgraphs;
     state.consumers = null;
@@ -105,7 +108,6 @@ function addPart(msg) {
 /** Once every row and node is in: what needs them all, in steps. */
 function finishSteps() {
   return [
-    () => recomputeBindings(),
     () => {
       state.broken = brokenNode();
       renderSummary();
@@ -151,7 +153,6 @@ export function showModel(msg, displayName, size) {
   state.eventsByValue = null;
   state.consumers = null;
   state.broken = null;
-  state.unboundSizes = null;
   startRows(msg);
   if (earlyEvents?.id === msg.id) eventsArrived(earlyEvents);
   resetCost(msg.info.cost);
@@ -162,7 +163,7 @@ export function showModel(msg, displayName, size) {
   $('filter').value = '';
   state.sort = { key: 'order', dir: 1 };
   setMode('symbolic', false);
-  recomputeBindings();
+  clearSizes();
 
   $('welcome').hidden = true;
   $('error-card').hidden = true;

@@ -1,75 +1,79 @@
 // Sizes at the current bindings: the symbols the user bound, those the model's relations derive
-// (js/cli_bind.js, the CLI's --bind: equalities, labels, named sizes), the checks that the model
+// (js/bindings.js, the CLI's --bind: equalities, labels, named sizes), the checks that the model
 // can run at them (every constraint and requirement holds, no dim negative or undefined), and
-// each row's concrete dims and bytes. Sizes the model refuses are never shown: state.refused
-// lists why, and every row has no concrete dims and no bytes.
-import { evalDim } from '../../js/expr.js';
-import { resolveBindings } from '../../js/cli_bind.js';
-import { ELEM_BYTES } from './page_util.js';
+// each row's concrete dims and bytes. The inference worker counts them (sizes_at.js: a 100k-node
+// model's relations and shapes took the page's thread 0.2-0.4 s CPU at each binding); the page
+// puts its answer on screen. Sizes the model refuses are never shown: state.refused lists why,
+// and no row that depends on them has concrete dims or bytes.
 import { state, shapeCache } from './page_data.js';
+import { ask } from './worker_client.js';
 
-export function recomputeBindings() {
-  const r = state.result;
-  // resolveBindings reads the values only to list the model's symbols (for names it does not
-  // have), which the page knows already (state.symbols): a 100k-value model skips that walk.
-  // Nothing bound: the worker resolved the model's relations alone (show_model.js, a `sizes` part).
-  const relations = { values: {}, constraints: r?.constraints ?? {}, definitions: r?.definitions ?? [] };
-  const { env, derived, issues } = state.env.size === 0 && state.unboundSizes ? state.unboundSizes : resolveBindings(relations, state.env);
-  state.derived = new Map(derived.map(([k, value, from]) => [k, { value, from }]));
-  state.effective = new Map(env);
-  state.refused = [...issues];
-  computeSizes();
+/** A model just shown: nothing known at any size until the worker's first answer. */
+export function clearSizes() {
+  state.derived = new Map();
+  state.effective = new Map();
+  state.refused = [];
+  state.refusedMore = 0;
+  state.refusedSymbols = new Set();
+  state.sizes = null;
+  for (const r of state.rows) r.bytes = null;
+  shapeCache.clear();
 }
 
-/** A dim's value at env: a number, null (a symbol without a size), or the RangeError saying why it has none. */
-function dimValue(dim, env) {
-  try {
-    return evalDim(dim, env);
-  } catch (err) {
-    return err instanceof RangeError ? err : null;
-  }
-}
-
-function computeSizes() {
-  const env = state.effective;
-  // Nothing bound (a model just shown): a dim written with a symbol has no value, and the engine
-  // writes a constant dim as a number, so no dim text needs parsing (a 100k-node model may have
-  // 100k distinct ones: seconds of the main thread in one task). Unknown is never a wrong size.
-  const unbound = env.size === 0;
-  const byShape = new Map(); // shapeKey → {conc, count}: rows share few distinct shapes
-  const broken = []; // dims with no value, or a negative one, at these sizes
+/**
+ * Puts a sizes_at.js answer (the worker's) on the page's state: the derived sizes, why the model
+ * refuses them, each row's bytes; the concrete dims are read per type when a row is drawn
+ * (page_data.js concreteOf). One pass over the rows, no expression evaluated.
+ */
+export function applySizes(s) {
+  state.derived = new Map(s.derived.map(([k, value, from]) => [k, { value, from }]));
+  state.effective = s.env;
+  state.refused = s.issues;
+  state.refusedMore = s.moreIssues;
+  state.refusedSymbols = new Set(s.involved);
+  state.sizes = { ...s, big: new Map(s.big), concrete: [] };
+  const { bytes, typeCount } = s;
   for (const r of state.rows) {
-    r.bytes = null;
-    r.concrete = null;
-    if (!r.tensor || !r.dims) continue;
-    let c = byShape.get(r.shapeKey);
-    if (!c) {
-      let count = 1;
-      const conc = new Array(r.dims.length);
-      for (let k = 0; k < r.dims.length; k++) {
-        const d = r.dims[k];
-        let v = unbound && typeof d === 'string' ? null : dimValue(d, env);
-        if (v instanceof RangeError || (typeof v === 'number' && v < 0)) {
-          if (broken.length < 20) broken.push({ value: r.name, dim: k, expr: d, reason: v instanceof RangeError ? v.message : v });
-          v = null;
-        }
-        conc[k] = v;
-        if (v === null || !Number.isFinite(v)) count = null;
-        else if (count !== null) count *= v;
-      }
-      byShape.set(r.shapeKey, (c = { conc, count }));
-    }
-    r.concrete = c.conc;
-    const eb = ELEM_BYTES[r.tensor.elemType];
-    if (c.count !== null && eb !== undefined && r.type.kind === 'tensor') r.bytes = Math.ceil(c.count * eb);
-  }
-  for (const b of broken) {
-    const why = typeof b.reason === 'number' ? `would be ${b.reason} at these sizes` : `has no value at these sizes (${b.reason})`;
-    state.refused.push({ kind: 'dim', sentence: `dim ${b.dim} of '${b.value}' (${b.expr}) ${why}`, a: b.expr, b: null, why, value: b.value, dim: b.dim });
-  }
-  if (state.refused.length) {
-    // Only the sizes the binding decides are refused; a weight's fixed shape keeps its bytes.
-    for (const r of state.rows) if (r.syms.length || (r.dims && r.dims.some((d) => typeof d !== 'number'))) { r.bytes = null; r.concrete = null; }
+    const b = r.typeIndex < typeCount ? bytes[r.typeIndex] : NaN;
+    r.bytes = Number.isNaN(b) ? null : b;
   }
   shapeCache.clear();
+}
+
+// One request in the worker at a time; bindings changed meanwhile are asked for once it answers
+// (typing "2048" in a field is four bindings: only the last is put on screen).
+let inFlight = false;
+let again = false;
+let whenDone = null;
+
+/**
+ * Asks the worker for the sizes at the current bindings; once they are on the page's state,
+ * calls `onApplied` (the last caller's, once, if the model is still the one asked about).
+ */
+export function requestSizes(onApplied) {
+  whenDone = onApplied;
+  if (inFlight) {
+    again = true;
+    return;
+  }
+  inFlight = true;
+  (async () => {
+    do {
+      again = false;
+      const model = state.modelId;
+      let answer = null;
+      try {
+        answer = (await ask({ type: 'sizesAt', model, bindings: new Map(state.env) })).sizes;
+      } catch {
+        // The model is gone from the worker (another was chosen): its sizes no longer matter.
+      }
+      if (!again && answer && state.modelId === model) {
+        applySizes(answer);
+        const done = whenDone;
+        whenDone = null;
+        done?.();
+      }
+    } while (again);
+    inFlight = false;
+  })();
 }

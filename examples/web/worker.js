@@ -8,25 +8,27 @@
 //                  {type: 'graphPort', port}                (once: where each model's graph goes)
 //                  {type: 'node', id, model, path, index}   (one node's attributes, for the node panel)
 //                  {type: 'cost', id, model, bindings}      (the cost at bindings, a Map or null: costAt)
+//                  {type: 'sizesAt', id, model, bindings}   (the table's sizes at bindings, a Map: sizes_at.js)
 //   (`model` defaults to the last result.)
 //   worker → main  {type: 'ready', version, streaming, writeBack}
 //                  {type: 'progress', id, phase: 'read'|'scan'|'infer', fraction: number|null}
 //                  {type: 'done', id, json, rowsJson, eventsJson: null, modelJson, info}
 //                    | {type: 'error', id, error}
 //                  {type: 'meta' | 'diagnostics' | 'rows' | 'symbols' | 'nodes' | 'end', id, json} ...
-//                  {type: 'sizes', id, resolved}  (before 'end': the sizes with nothing bound)
+//                  {type: 'sizes', id, sizes}  (before 'end': the sizes with nothing bound, as sizesAt's)
 //                                                           (the rest of that result: resultParts)
 //                  {type: 'events', id, eventsJson, ms}     (after the parts: the event log of that model)
 //                  {type: 'model', id, bytes}
 //                  {type: 'node', id, attributes}           (result.nodeAttributes(path, index), or null)
 //                  {type: 'cost', id, cost}
+//                  {type: 'sizesAt', id, sizes}            (sizes_at.js sizesAt: typed arrays, transferred)
 import { init } from '../../js/index.js';
 import { runOnUrlModel } from '../../js/url_source.js';
 import { scanModel } from './model_scan.js';
 import { graphJson } from './graph_data.js';
 import { rowBuilder } from './table_rows.js';
 import { warmUpModel } from './warm_up.js';
-import { resolveBindings } from '../../js/cli_bind.js';
+import { sizeTable, sizesAt } from './sizes_at.js';
 
 const now = () => performance.timeOrigin + performance.now(); // comparable across threads
 
@@ -128,7 +130,7 @@ const DIAGNOSTICS_PER_PART = 2000;
  * model runs there before the first rows show, nor in one piece after (issue 31). The values and
  * producers never cross: the rows say what the page needs of them.
  */
-function* resultParts(result, model, done) {
+function* resultParts(result, model, done, sizes) {
   const { id } = done;
   // Members that grow with the model (a 100k-node model may have 100k symbols and constraints,
   // 10k diagnostics) come after the first rows too.
@@ -156,6 +158,7 @@ function* resultParts(result, model, done) {
           k = typeCount++;
           typeIndex.set(key, k);
           types.push([type, syms]); // the symbols follow from the type's dims
+          sizes.addType(type, syms, name);
         }
         typeIndex.set(type, k);
       }
@@ -180,10 +183,9 @@ function* resultParts(result, model, done) {
   }
   // The sizes with nothing bound (what the model's relations decide alone, and what they refuse):
   // the page's first sizes step, which on 100k relations took the page's thread 0.3 s CPU in one
-  // task (sizes.js recomputeBindings uses it while nothing is bound). Structured clone: a size may
-  // be a BigInt.
-  const resolved = resolveBindings({ values: {}, constraints: result.constraints ?? {}, definitions: result.definitions ?? [] }, new Map());
-  yield { type: 'sizes', id, resolved: { env: resolved.env, derived: resolved.derived, issues: resolved.issues } };
+  // task. Structured clone: a size may be a BigInt.
+  const { answer, transfer } = sizesAt(sizes, new Map());
+  yield { type: 'sizes', id, sizes: answer, transfer };
   const subgraphs = {};
   for (const [path, g] of Object.entries(result.subgraphs)) {
     const { nodes, ...rest } = g;
@@ -338,7 +340,7 @@ async function inferAndPost({ id, file, bytes, url, timeout, cost = true, name }
   }
   let resolveFull;
   const full = new Promise((resolve) => { resolveFull = resolve; });
-  latest = { result, file: file ?? null, full, resolveFull };
+  latest = { result, file: file ?? null, full, resolveFull, sizes: sizeTable(result) };
   results.set(id, latest);
   const t1 = now();
   const info = {
@@ -353,12 +355,12 @@ async function inferAndPost({ id, file, bytes, url, timeout, cost = true, name }
     version: eng.version,
   };
   const done = { type: 'done', id, name, eventsJson: null, modelJson: JSON.stringify(compactModel(model)), info };
-  for (const part of resultParts(result, model, done)) {
+  for (const { transfer, ...part } of resultParts(result, model, done, latest.sizes)) {
     if (part.type === 'done') {
       info.rowsMs = now() - t1; // the table's rows, in model order, and the first message
       info.doneAt = now();
     }
-    post(part);
+    post(part, transfer);
   }
   sendGraph(id, result);
   // Not awaited: a model chosen meanwhile goes first.
@@ -429,6 +431,9 @@ self.onmessage = async (ev) => {
     } else if (msg.type === 'cost') {
       await whenIdle(); // a model chosen meanwhile goes first
       post({ type: 'cost', id: msg.id, cost: costAt(await resultFor(msg).full, msg.bindings) });
+    } else if (msg.type === 'sizesAt') {
+      const { answer, transfer } = sizesAt(resultFor(msg).sizes, msg.bindings);
+      post({ type: 'sizesAt', id: msg.id, sizes: answer }, transfer);
     } else if (msg.type === 'graphPort') {
       graphPort = msg.port;
     } else if (msg.type === 'toModel') {

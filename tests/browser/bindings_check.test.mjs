@@ -4,13 +4,9 @@
 // requirement and its node, the fields of the symbols involved are marked, and no table cell,
 // memory figure or named size shows a size until the binding changes.
 import assert from 'node:assert/strict';
-import { test, waitReady, row, openPage } from './harness.mjs';
+import { test, waitReady, row, openPage, bindSizes, sizesShown } from './harness.mjs';
 
-const bind = async (page, text) => {
-  await page.fill('#bindings-text', text);
-  await page.press('#bindings-text', 'Enter');
-  await page.waitForTimeout(50);
-};
+const bind = bindSizes;
 
 /** Every size-like text on the page: dim chips (table, panels), size cells, memory figures. */
 const sizesOnPage = (page) => page.evaluate(() => ({
@@ -89,7 +85,7 @@ test('bindings: total_seq against past_seq+seq is flagged at the total_seq field
   // A field typed into breaks the relation too, and is flagged where it is typed.
   await page.fill('#filter', '');
   await page.fill('#symbols input[data-sym=total_seq]', '7');
-  await page.waitForTimeout(50);
+  await sizesShown(page);
   assert.equal(await page.getAttribute('#symbols input[data-sym=total_seq]', 'aria-invalid'), 'true');
   assert.match(await page.textContent('#bindings-issues'), /4224 vs 7/);
   assert.deepEqual(page.errors, []);

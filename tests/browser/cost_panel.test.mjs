@@ -8,15 +8,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { init } from '../../js/index.js';
 import { withUnit } from '../../js/cli_cost.js';
-import { test, waitReady, row, openPage, REPO } from './harness.mjs';
+import { test, waitReady, row, openPage, REPO, bindSizes } from './harness.mjs';
 
 const BACKEND = join(process.env.OSI_SHARED_DIR || join(REPO, '../shared'), 'onnx-backend');
 const engine = await init();
 
 /** Binds sizes; waits until the worker's count at them is drawn. */
 const bind = async (page, text) => {
-  await page.fill('#bindings-text', text);
-  await page.press('#bindings-text', 'Enter');
+  await bindSizes(page, text);
   await page.waitForSelector('#cost-card:not([data-pending])');
 };
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { waitReady, row, REPO, SHOTS, ctx, test, runTests } from './harness.mjs';
+import { waitReady, row, REPO, SHOTS, ctx, test, runTests, bindSizes } from './harness.mjs';
 
 // The ONNX backend test data (../shared, or OSI_SHARED_DIR): a missing file fails its test.
 const BACKEND = join(process.env.OSI_SHARED_DIR || join(REPO, '../shared'), 'onnx-backend');
@@ -71,9 +71,7 @@ test('tiny_decoder: filter with op: and sym: prefixes', async () => {
 });
 
 test('tiny_decoder: bindings make shapes concrete, with byte sizes and memory totals', async () => {
-  await page.fill('#bindings-text', 'batch=2, seq=3, past_seq=5, total_seq=8');
-  await page.press('#bindings-text', 'Enter');
-  await page.waitForTimeout(100);
+  await bindSizes(page, 'batch=2, seq=3, past_seq=5, total_seq=8');
   const pk = await row(page, 'present_key');
   assert.deepEqual(pk.dims, ['2', '4', '8', '16']);
   assert.equal(pk.size, '4 KiB');
@@ -91,12 +89,10 @@ test('tiny_decoder: bindings make shapes concrete, with byte sizes and memory to
 });
 
 test('tiny_decoder: a derived binding (total_seq from past_seq+seq)', async () => {
-  await page.fill('#bindings-text', 'batch=1, seq=1, past_seq=127');
-  await page.press('#bindings-text', 'Enter');
+  await bindSizes(page, 'batch=1, seq=1, past_seq=127');
   const pk = await row(page, 'present_key');
   assert.deepEqual(pk.dims, ['1', '4', '128', '16']);
-  await page.fill('#bindings-text', 'batch=2, seq=3, past_seq=5, total_seq=8');
-  await page.press('#bindings-text', 'Enter');
+  await bindSizes(page, 'batch=2, seq=3, past_seq=5, total_seq=8');
   await page.fill('#filter', '');
   noErrors(page);
 });
@@ -142,8 +138,7 @@ test('cnn_dynamic (example button): strided conv gives (H+1)//2', async () => {
   assert.equal(c1.op, 'Conv');
   const c2 = await row(page, 'c2');
   assert.deepEqual(c2.dims, ['N', '16', '(H+1)//4-2', '(W+1)//4-2']);
-  await page.fill('#bindings-text', 'N=1, H=224, W=224');
-  await page.press('#bindings-text', 'Enter');
+  await bindSizes(page, 'N=1, H=224, W=224');
   const c1b = await row(page, 'c1');
   assert.deepEqual(c1b.dims, ['1', '8', '112', '112']);
   assert.equal(c1b.sizeTitle, `${(8 * 112 * 112 * 4).toLocaleString('en-US')} bytes`);
@@ -230,8 +225,7 @@ test('dark colour scheme renders (screenshot)', async () => {
   await waitReady(p, 'tiny_decoder.onnx');
   const bg = await p.evaluate(() => getComputedStyle(document.body).backgroundColor);
   assert.equal(bg, 'rgb(15, 17, 21)');
-  await p.fill('#bindings-text', 'batch=1, seq=128, past_seq=4096');
-  await p.press('#bindings-text', 'Enter');
+  await bindSizes(p, 'batch=1, seq=128, past_seq=4096');
   await row(p, 'scores');
   await p.click('#grid-rows .row:has(.vname:text-is("scores"))');
   await p.fill('#filter', '');

@@ -77,6 +77,19 @@ export async function waitReady(page, name, timeout = 30000) {
 }
 
 /** Filters the table to `name` and returns that row's {dims, type, op, size, sizeTitle}, or null. */
+/**
+ * Gives sizes in the bindings box and waits until the page shows them (the inference worker counts
+ * them: examples/web/sizes.js).
+ */
+export async function bindSizes(page, text) {
+  await page.fill('#bindings-text', text);
+  await page.press('#bindings-text', 'Enter');
+  await sizesShown(page);
+}
+
+/** Waits until the sizes of the last binding (the box or a symbol's field) are on the page. */
+export const sizesShown = (page) => page.waitForSelector('#bindings-form:not([data-pending])', { state: 'attached' });
+
 export async function row(page, name) {
   await page.fill('#filter', name);
   await page.waitForTimeout(50);

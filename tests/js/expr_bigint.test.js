@@ -196,3 +196,15 @@ test('the CLI: --bind past 2^53 prints exact dims and byte sizes; past int64, th
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a size derived past 2^53 is exact: total_seq from past_seq+seq (result.evaluate, as the page and --bind derive it)', async () => {
+  const { init } = await import('../../js/index.js');
+  const { readFileSync } = await import('node:fs');
+  const engine = await init();
+  const result = engine.inferShapes(readFileSync(join(REPO, 'examples/models/tiny_decoder.onnx')));
+  const ev = result.evaluate({ batch: 1, seq: 1, past_seq: 2n ** 60n - 1n });
+  expect(ev.derived.map((d) => [d.symbol, d.size])).toEqual([['total_seq', 2n ** 60n]]);
+  expect(ev.values.present_key).toEqual([1, 4, 2n ** 60n, 16]);
+  // past_seq from total_seq: solved the other way, BigInt target, number answer
+  expect(result.evaluate({ batch: 1, seq: 2, total_seq: 2n ** 60n }).sizes.past_seq).toBe(2n ** 60n - 2n);
+});
