@@ -21,7 +21,8 @@ function showPanel(kicker, title, html, focus) {
 }
 
 export function openDetail(name, { focus = true } = {}) {
-  const html = whyHTML(name);
+  // The value's events come from the worker: drawn again when they do, if still open.
+  const html = whyHTML(name, () => { if (state.detail === name && !$('detail').hidden) openDetail(name, { focus: false }); });
   if (html === null) return;
   state.detail = name;
   state.detailNode = null;

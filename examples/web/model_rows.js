@@ -7,9 +7,8 @@ import { state, typeText, innerTensor, shapeCache } from './page_data.js';
 
 /**
  * The worker's `done` message as {result, model}: the result without its nodes yet (addNodes
- * adds them as they come). The event log follows in an `events` message (show_model.js
- * eventsArrived puts it in state.eventsJson); `result.events` parses it on first read (it can be
- * several times larger than the rest), and is null until then.
+ * adds them as they come). The event log stays in the worker, which says when it is recorded
+ * (show_model.js eventsArrived); "Why this shape" asks it for a value's events (why.js).
  */
 export function parseResult(msg) {
   const result = JSON.parse(msg.json);
@@ -22,16 +21,8 @@ export function parseResult(msg) {
   result.subgraphs = {};
   const model = JSON.parse(msg.modelJson);
   state.eventsId = msg.id;
-  state.eventsJson = msg.eventsJson;
-  state.eventsPending = msg.eventsJson === null;
-  let events;
-  Object.defineProperty(result, 'events', {
-    enumerable: true,
-    get() {
-      if (events === undefined && typeof state.eventsJson === 'string') { events = JSON.parse(state.eventsJson); state.eventsJson = null; }
-      return events ?? null;
-    },
-  });
+  state.eventLog = 'pending';
+  state.whyEvents = new Map();
   return { result, model };
 }
 

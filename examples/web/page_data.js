@@ -28,7 +28,8 @@ export const state = {
   detail: null,        // name shown in the detail panel ("why this shape")
   detailNode: null,    // {path, index} of the node shown in the detail panel instead
   symbols: [],         // [{name, uses, source, dataDependent}]
-  eventsByValue: null,
+  eventLog: 'pending',  // the worker's event log of the model on screen: 'pending' (being recorded), 'ready' or 'none'
+  whyEvents: new Map(), // value key -> what the worker sent of the log for its panel (why.js), or 'asked'
   cost: null,          // cost_panel.js: the cost model and its counts at the bindings, or null
   bindingsDone: 0,     // how many bindings are on screen (the benchmarks wait for the next)
 };

@@ -26,9 +26,8 @@ export function eventsArrived(msg) {
     return;
   }
   earlyEvents = null;
-  state.eventsJson = msg.eventsJson;
-  state.eventsPending = false;
-  state.eventsByValue = null;
+  state.eventLog = msg.available ? 'ready' : 'none';
+  state.whyEvents = new Map();
   if (state.info) {
     state.info.eventsMs = msg.ms;
     renderSummary();
@@ -150,7 +149,6 @@ export function showModel(msg, displayName, size) {
   state.detail = null;
   state.detailNode = null;
   state.active = -1;
-  state.eventsByValue = null;
   state.consumers = null;
   state.broken = null;
   startRows(msg);

@@ -3,47 +3,32 @@
 import { printSymbol, symbolsOf, symbolsThrough, tokenize } from '../../js/expr.js';
 import { esc, fmtInt, fmtBytes, hue, symChip, exprHTML } from './page_util.js';
 import { state, nodeIO, ioAt, consumersOf, KIND_SHORT, KIND_LABEL, DIAG_LEVEL, nodeAt, constraintHTML, valueLink, typeLine } from './page_data.js';
+import { ask } from './worker_client.js';
 
-/** Event log entries about value `key` (path + name), indexed once per result. */
-export function eventsFor(key) {
-  const events = state.result.events;
-  if (!Array.isArray(events)) return null;
-  if (!state.eventsByValue) {
-    const idx = new Map();
-    for (const e of events) {
-      if (!e || typeof e !== 'object' || !e.value) continue;
-      const k = (e.path || '') + e.value;
-      let l = idx.get(k);
-      if (!l) idx.set(k, (l = []));
-      l.push(e);
-    }
-    state.eventsByValue = idx;
-  }
-  return state.eventsByValue.get(key) || [];
-}
-
-export const reEscape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-export const symRegexCache = new Map();
-
-export function mentionsSymbol(text, sym) {
-  let re = symRegexCache.get(sym);
-  if (!re) symRegexCache.set(sym, (re = new RegExp(`(^|[^A-Za-z0-9_'])${reEscape(printSymbol(sym))}($|[^A-Za-z0-9_'])`)));
-  return re.test(text);
-}
-
-/** Constraint and rename events that mention one of the symbols. */
-export function symbolEvents(syms, also = []) {
-  const events = state.result.events;
-  if (!Array.isArray(events) || !syms.length) return [];
-  const out = [];
-  for (const e of events) {
-    if (!e || (e.kind !== 'constraint' && e.kind !== 'rename') || also.includes(e)) continue;
-    const text = String(e.detail ?? '');
-    if (syms.some((s) => mentionsSymbol(text, s))) out.push(e);
-    if (out.length >= 50) break;
-  }
-  return out;
+/**
+ * What the event log says of value `key` (path + name): { events (its own, the first 100), count,
+ * anchored, symbolEvents (renames and constraints that mention `syms`) }, asked of the worker,
+ * which keeps the log (event_log.js: a 100k-node model's is 23-32 MB, which the page's thread took
+ * 0.4-0.7 s to parse); 'pending' while the log is recorded or the answer is on its way
+ * (`onArrive` is called when it comes); null when there is no log.
+ */
+function whyEvents(key, syms, onArrive) {
+  if (state.eventLog === 'none') return null;
+  if (state.eventLog === 'pending') return 'pending';
+  const cache = state.whyEvents;
+  const got = cache.get(key);
+  if (got === 'asked') return 'pending';
+  if (got !== undefined) return got;
+  cache.set(key, 'asked');
+  ask({ type: 'why', model: state.modelId, key, syms }).then(
+    (msg) => (msg.events === null ? null : msg),
+    () => null, // the model is gone from the worker: another is being shown
+  ).then((answer) => {
+    if (state.whyEvents !== cache) return; // another model, or another log, since
+    cache.set(key, answer);
+    onArrive?.();
+  });
+  return 'pending';
 }
 
 /** Splits a list at top-level commas (Broadcast(a,b) keeps its comma). */
@@ -124,11 +109,11 @@ export function eventHTML(e) {
   return `<li class="ev"><span class="badge ev-${esc(e.kind)}">${esc(e.kind)}</span> <span class="ev-what">${esc(what)}${node}</span>${lines ? `<div class="ev-detail">${lines}</div>` : ''}</li>`;
 }
 
-export function declaredVerdict(r, events) {
+/** The declared shape of output r and whether inference agrees; `anchor`: the log has an anchor event for it. */
+export function declaredVerdict(r, anchor) {
   if (r.kind !== 'output') return '';
   const out = state.model?.outputs?.find((o) => o.name === r.name);
   const decl = out?.type ?? null;
-  const anchor = events?.find((e) => e.kind === 'anchor');
   const declaredDims = decl?.dims ?? null;
   const conflict = (state.result.diagnostics || []).find((d) => d.code === 'ANCHOR_CONFLICT'
     && (d.message.includes(`'${r.name}'`) || d.message.includes(r.name) || d.node === r.name));
@@ -156,15 +141,19 @@ function bodyProducerButton(r) {
   return '';
 }
 
-/** The "why this shape" panel for value `name` (HTML), or null when it is not a value. */
-export function whyHTML(name) {
+/**
+ * The "why this shape" panel for value `name` (HTML), or null when it is not a value. Its event
+ * log part comes from the worker: `onEvents` is called when it arrives (draw the panel again).
+ */
+export function whyHTML(name, onEvents) {
   const r = state.byName.get(name);
   if (!r) return null;
   const { result } = state;
   // While a large model's nodes are still coming in (show_model.js), the row says which node it is.
   const node = r.nodeIndex >= 0 ? result.nodes[r.nodeIndex] ?? { opType: r.op, name: r.nodeName, domain: '' } : null;
   const scanned = node ? nodeIO(r.nodeIndex) : null;
-  const events = eventsFor(name);
+  const why = whyEvents(name, r.syms, onEvents);
+  const events = why && why !== 'pending' ? why.events : null;
   let html = `<section class="d-sec d-top"><p class="d-kind">${KIND_SHORT[r.kind] ? `<span class="kind k-${r.kind}">${KIND_SHORT[r.kind]}</span>` : ''}${KIND_LABEL[r.kind]}${r.sub ? ` <span class="mono muted">${esc(r.sub.path)}</span>` : ''}</p>
     <p class="d-type">${typeLine(r)}</p>
     ${r.bytes !== null ? `<p class="d-size" id="d-size">${fmtBytes(r.bytes)} <span class="muted">(${fmtInt(r.bytes)} bytes at the current sizes)</span></p>` : ''}</section>`;
@@ -200,19 +189,21 @@ export function whyHTML(name) {
   // How: the event log when the engine recorded one; otherwise what the result implies.
   html += '<section class="d-sec" id="d-how"><h3>How it was derived</h3>';
   if (events && events.length) {
-    html += `<ol class="events">${events.slice(0, 100).map(eventHTML).join('')}</ol>`;
+    html += `<ol class="events">${events.map(eventHTML).join('')}</ol>`;
+    if (why.count > events.length) html += `<p class="hint">and ${fmtInt(why.count - events.length)} more events.</p>`;
   } else if (node) {
     html += `<p>The shape rule of <span class="opname">${esc(node.opType)}</span> computed it from the shapes of the node's inputs${scanned ? ' above' : ''}.</p>`;
-    if (events === null) {
-      html += state.eventsPending ? '<p class="hint" id="events-pending">The step-by-step trace is being recorded…</p>'
-        : '<p class="hint">This engine build records no event log, so the step-by-step trace is not available.</p>';
+    if (why === 'pending') {
+      html += `<p class="hint pending" id="events-pending">${state.eventLog === 'pending' ? 'The step-by-step trace is being recorded…' : 'Reading the trace…'}</p>`;
+    } else if (why === null) {
+      html += '<p class="hint">This engine build records no event log, so the step-by-step trace is not available.</p>';
     }
   } else {
     html += `<p>${r.kind === 'weight' ? 'Read from the initializer.' : 'Read from the declaration.'}</p>`;
   }
   html += '</section>';
 
-  html += declaredVerdict(r, events);
+  html += declaredVerdict(r, why && why !== 'pending' && why.anchored);
 
   // Symbols: where each comes from, constraints and renames that mention them.
   if (r.syms.length) {
@@ -220,7 +211,7 @@ export function whyHTML(name) {
     const mentions = (side) => typeof side === 'string' && symbolsThrough(side, result.definitions).some((s) => r.syms.includes(s));
     const eq = (c.equal || []).filter(([a, b]) => mentions(a) || mentions(b)).slice(0, 50);
     const le = (c.lessEqual || []).filter(([a, b]) => mentions(a) || mentions(b)).slice(0, 50);
-    const symEv = symbolEvents(r.syms, events || []);
+    const symEv = why && why !== 'pending' ? why.symbolEvents : [];
     html += `<section class="d-sec" id="d-symbols"><h3>Its symbols</h3><ul class="sym-origin">${r.syms.map((s) => {
       const info = state.symbols.find((x) => x.name === s);
       const bound = state.effective.get(s);

@@ -9,15 +9,17 @@
 //                  {type: 'node', id, model, path, index}   (one node's attributes, for the node panel)
 //                  {type: 'cost', id, model, bindings}      (the cost at bindings, a Map or null: costAt)
 //                  {type: 'sizesAt', id, model, bindings}   (the table's sizes at bindings, a Map: sizes_at.js)
+//                  {type: 'why', id, model, key, syms}      (what "Why this shape" shows of the event log)
 //   (`model` defaults to the last result.)
 //   worker → main  {type: 'ready', version, streaming, writeBack}
 //                  {type: 'progress', id, phase: 'read'|'scan'|'infer', fraction: number|null}
-//                  {type: 'done', id, json, rowsJson, eventsJson: null, modelJson, info}
+//                  {type: 'done', id, json, rowsJson, modelJson, info}
 //                    | {type: 'error', id, error}
 //                  {type: 'meta' | 'diagnostics' | 'rows' | 'symbols' | 'nodes' | 'end', id, json} ...
 //                  {type: 'sizes', id, sizes}  (before 'end': the sizes with nothing bound, as sizesAt's)
 //                                                           (the rest of that result: resultParts)
-//                  {type: 'events', id, eventsJson, ms}     (after the parts: the event log of that model)
+//                  {type: 'events', id, available, count, ms} (after the parts: the event log of that model is recorded)
+//                  {type: 'why', id, events, count, anchored, symbolEvents} (event_log.js forValue; events: null without a log)
 //                  {type: 'model', id, bytes}
 //                  {type: 'node', id, attributes}           (result.nodeAttributes(path, index), or null)
 //                  {type: 'cost', id, cost}
@@ -29,6 +31,7 @@ import { graphJson } from './graph_data.js';
 import { rowBuilder } from './table_rows.js';
 import { warmUpModel } from './warm_up.js';
 import { sizeTable, sizesAt } from './sizes_at.js';
+import { eventLog } from './event_log.js';
 
 const now = () => performance.timeOrigin + performance.now(); // comparable across threads
 
@@ -216,8 +219,9 @@ const READ_WHOLE_MAX = 32 << 20;
  * (the first run is `inferShapes(bytes)` as in Node, which the page reports as its inference):
  * the cost model (up to 5x an inference on a 100k-node chain) and the nodes' attributes, whose
  * result then replaces the first (the same model, the same values: `entry.full` resolves with
- * it); then the event log behind "Why this shape" (events double an inference's cost), posted
- * as {type: 'events', id, eventsJson, ms} and not kept.
+ * it); then the event log behind "Why this shape" (events double an inference's cost), kept
+ * here (event_log.js: the page asks for what a panel shows of it) and announced as
+ * {type: 'events', id, available, count, ms}.
  */
 async function completeResult(id, entry, source, cost) {
   const eng = await engine();
@@ -236,14 +240,15 @@ async function completeResult(id, entry, source, cost) {
   await whenIdle();
   if (!results.has(id)) return;
   const t0 = now();
-  let eventsJson = null;
+  let log = null;
   try {
     const result = await run({ events: true });
-    if (Array.isArray(result.events)) eventsJson = JSON.stringify(result.events);
+    if (Array.isArray(result.events)) log = eventLog(result.events);
   } catch {
     // As above: the panel then has no trace.
   }
-  post({ type: 'events', id, eventsJson, ms: now() - t0 });
+  entry.events = log;
+  post({ type: 'events', id, available: log !== null, count: log?.count ?? 0, ms: now() - t0 });
 }
 
 /** Inferences between their request and their last part posted. */
@@ -354,7 +359,7 @@ async function inferAndPost({ id, file, bytes, url, timeout, cost = true, name }
     scanMs: t1 - tScan,
     version: eng.version,
   };
-  const done = { type: 'done', id, name, eventsJson: null, modelJson: JSON.stringify(compactModel(model)), info };
+  const done = { type: 'done', id, name, modelJson: JSON.stringify(compactModel(model)), info };
   for (const { transfer, ...part } of resultParts(result, model, done, latest.sizes)) {
     if (part.type === 'done') {
       info.rowsMs = now() - t1; // the table's rows, in model order, and the first message
@@ -364,7 +369,7 @@ async function inferAndPost({ id, file, bytes, url, timeout, cost = true, name }
   }
   sendGraph(id, result);
   // Not awaited: a model chosen meanwhile goes first.
-  completeResult(id, latest, source, cost).catch(() => post({ type: 'events', id, eventsJson: null, ms: 0 }));
+  completeResult(id, latest, source, cost).catch(() => post({ type: 'events', id, available: false, count: 0, ms: 0 }));
 }
 
 /** The graph view's layout worker (layout_worker.js), through a port the page gave. */
@@ -431,6 +436,9 @@ self.onmessage = async (ev) => {
     } else if (msg.type === 'cost') {
       await whenIdle(); // a model chosen meanwhile goes first
       post({ type: 'cost', id: msg.id, cost: costAt(await resultFor(msg).full, msg.bindings) });
+    } else if (msg.type === 'why') {
+      const log = resultFor(msg).events;
+      post({ type: 'why', id: msg.id, ...(log ? log.forValue(msg.key, msg.syms) : { events: null }) });
     } else if (msg.type === 'sizesAt') {
       const { answer, transfer } = sizesAt(resultFor(msg).sizes, msg.bindings);
       post({ type: 'sizesAt', id: msg.id, sizes: answer }, transfer);

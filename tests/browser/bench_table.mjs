@@ -112,6 +112,27 @@ try {
     await new Promise((r) => setTimeout(r, 200));
     return { ms, count };
   });
+  // The event log's arrival (recorded by the worker after the table), then a row clicked: its
+  // "Why this shape" panel with the value's events. The main thread's tasks of each, from a trace.
+  const mainOf = (ev, th) => tasksOf(ev).filter((e) => th(e) === 'CrRendererMain').map((e) => ({ wall: e.dur / 1000, cpu: (e.tdur ?? 0) / 1000 }));
+  const most = (tasks) => tasks.reduce((a, t) => (t.cpu > a.cpu ? t : a), { wall: 0, cpu: 0 });
+  const arrival = await recordTrace(cdp, () => page.waitForFunction(() => document.body.dataset.events === 'ready', null, { timeout: 600000 }));
+  const arrivalTasks = mainOf(arrival.events, arrival.threadOf);
+  const whySteps = [];
+  for (const v of [3, 10]) { // the 3rd and 10th row on screen
+    const { value: ms, events: ev, threadOf: th } = await recordTrace(cdp, () => page.evaluate(async (k) => {
+      const t0 = performance.now();
+      document.querySelectorAll('#grid-rows .row .c-name')[k].click();
+      const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      // Drawn with the value's events (or said to have none).
+      while (!document.querySelector('#d-how ol.events li, #d-how p:not(.hint)') || document.querySelector('#d-how .pending')) await frame();
+      await frame();
+      return performance.now() - t0;
+    }, v));
+    const tasks = mainOf(ev, th);
+    whySteps.push({ v, ms, longest: most(tasks), cpu: tasks.reduce((a, t) => a + t.cpu, 0) });
+  }
+
   // Binding sizes (the bindings box), twice (a first binding, then another): the main thread's
   // longest task in a trace of each, from the submit to the second frame after the page's answer.
   const bindSteps = [];
@@ -154,6 +175,11 @@ try {
   console.log(`the page's steps after the first rows: ${[...byKind].map(([k, e]) => `${k} ${e.n}x max ${e.max.toFixed(0)} ms`).join(', ')}`);
   console.log(`scroll jump → laid out:  median ${scroll.median.toFixed(1)} ms, max ${scroll.max.toFixed(1)} ms (${scroll.rows} rows in the DOM)`);
   console.log(`filter op:Add:            ${filterMs.ms.toFixed(0)} ms → ${filterMs.count}`);
+  const arrivalMost = most(arrivalTasks);
+  console.log(`event log arrives:        main thread CPU ${arrivalTasks.reduce((a, t) => a + t.cpu, 0).toFixed(0)} ms, the most of one task ${arrivalMost.cpu.toFixed(0)} ms (${arrivalMost.wall.toFixed(0)} ms wall)`);
+  for (const w of whySteps) {
+    console.log(`why panel of a row (${w.v}) → drawn: ${w.ms.toFixed(0)} ms; main thread: the most CPU of one task ${w.longest.cpu.toFixed(0)} ms (${w.longest.wall.toFixed(0)} ms wall), CPU in all ${w.cpu.toFixed(0)} ms`);
+  }
   for (const b of bindSteps) {
     console.log(`bind ${b.text} → shown: ${b.ms.toFixed(0)} ms; main thread: the most CPU of one task ${b.longest.cpu.toFixed(0)} ms `
       + `(${b.longest.wall.toFixed(0)} ms wall), the longest task ${b.longestWall.wall.toFixed(0)} ms wall (${b.longestWall.cpu.toFixed(0)} ms CPU), CPU in all ${b.cpu.toFixed(0)} ms`);

@@ -89,6 +89,16 @@ test('the event log follows the table: an open "Why this shape" panel shows the 
   await page.waitForFunction(() => document.body.dataset.events === 'ready', null, { timeout: 60000 });
   await page.waitForSelector('#d-how ol.events li');
   assert.equal(await page.isVisible('#events-pending'), false);
+  // The log stays in the worker (event_log.js): the panel lists this value's own events, as the
+  // engine recorded them (its producer's rule), and nothing of the log is on the page's state.
+  const how = await page.textContent('#d-how');
+  assert.match(how, /Set by the shape rule of\s*Concat/);
+  assert.equal(await page.evaluate(() => 'events' in window.__onnxShapesDemo.state.result), false);
+  // Another value's panel asks the worker for its own events.
+  await page.fill('#filter', 'probs');
+  await why(page, 'probs');
+  await page.waitForSelector('#d-how ol.events li');
+  assert.match(await page.textContent('#d-how'), /Set by the shape rule of\s*Softmax/);
   assert.match(await page.textContent('#summary'), /event log: [\d.]+ ms more, after the table/);
   assert.deepEqual(page.errors, []);
   await page.close();
