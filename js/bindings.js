@@ -173,7 +173,7 @@ function broadcastArgs(text) {
  * size broadcast against another must come out as that one): { x, y }, else null. A constant y
  * must be > 1 (Broadcast(x,1) == 1 is just x == 1).
  */
-function oneOfParts(lhs, op, rhs) {
+export function oneOfParts(lhs, op, rhs) {
   if (op !== '==') return null;
   for (const [b, y] of [[lhs, rhs], [rhs, lhs]]) {
     const args = broadcastArgs(b);

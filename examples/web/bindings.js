@@ -4,7 +4,7 @@
 // graph's notes and an open detail.
 import { parseBindings, printSymbol } from '../../js/expr.js';
 import { $, esc, exprHTML } from './page_util.js';
-import { state, valueLink } from './page_data.js';
+import { state, valueLink, relationHTML } from './page_data.js';
 import { requestSizes } from './sizes.js';
 import { renderSymbols, renderMemory, renderConstraints, renderDefinitions, updateSymbolPlaceholders } from './panels.js';
 import { applyView, setMode, renderMacs } from './table.js';
@@ -65,11 +65,10 @@ export function costChanged() {
   if (state.detailNode) refreshDetail();
 }
 
-const REL = { '==': '=', '<=': '≤' };
-
 /** One reason the model refuses the sizes, as a list item naming the relation and its node. */
 function issueHTML(q) {
-  const rel = `<code class="expr-line">${exprHTML(q.a)} <span class="rel">${REL[q.op] ?? q.op}</span> ${exprHTML(q.b)}</code>`;
+  const rel = q.op === '==' || q.op === '<=' ? relationHTML(q.a, q.b, q.op === '==' ? '=' : '<=')
+    : `<code class="expr-line">${exprHTML(q.a)} <span class="rel">${esc(q.op)}</span> ${exprHTML(q.b)}</code>`;
   const at = q.values ? ` <span class="check bad">at these sizes ${esc(q.values[0])} vs ${esc(q.values[1])}</span>` : '';
   if (q.kind === 'requirement') {
     const r = q.requirement;

@@ -1,6 +1,7 @@
 // The demo page's state (the model on screen, its rows, bindings, view) and what is read from it:
 // node inputs and outputs, readers of a value, the first broken node, shapes as HTML.
 import { printSymbol, symbolsOf } from '../../js/expr.js';
+import { oneOfParts } from '../../js/bindings.js';
 import { esc, hue, exprHTML, sideValue } from './page_util.js';
 
 export const state = {
@@ -206,18 +207,39 @@ export function nodeAt(path, index) {
   return nodes && index >= 0 && index < nodes.length ? nodes[index] : null;
 }
 
+/**
+ * A relation as people write it (js/bindings.js relationText, as the CLI prints it): `a = b`,
+ * `a ≤ b`, and a requirement that a size broadcasts to another, `Broadcast(T,16) = 16`, as
+ * `T = 1 or T = 16` (`total_seq = past_seq+seq or total_seq = 1` against a size). `rel`: '=' or '<='.
+ */
+export function relationHTML(a, b, rel) {
+  const eq = (x, y) => `<code class="expr-line">${exprHTML(x)} <span class="rel">=</span> ${exprHTML(y)}</code>`;
+  const choice = rel === '=' && typeof a === 'string' && typeof b === 'string' ? oneOfParts(a, '==', b) : null;
+  if (choice) {
+    const { x, y } = choice;
+    const [first, second] = /^[0-9]+$/.test(y) ? [eq(x, '1'), eq(x, y)] : [eq(x, y), eq(x, '1')];
+    return `<span class="rel-choice">${first} <span class="rel-or">or</span> ${second}</span>`;
+  }
+  return `<code class="expr-line">${exprHTML(a)} <span class="rel">${rel === '=' ? '=' : '≤'}</span> ${exprHTML(b)}</code>`;
+}
+
+/** A relation (relationHTML) as a list item, checked at the sizes `env` when both sides have one. */
 export function constraintHTML(a, b, rel, env) {
   let check = '';
+  const choice = rel === '=' && typeof a === 'string' && typeof b === 'string' ? oneOfParts(a, '==', b) : null;
   if (env.size) {
-    const va = sideValue(a, env);
-    const vb = sideValue(b, env);
+    // x = 1 or x = y: the sizes of x and y (the Broadcast itself has none when they differ).
+    const va = sideValue(choice ? choice.x : a, env);
+    const vb = sideValue(choice ? choice.y : b, env);
     if (va !== null && vb !== null && Number.isFinite(va) && Number.isFinite(vb)) {
-      const ok = rel === '=' ? va === vb : va <= vb;
-      check = ok ? `<span class="check ok" title="${va} ${rel === '=' ? '=' : '≤'} ${vb}" aria-label="holds">✓</span>`
-        : `<span class="check bad" title="${va} vs ${vb}" aria-label="violated">✗ ${va} vs ${vb}</span>`;
+      const ok = choice ? va === 1 || va === vb : rel === '=' ? va === vb : va <= vb;
+      const holds = choice ? `${choice.x} = ${va}` : `${va} ${rel === '=' ? '=' : '≤'} ${vb}`;
+      const broken = choice ? `${va} vs 1 or ${vb}` : `${va} vs ${vb}`;
+      check = ok ? `<span class="check ok" title="${esc(holds)}" aria-label="holds">✓</span>`
+        : `<span class="check bad" title="${esc(broken)}" aria-label="violated">✗ ${broken}</span>`;
     }
   }
-  return `<li><code class="expr-line">${exprHTML(a)} <span class="rel">${rel === '=' ? '=' : '≤'}</span> ${exprHTML(b)}</code>${check}</li>`;
+  return `<li>${relationHTML(a, b, rel)}${check}</li>`;
 }
 
 export function valueLink(name) {

@@ -91,3 +91,28 @@ test('bindings: total_seq against past_seq+seq is flagged at the total_seq field
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('a size broadcast against another reads as people write it (total_seq = past_seq+seq or total_seq = 1): Constraints card, node panel, refusal', async () => {
+  const page = await openPage();
+  await page.click('.example-card[data-example=tiny_decoder]');
+  await waitReady(page, 'tiny_decoder.onnx');
+  const text = (sel) => page.$eval(sel, (e) => e.textContent.replace(/\s+/g, ' ').trim());
+  // The engine's requirement is past_seq+seq == Broadcast(total_seq,past_seq+seq) (MatMul's).
+  assert.match(await text('#requirements li'), /^total_seq = past_seq\+seq or total_seq = 1 ?MatMul/);
+  assert.doesNotMatch(await text('#constraints'), /Broadcast/);
+  await page.click('#requirements [data-open-node]');
+  await page.waitForSelector('#n-requirements li');
+  assert.match(await text('#n-requirements li'), /^total_seq = past_seq\+seq or total_seq = 1/);
+  assert.doesNotMatch(await text('#n-requirements'), /Broadcast/);
+  // Checked at the sizes: total_seq is past_seq+seq (holds), then 7 against 5 (broken, and the
+  // refusal by the inputs says the same relation).
+  await bindSizes(page, 'batch=1, seq=1, past_seq=4, total_seq=5');
+  assert.equal(await page.locator('#requirements li .check.ok').count(), 1);
+  await bindSizes(page, 'batch=1, seq=1, past_seq=4, total_seq=7');
+  assert.equal(await text('#requirements li .check.bad'), '✗ 7 vs 1 or 5');
+  const refusal = await text('#bindings-issues');
+  assert.match(refusal, /MatMul .* needs total_seq = past_seq\+seq or total_seq = 1/);
+  assert.doesNotMatch(refusal, /Broadcast/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
