@@ -2,7 +2,9 @@
 // Benchmark (not a test): how long the demo page takes to show the values table of a 100k-node
 // model: from the file chosen to the first rows painted (target, issue 31: <= 2 s), and to the
 // complete table; the longest main-thread task meanwhile (target: <= 250 ms). Also: scrolling
-// cost and the number of rows in the DOM (virtualised), filtering and binding the whole table.
+// cost and the number of rows in the DOM (virtualised), filtering the whole table; then, each in a
+// trace of its own (the main thread's longest task, wall and CPU): the event log's arrival, two
+// rows clicked ("Why this shape" with the value's events), two bindings of sizes.
 //   node tests/browser/bench_table.mjs [nodeCount] [--nonzero]
 // --nonzero: a model of NonZero nodes on one input instead of a chain (the first 10,000 give the
 // page 10k diagnostics: the model of tests/browser/page_edges.test.mjs, which checks the order).
