@@ -18,6 +18,28 @@ static void note_filled(OsiAnchorLog *log, OsiExpr declared) {
   log->filled[log->n_filled++] = declared;
 }
 
+/* The equality declared == inferred, with which side was declared (and
+ * the same for the symbols it derives: 2*d == 2*n gives d == n). */
+static void note_declared(OsiRun *run, OsiAnchorLog *log, OsiExpr declared, OsiExpr inferred) {
+  osi_constraint_equal(run, declared, inferred);
+  if (!log) return;
+  OsiExpr x, y;
+  int leaf = osi_expr_leaf_equality(run->exprs, declared, inferred, &x, &y);
+  if (log->n_declared + 4 > log->cap_declared) {
+    int cap = log->cap_declared ? log->cap_declared * 2 : 32;
+    OsiExpr *d = realloc(log->declared, (size_t)cap * sizeof *d);
+    if (!d) return;
+    log->declared = d;
+    log->cap_declared = cap;
+  }
+  log->declared[log->n_declared++] = declared;
+  log->declared[log->n_declared++] = inferred;
+  if (leaf) {
+    log->declared[log->n_declared++] = x;
+    log->declared[log->n_declared++] = y;
+  }
+}
+
 static const OsiType *merge(OsiRun *run, const OsiType *inf, const OsiType *anc, char *why,
                             size_t cap, int depth, OsiAnchorLog *log) {
   OsiExprStore *s = run->exprs;
@@ -70,7 +92,7 @@ static const OsiType *merge(OsiRun *run, const OsiType *inf, const OsiType *anc,
     if (a != OSI_EXPR_UNKNOWN && b == OSI_EXPR_UNKNOWN && !osi_expr_is_const(s, a, &c)) note_filled(log, a);
     if (a != OSI_EXPR_UNKNOWN && b != OSI_EXPR_UNKNOWN && a != b && !osi_expr_is_const(s, a, &c) &&
         !osi_expr_is_const(s, b, &c))
-      osi_constraint_equal(run, a, b);
+      note_declared(run, log, a, b);
   }
   return out;
 }
@@ -96,6 +118,7 @@ static void log_add(OsiAnchorLog *log, OsiValueEntry *e, const OsiType *inferred
 void osi_anchor_log_free(OsiAnchorLog *log) {
   free(log->items);
   free(log->filled);
+  free(log->declared);
   memset(log, 0, sizeof *log);
 }
 

@@ -200,6 +200,7 @@ typedef struct Ranking {
   OsiExprStore *s;
   const Names *inputs, *preferred;
   const OsiRequirements *req; /* what the model needs to run */
+  const OsiConstraintList *declared; /* (declared, inferred) sides of the anchors' equalities */
 } Ranking;
 
 static int from_inputs(const Ranking *r, OsiExpr e);
@@ -338,6 +339,13 @@ static int class_of(const Ranking *r, Classes *c, ClassSizes *cs, OsiExpr e) {
  * and past_seq+seq can (total_seq is then defined as that), and so can a size
  * that the definitions so far make equal to the other at ordinary sizes
  * (GPT-2's past+Broadcast(seq, Min(total,64)-Min(past,64)) and past+seq). */
+/* Whether sym is the side of the equality lhs == rhs that a declaration
+ * wrote (not the inferred size it was set against). */
+static int declares(const Ranking *r, OsiExpr sym, OsiExpr lhs, OsiExpr rhs) {
+  OsiExpr other = sym == lhs ? rhs : sym == rhs ? lhs : OSI_EXPR_UNKNOWN;
+  return other != OSI_EXPR_UNKNOWN && list_has(r->declared, sym, other);
+}
+
 static int join_consistent(const Ranking *r, Defs *defs, OsiExpr ra, OsiExpr rb, OsiExpr lhs, OsiExpr rhs) {
   if (ra == OSI_EXPR_UNKNOWN || rb == OSI_EXPR_UNKNOWN) return 1;
   OsiExprStore *s = r->s;
@@ -349,10 +357,14 @@ static int join_consistent(const Ranking *r, Defs *defs, OsiExpr ra, OsiExpr rb,
   /* An input symbol is defined by a size only where a declaration names
    * that size with the symbol itself: through an output label the two
    * sides are two computed sizes (torch labels half's batch dim and
-   * pooled's height dim alike), which only the samples may join. Two
-   * graph-input symbols are two sizes the caller picks: equating them is
-   * left to the samples too (torch labels batch and seq dims alike). */
-  int named = ra == lhs || ra == rhs, named_b = rb == lhs || rb == rhs;
+   * pooled's height dim alike), which only the samples may join, and so is
+   * an input symbol that inference computed where the declaration wrote a
+   * label (torch 1.13 gives one label to an output's padded height and to
+   * another's batch: Pad's 32*CeilDiv(height,32) is no definition of
+   * batch). Two graph-input symbols are two sizes the caller picks:
+   * equating them is left to the samples too (torch labels batch and seq
+   * dims alike). */
+  int named = declares(r, ra, lhs, rhs), named_b = declares(r, rb, lhs, rhs);
   if (sa && named && !sb && !osi_expr_mentions(s, b, name)) return defs_add(s, defs, a, b);
   if (sb && named_b && !sa && !osi_expr_mentions(s, a, other)) return defs_add(s, defs, b, a);
   return osi_holds_on_samples(s, r->req, a, b, 0);
@@ -716,7 +728,9 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
   collect_names(s, g->inputs, g->n_inputs, &preferred);
   collect_names(s, g->outputs, g->n_outputs, &preferred);
   collect_names(s, g->value_info, g->n_value_info, &preferred);
-  Ranking r = {s, &inputs, &preferred, &run->requirements};
+  OsiConstraintList declared = {0};
+  for (int i = 0; log && i + 1 < log->n_declared; i += 2) list_add(&declared, log->declared[i], log->declared[i + 1]);
+  Ranking r = {s, &inputs, &preferred, &run->requirements, &declared};
 
   size_t nslots = 16;
   while (nslots < (size_t)n * 4) nslots *= 2; /* 2n members at most, load <= 1/2 */
@@ -870,6 +884,8 @@ done:
   free(rejected.index);
   free(data_rejected.items);
   free(data_rejected.index);
+  free(declared.items);
+  free(declared.index);
   names_free(&inputs);
   names_free(&preferred);
   return st;

@@ -33,6 +33,10 @@ typedef struct OsiAnchorLog {
   /* Declared dims taken where inference knew nothing of the size. */
   OsiExpr *filled;
   int n_filled, cap_filled;
+  /* (declared, inferred) pairs of the equalities the declarations recorded,
+   * flat: which side of an equality a declaration wrote. */
+  OsiExpr *declared;
+  int n_declared, cap_declared;
 } OsiAnchorLog;
 
 void osi_anchor_log_free(OsiAnchorLog *log);
