@@ -314,12 +314,12 @@ static int defs_add(OsiExprStore *s, Defs *d, OsiExpr symbol, OsiExpr value) {
 }
 
 /* What a class knows of its size, per root: its member made of graph-input
- * symbols only (a bare one or a computed size) or OSI_EXPR_UNKNOWN, and
- * whether it holds a declared name standing for a size inference does not
- * know (OsiAnchorLog.filled). */
+ * symbols only or OSI_EXPR_UNKNOWN, whether it holds a declared name for a
+ * size inference does not know (OsiAnchorLog.filled), and whether it holds
+ * a size decided at run time (an internal symbol: nnz_2, Min(if_17,8)). */
 typedef struct ClassSizes {
   OsiExpr *rep;
-  char *unknown;
+  char *unknown, *internal;
   const OsiConstraintList *filled;
 } ClassSizes;
 
@@ -329,6 +329,9 @@ static int class_of(const Ranking *r, Classes *c, ClassSizes *cs, OsiExpr e) {
   if (i == known) {
     cs->rep[i] = from_inputs(r, e) ? e : OSI_EXPR_UNKNOWN;
     cs->unknown[i] = (char)list_has(cs->filled, e, e);
+    InputScan sc = {r->preferred, 1}; /* a symbol neither of the inputs nor declared */
+    osi_expr_for_each_symbol(r->s, e, scan_symbol, &sc);
+    cs->internal[i] = (char)!sc.all_inputs;
   }
   return find_root(c, i);
 }
@@ -339,11 +342,13 @@ static int class_of(const Ranking *r, Classes *c, ClassSizes *cs, OsiExpr e) {
  * and past_seq+seq can (total_seq is then defined as that), and so can a size
  * that the definitions so far make equal to the other at ordinary sizes
  * (GPT-2's past+Broadcast(seq, Min(total,64)-Min(past,64)) and past+seq). */
-/* Whether sym is the side of the equality lhs == rhs that a declaration
- * wrote (not the inferred size it was set against). */
-static int declares(const Ranking *r, OsiExpr sym, OsiExpr lhs, OsiExpr rhs) {
+/* Whether sym is the side of lhs == rhs that a declaration wrote (not the
+ * inferred size it was set against); input: and is a graph-input symbol. */
+static int declares(const Ranking *r, OsiExpr sym, OsiExpr lhs, OsiExpr rhs, int input) {
+  const char *name;
   OsiExpr other = sym == lhs ? rhs : sym == rhs ? lhs : OSI_EXPR_UNKNOWN;
-  return other != OSI_EXPR_UNKNOWN && list_has(r->declared, sym, other);
+  return other != OSI_EXPR_UNKNOWN && list_has(r->declared, sym, other) &&
+         (!input || (osi_expr_is_symbol(r->s, sym, &name) && names_has(r->inputs, name)));
 }
 
 static int join_consistent(const Ranking *r, Defs *defs, OsiExpr ra, OsiExpr rb, OsiExpr lhs, OsiExpr rhs) {
@@ -357,14 +362,11 @@ static int join_consistent(const Ranking *r, Defs *defs, OsiExpr ra, OsiExpr rb,
   /* An input symbol is defined by a size only where a declaration names
    * that size with the symbol itself: through an output label the two
    * sides are two computed sizes (torch labels half's batch dim and
-   * pooled's height dim alike), which only the samples may join, and so is
-   * an input symbol that inference computed where the declaration wrote a
-   * label (torch 1.13 gives one label to an output's padded height and to
-   * another's batch: Pad's 32*CeilDiv(height,32) is no definition of
-   * batch). Two graph-input symbols are two sizes the caller picks:
-   * equating them is left to the samples too (torch labels batch and seq
-   * dims alike). */
-  int named = declares(r, ra, lhs, rhs), named_b = declares(r, rb, lhs, rhs);
+   * pooled's height dim alike, or a padded height and another output's
+   * batch, which inference computed), which only the samples may join. Two
+   * graph-input symbols are two sizes the caller picks: equating them is
+   * left to the samples too (torch labels batch and seq dims alike). */
+  int named = declares(r, ra, lhs, rhs, 0), named_b = declares(r, rb, lhs, rhs, 0);
   if (sa && named && !sb && !osi_expr_mentions(s, b, name)) return defs_add(s, defs, a, b);
   if (sb && named_b && !sa && !osi_expr_mentions(s, a, other)) return defs_add(s, defs, b, a);
   return osi_holds_on_samples(s, r->req, a, b, 0);
@@ -740,7 +742,7 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
   OsiExpr *to = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
   OsiExpr *best = malloc(sizeof(OsiExpr) * (size_t)(2 * n));
   OsiExpr *rep = malloc(sizeof(OsiExpr) * (size_t)(2 * n)); /* ClassSizes */
-  char *unknown = malloc((size_t)(2 * n));
+  char *unknown = malloc((size_t)(2 * n)), *internal = malloc((size_t)(2 * n));
   OsiConstraintList rejected = {0}, data_rejected = {0}, filled = {0};
   Defs defs = {0};
   for (int i = 0; log && i < log->n_filled; i++) {
@@ -748,11 +750,11 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
     if (osi_expr_is_symbol(s, log->filled[i], &name) && !names_has(&inputs, name))
       list_add(&filled, log->filled[i], log->filled[i]);
   }
-  ClassSizes sizes = {rep, unknown, &filled};
+  ClassSizes sizes = {rep, unknown, internal, &filled};
   ByLhs either = {0}, bounds = {0};
   DataDims dd = {&either, &bounds};
   OsiStatus st = OSI_OK;
-  if (!c.members || !c.parent || !c.next || !c.slots || !from || !to || !best || !rep || !unknown ||
+  if (!c.members || !c.parent || !c.next || !c.slots || !from || !to || !best || !rep || !unknown || !internal ||
       !by_lhs_init(&either, &run->either) || !by_lhs_init(&bounds, &run->less_equal)) {
     st = osi_run_fail(run, OSI_ERR_NOMEM, "", "out of memory");
     goto done;
@@ -779,7 +781,11 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
         pending[i] = 0;
         continue;
       }
-      if (!class_fits(&r, &defs, &dd, &c, a, rep[b]) || !class_fits(&r, &defs, &dd, &c, b, rep[a])) {
+      /* A size decided at run time is one of the inputs only where declared
+       * so (torch labels a masked_select's count as another output's batch). */
+      if (!class_fits(&r, &defs, &dd, &c, a, rep[b]) || !class_fits(&r, &defs, &dd, &c, b, rep[a]) ||
+          (((internal[a] && rep[b] != OSI_EXPR_UNKNOWN) || (internal[b] && rep[a] != OSI_EXPR_UNKNOWN)) &&
+           !declares(&r, lhs, lhs, rhs, 1) && !declares(&r, rhs, lhs, rhs, 1))) {
         pending[i] = 2;
         continue;
       }
@@ -796,6 +802,7 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
       c.next[b] = ring;
       if (rep[b] == OSI_EXPR_UNKNOWN) rep[b] = rep[a];
       unknown[b] |= unknown[a];
+      internal[b] |= internal[a];
     }
   }
   for (int i = 0; i < n; i++) {
@@ -876,6 +883,7 @@ done:
   free(best);
   free(rep);
   free(unknown);
+  free(internal);
   free(filled.items);
   free(filled.index);
   free(defs.from);

@@ -75,3 +75,47 @@ test.each(CASES)('%s: the labels name no input symbol', (_, op, listForm, swap) 
   expect(a[0]).toBe('N');
   for (const d of a.slice(2)) expect(['N', 'time', 't_0', 't_1']).not.toContain(d);
 });
+
+// A size decided at run time labelled alike with a size of the inputs: torch 1.13 labels a
+// masked_select's count `GatherElementspicked_dim_0`, as it labels another output's batch. The count
+// is never the batch: it keeps its own symbol (or the label, then a name for it alone) with its `<=`
+// bound, for each op whose output size the data decides, the label on either output first.
+const DATA_OPS = [
+  { name: 'NonZero', nodes: [{ op: 'NonZero', inputs: ['m'], outputs: ['nz'] }, { op: 'Transpose', inputs: ['nz'], outputs: ['c'] }],
+    rank: 2, countDim: 0, elemType: 'int64' },
+  { name: 'Compress', nodes: [{ op: 'Cast', inputs: ['m'], outputs: ['mb'], attrs: { to: 9 } },
+    { op: 'Flatten', inputs: ['mb'], outputs: ['mf'], attrs: { axis: 0 } },
+    { op: 'Squeeze', inputs: ['mf', 'zero'], outputs: ['ms'] },
+    { op: 'Flatten', inputs: ['m'], outputs: ['xf'], attrs: { axis: 0 } },
+    { op: 'Squeeze', inputs: ['xf', 'zero'], outputs: ['xs'] },
+    { op: 'Compress', inputs: ['xs', 'ms'], outputs: ['c'], attrs: { axis: 0 } }],
+  inits: [{ name: 'zero', elemType: 'int64', dims: [1], int64Data: [0] }], rank: 1, countDim: 0 },
+  { name: 'Unique', nodes: [{ op: 'Unique', inputs: ['m'], outputs: ['c'] }], rank: 1, countDim: 0 },
+];
+
+function dataModel(op, { labelFirst }) {
+  const outputs = [{ name: 'c', elemType: op.elemType ?? 'float', dims: op.rank === 2 ? ['L0', 2] : ['L0'] },
+    { name: 'b', elemType: 'float', dims: ['L0', 'L1'] }];
+  return model({
+    opset: 17,
+    inputs: [{ name: 'm', elemType: 'float', dims: ['N', 'time'] }, { name: 't', elemType: 'float', dims: ['N', 'time'] }],
+    outputs: labelFirst ? outputs.reverse() : outputs,
+    initializers: op.inits ?? [],
+    nodes: [...op.nodes, { op: 'Identity', inputs: ['t'], outputs: ['b'] }],
+  });
+}
+
+const DATA_CASES = DATA_OPS.flatMap((op) => [false, true].map((labelFirst) => [
+  `${op.name}, ${labelFirst ? 'the batch' : 'the count'} declared first`, op, labelFirst]));
+
+test.each(DATA_CASES)('%s: a label does not make a count the batch', (_, op, labelFirst) => {
+  const result = engine.inferShapes(dataModel(op, { labelFirst }));
+  expect(result.getShape('b').dims).toEqual(['N', 'time']);
+  const count = result.getShape('c').dims[op.countDim];
+  expect(typeof count).toBe('string');
+  expect(['N', 'time']).not.toContain(count); // its own symbol, or the label (a name for the count alone)
+  // its bound: at most every element, N*time
+  const bound = (result.constraints.lessEqual ?? []).find(([a]) => a === count)?.[1];
+  expect(bound).toBeDefined();
+  expect(result.evaluate({ N: 3, time: 5 }).values.b).toEqual([3, 5]);
+});
