@@ -103,6 +103,13 @@ export function makeFeeds(ort, inputs, env, rand) {
       const last = dims[dims.length - 1];
       const past = evalDim('past_sequence_length', env);
       data = BigInt64Array.from({ length: n }, (_, i) => BigInt(past + (i % last)));
+    } else if (inp.fill === 'arange') {
+      // positions 0.. along the last axis (a cache_position)
+      const last = dims[dims.length - 1];
+      data = BigInt64Array.from({ length: n }, (_, i) => BigInt(i % last));
+    } else if (inp.fill === 'size') {
+      // a lengths input holding a size of the binding (less `minus`): every item at full length
+      data = new BigInt64Array(n).fill(BigInt(evalDim(inp.sizeOf, env) - (inp.minus ?? 0)));
     } else if (inp.dtype === 'int64') {
       const lo = inp.low ?? 0;
       const hi = inp.high ?? 2;

@@ -124,13 +124,19 @@ function readability(result) {
  * a size in), data-dependent ones aside (the inputs differ).
  */
 async function runtimeSizes(entry, dir, ort, dataDependent) {
-  const session = await ort.InferenceSession.create(join(dir, entry.allFile), {
-    graphOptimizationLevel: 'disabled', logSeverityLevel: 3,
-  });
-  const rand = rng(12345);
   const runtime = new Map();
   const errors = [];
   const eagerMismatch = [];
+  let session;
+  try {
+    session = await ort.InferenceSession.create(join(dir, entry.allFile), {
+      graphOptimizationLevel: 'disabled', logSeverityLevel: 3,
+    });
+  } catch (e) { // a model onnxruntime refuses to load: no runtime sizes to compare with
+    errors.push(`onnxruntime refused to load it: ${e.message.split('\n')[0]}`);
+    return { runtime, errors, eagerMismatch };
+  }
+  const rand = rng(12345);
   for (const [bi, binding] of entry.bindings.entries()) {
     let out;
     try {
