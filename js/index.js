@@ -5,10 +5,8 @@
 // read into plain frozen JS data as it is asked for (js/result.js). No wasm pointer outlives the
 // call, so a result never pins wasm memory and there is nothing to delete.
 
-import { blobReader } from './blob_source.js';
 import { freezeCostModel } from './cost.js';
 import { ShapeInferenceResult, attachAttributes, attachWriter, encodeBytes, readPacked } from './result.js';
-import { inferFromUrl } from './url_source.js';
 import { createModule } from './wasm_module.js';
 
 const isNode = typeof process === 'object' && process !== null &&
@@ -505,6 +503,8 @@ class Engine {
     if (!isBlob(file)) throw new TypeError('onnx-shapes: inferShapesFromFile needs a File or Blob');
     const flags = optionFlags(options);
     if (typeof FileReaderSync === 'function') {
+      // Loaded on first use, as the URL modules: what a page downloads to run inferShapes stays small.
+      const { blobReader } = await import('./blob_source.js');
       const read = blobReader(file); // reads that grow while the decoder reads on (js/blob_source.js)
       return this.#runStream('inferShapesFromFile', flags, file.size, options, (pos, dst, len) => {
         const chunk = read(pos, len);
@@ -543,7 +543,9 @@ class Engine {
    */
   async inferShapesFromUrl(url, options) {
     const flags = optionFlags(options);
-    // The walk, the fetches and the retries are in js/url_source.js; each run of the decoder is here.
+    // The walk, the fetches and the retries are in js/url_source.js (loaded on first use: 13 KB
+    // gzipped that inferShapes does not need); each run of the decoder is here.
+    const { inferFromUrl } = await import('./url_source.js');
     return inferFromUrl(url, options, (total, copy, download) => this.#runStream('inferShapesFromUrl', flags, total,
       undefined, (pos, dst, len) => copy(pos, this.#M.HEAPU8, dst, len), () => ({ download: download() })));
   }
