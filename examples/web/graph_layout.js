@@ -14,7 +14,7 @@
 // first; boxes say how many neighbours are hidden); groups open by default level by level while
 // the view stays under budget/2 boxes; a box feeding more than FANOUT others at one level (masks,
 // position tables) gets a mark on its readers instead of edges, so layers stay a chain.
-import { treeOf, prefixOf, labelOf, groupByPrefix, isWeight, MAX_DEPTH } from './graph_model.js';
+import { treeOf, prefixOf, labelOf, groupByPrefix, MAX_DEPTH, SOURCE } from './graph_model.js';
 
 /** Most boxes one box may feed with drawn edges at one level (see above). */
 export const FANOUT = 8;
@@ -201,7 +201,7 @@ function compute(g, t, open, req, focus, env) {
   // ports inside frames. Each has a serial number (sn) for the edge index.
   const items = new Map(); // id -> group, frame or pill (nodes are in nodeItem)
   const bySn = [];
-  const make = (it) => { it.sn = bySn.length; bySn.push(it); it.hiddenIn = 0; it.hiddenOut = 0; it.sharedIn = null; it.sharedOut = 0; it.shown = false; return it; };
+  const make = (it) => { it.sn = bySn.length; bySn.push(it); it.hiddenIn = 0; it.hiddenOut = 0; it.sharedIn = null; it.sharedOut = 0; it.shown = false; it.out = null; return it; };
   const nodeItem = new Array(n);
   const groupItem = new Array(t.size);
   const itemOf = (i) => {
@@ -216,15 +216,12 @@ function compute(g, t, open, req, focus, env) {
       nodeItem[i] = make({ id: `n${i}`, kind: 'node', node: i, cont: frame[t.groupOf[i]], order: i });
       continue;
     }
-    let it = groupItem[c];
-    if (!it) {
-      it = groupItem[c] = make({ id: `g${c}`, kind: 'group', group: c, cont: frame[t.parent[c]], order: i, count: 0, ops: new Map(), members: req.members ? [] : null });
+    if (!groupItem[c]) {
+      // Its node count and ops are counted once it is known to be shown (a level shows at most
+      // `budget` of a 100k-node model's 14k groups).
+      const it = groupItem[c] = make({ id: `g${c}`, kind: 'group', group: c, cont: frame[t.parent[c]], order: i, count: 0, ops: null, members: null });
       items.set(it.id, it);
     }
-    it.count++;
-    const op = g.nodes[i][1];
-    it.ops.set(op, (it.ops.get(op) ?? 0) + 1);
-    it.members?.push(i);
   }
   for (let c = 1; c < t.size; c++) {
     if (closedAt[c] !== -1 || t.transparent[c] || !t.total[c]) continue;
@@ -243,17 +240,18 @@ function compute(g, t, open, req, focus, env) {
   const levels = new Map(); // frame -> { edges: [], index: Map(number -> edge), ports: Map(id -> port) }
   const level = (c) => {
     let l = levels.get(c);
-    if (!l) levels.set(c, (l = { frame: c, edges: [], index: new Map(), ports: new Map() }));
+    if (!l) levels.set(c, (l = { frame: c, edges: [], ports: new Map() }));
     return l;
   };
   const addEdge = (c, from, to, k, pair) => {
-    const l = level(c);
-    const id = from.sn * 0x4000000 + to.sn; // both < 2^26
-    let e = l.index.get(id);
+    // An item's edges are all at one level (its container's): indexed by the item they leave,
+    // by the serial number of the one they enter (a small integer key).
+    const out = (from.out ??= new Map());
+    let e = out.get(to.sn);
     if (!e) {
       e = { from, to, keys: [k], count: 1, all: null, pairs: null, drawn: false, srcPort: null, dstPort: null };
-      l.index.set(id, e);
-      l.edges.push(e);
+      out.set(to.sn, e);
+      level(c).edges.push(e);
     } else if (!e.keys.includes(k) && !e.all?.has(k)) {
       e.count++;
       if (e.keys.length < 8) e.keys.push(k);
@@ -306,18 +304,20 @@ function compute(g, t, open, req, focus, env) {
   const fewOutputs = g.outputs.size <= FEW_IO;
   const weights = new Map(); // node -> constant keys it reads
   const io = (it) => { it.io ??= { in: 0, out: 0 }; return it.io; };
+  const { start, src } = g.sources;
   for (let i = 0; i < n; i++) {
     if (g.folded[i]) continue;
     const B = itemOf(i);
     const isNode = B.kind === 'node';
-    for (const k of g.nodes[i][3]) {
-      if (k === null) continue;
-      const p = g.producer.get(k);
-      if (p !== undefined && !g.folded[p]) connect(itemOf(p), B, k);
-      else if (p !== undefined || isWeight(g, k)) {
-        if (isNode) { const w = weights.get(i); if (!w) weights.set(i, [k]); else if (!w.includes(k)) w.push(k); }
-      } else if (!isNode && !fewInputs) io(B).in++;
-      else connect(pill(g.inputs.has(k) ? 'in' : 'outer', k, -1), B, k);
+    const ins = g.nodes[i][3];
+    for (let j = 0; j < ins.length; j++) {
+      const p = src[start[i] + j];
+      if (p >= 0) connect(itemOf(p), B, ins[j]);
+      else if (p === SOURCE.CONSTANT) {
+        if (isNode) { const k = ins[j]; const w = weights.get(i); if (!w) weights.set(i, [k]); else if (!w.includes(k)) w.push(k); }
+      } else if (p === SOURCE.NONE) continue;
+      else if (!isNode && !fewInputs) io(B).in++;
+      else connect(pill(p === SOURCE.INPUT ? 'in' : 'outer', ins[j], -1), B, ins[j]);
     }
   }
   for (const k of g.outputs) {
@@ -397,6 +397,17 @@ function compute(g, t, open, req, focus, env) {
     l.shownPorts = [...usedPorts];
     l.shownItems = shown;
     shownLevels.push(c);
+  }
+  // The shown groups' node counts, ops and (asked for) members.
+  for (let i = 0; i < n; i++) {
+    if (g.folded[i]) continue;
+    const c = closedAt[t.groupOf[i]];
+    const it = c >= 0 ? groupItem[c] : null;
+    if (!it?.shown) continue;
+    it.count++;
+    const op = g.nodes[i][1];
+    (it.ops ??= new Map()).set(op, (it.ops.get(op) ?? 0) + 1);
+    if (req.members) (it.members ??= []).push(i);
   }
   const tItems = performance.now();
 
@@ -570,7 +581,7 @@ function boxOf(g, t, it, weights, req, env) {
     box.count = it.count;
     box.label = clip(label, 40);
     // What the group computes first (MatMul, Conv, Softmax...), then its shape arithmetic.
-    box.ops = [...it.ops.entries()].sort((x, y2) => SHAPE_OPS.has(x[0]) - SHAPE_OPS.has(y2[0]) || y2[1] - x[1]).slice(0, 3).map(([op, c]) => `${op}×${c}`).join(' ');
+    box.ops = [...(it.ops ?? [])].sort((x, y2) => SHAPE_OPS.has(x[0]) - SHAPE_OPS.has(y2[0]) || y2[1] - x[1]).slice(0, 3).map(([op, c]) => `${op}×${c}`).join(' ');
     if (it.members) box.members = it.members;
     if (it.io?.in || it.io?.out) box.io = `${it.io.in ? `${it.io.in} graph input${it.io.in > 1 ? 's' : ''}` : ''}${it.io.in && it.io.out ? ', ' : ''}${it.io.out ? `${it.io.out} output${it.io.out > 1 ? 's' : ''}` : ''}`;
     y = 4;

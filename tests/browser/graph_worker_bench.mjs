@@ -3,13 +3,15 @@
 // a view (first view, a group opened, a value deep inside focused) on real exports, for this
 // tree's layout worker (graph_model.js + graph_layout.js) and, interleaved with it so both see the
 // same machine load, the layout worker of another revision (default: the one before the per-level
-// layout, 79de135). What the page's main thread does is in graph_bench.mjs.
+// layout, 79de135; a revision with the per-level modules, e.g. `--rev main`, runs its own
+// graph_model.js and graph_layout.js). What the page's main thread does is in graph_bench.mjs.
 //
 //   node tests/browser/graph_worker_bench.mjs [--runs N] [--rev REV] [--only REGEX]
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import dagre from '@dagrejs/dagre';
 import { init } from '../../js/index.js';
 import { graphJson } from '../../examples/web/graph_data.js';
@@ -33,11 +35,31 @@ function oldWorker(json) {
   return (req) => { self.onmessage({ data: { type: 'view', id: 1, ...req } }); return self.last; };
 }
 
-function newWorker(json) {
+/** A worker of per-level modules (graph_model.js + graph_layout.js) given as `{ indexScope, makeView }`. */
+const moduleWorker = ({ indexScope: index, makeView: view }) => (json) => {
   const data = JSON.parse(json);
   const env = { dagre, shapes: data.shapes, types: data.types, cache: new Map() };
-  const g = indexScope(data.scopes[0]);
-  return (req) => makeView(g, { expanded: null, focus: null, budget: 120, mark: -1, ...req }, env);
+  const g = index(data.scopes[0]);
+  // members: as the page asks with the cost shown (each group box lists its nodes for its MACs).
+  return (req) => view(g, { expanded: null, focus: null, budget: 120, mark: -1, members: true, ...req }, env);
+};
+
+const newWorker = moduleWorker({ indexScope, makeView });
+
+/**
+ * The other revision's worker: its modules (graph_layout.js and what it imports, from `git
+ * archive`) when it has them, else its classic layout_worker.js (before the per-level layout).
+ */
+async function revWorker(rev) {
+  try {
+    execFileSync('git', ['-C', REPO, 'cat-file', '-e', `${rev}:examples/web/graph_layout.js`], { stdio: 'ignore', timeout: 60_000 });
+  } catch {
+    return oldWorker;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'osi-graph-rev-'));
+  execFileSync('sh', ['-c', `git -C "${REPO}" archive "${rev}" examples/web js | tar -x -C "${dir}"`], { timeout: 60_000 });
+  const web = join(dir, 'examples/web');
+  return moduleWorker({ ...(await import(pathToFileURL(join(web, 'graph_model.js')).href)), ...(await import(pathToFileURL(join(web, 'graph_layout.js')).href)) });
 }
 
 const MODELS = [
@@ -45,7 +67,20 @@ const MODELS = [
   { name: 'llama_32 (torch 1.13, 5.9k nodes)', file: () => llamaExport(32), open: 'layers.7', focus: /^\/layers\.20\/self_attn\/.*MatMul.*output_0$/ },
   { name: 'transformer_111 (generated, 10k nodes)', file: () => join(REPO, 'build/graph_view/transformer_111.onnx'), open: 'model/layers.3', focus: /^\/model\/layers\.60\/self_attn\/scores$/ },
   { name: 'faster_rcnn (torchvision)', file: () => torchvisionExport('detection_faster_rcnn_op13_dict'), open: 'model/rpn', focus: /^\/model\/roi_heads\/box_head\/.*output_0$/ },
+  { name: 'cnn_100k (generated, 99,996 nodes)', file: () => generated('cnn_100k', 'cnn()'), open: 'blocks.3', focus: /^\/blocks\.6000\/relu1$/ },
 ].filter((m) => ONLY.test(m.name));
+
+/** build/graph_view/<name>.onnx made by tests/bench/make_models.py's `make` (cached; as graph_bench.mjs). */
+function generated(name, make) {
+  const file = join(REPO, `build/graph_view/${name}.onnx`);
+  if (!existsSync(file)) {
+    mkdirSync(join(REPO, 'build/graph_view'), { recursive: true });
+    execFileSync('/usr/bin/python3', ['-c', `import sys, onnx; sys.path.insert(0, ${JSON.stringify(join(REPO, 'tests/bench'))}); import make_models; onnx.save(make_models.${make}, ${JSON.stringify(file)})`], { timeout: 300_000 });
+  }
+  return file;
+}
+
+const otherWorker = await revWorker(REV);
 
 // CPU time of this process (user + system): on a loaded machine, wall-clock time mostly measures
 // the wait for a core.
@@ -68,7 +103,7 @@ for (const m of MODELS) {
     // Fresh workers each run: the first view includes indexing the graph, as in the page.
     for (const which of r % 2 ? ['old', 'new'] : ['new', 'old']) {
       const t0 = cpuMs();
-      const w = which === 'new' ? newWorker(json) : oldWorker(json);
+      const w = which === 'new' ? newWorker(json) : otherWorker(json);
       const tLoad = cpuMs() - t0;
       let expanded = null;
       for (const [step, req] of steps) {
