@@ -24,7 +24,7 @@ const OsiAttr *osi_attr_memo_find(const OsiAttrMemo *m, const uint8_t *p, size_t
   *hash = h;
   if (!m->slots) return NULL;
   const OsiAttrMemoSlot *s = &m->slots[slot_of(h)];
-  return s->hash == h && s->len == len && memcmp(s->bytes, p, len) == 0 ? &s->attr : NULL;
+  return s->hash == h && s->len == len && osi_bytes_equal(s->bytes, p, len) ? &s->attr : NULL;
 }
 
 void osi_attr_memo_put(OsiAttrMemo *m, const uint8_t *p, size_t len, uint32_t hash, const OsiAttr *a) {

@@ -79,12 +79,12 @@ const char *osi_names_intern(OsiNameInterner *n, const char *s, size_t len) {
   }
   uint32_t h = (uint32_t)osi_str_hash(s, len);
   OsiNameSlot *r = &n->recent[(h ^ (h >> 8)) & 255];
-  if (r->name && r->hash == h && r->len == len && memcmp(r->name, s, len) == 0) return r->name;
+  if (r->name && r->hash == h && r->len == len && osi_bytes_equal(r->name, s, len)) return r->name;
   size_t i = (size_t)h & (n->cap - 1);
   for (; n->index[i].id; i = (i + 1) & (n->cap - 1)) {
     if (n->index[i].hash != h) continue;
     const OsiNameSlot *e = &n->names[n->index[i].id - 1];
-    if (e->len == len && memcmp(e->name, s, len) == 0) {
+    if (e->len == len && osi_bytes_equal(e->name, s, len)) {
       *r = *e;
       return r->name;
     }

@@ -90,7 +90,7 @@ static int scanned_before(Scan *s, const Sub *sub, int depth, int nest, Scanned 
   uint32_t h = (uint32_t)osi_str_hash((const char *)sub->p, sub->len);
   Scanned *e = &s->scanned[(h ^ (h >> 16)) & (SCANNED_SLOTS - 1)];
   if (e->p && e->hash == h && e->len == sub->len && e->depth == depth && e->nest == nest &&
-      memcmp(e->p, sub->p, sub->len) == 0)
+      osi_bytes_equal(e->p, sub->p, sub->len))
     return 1;
   *slot = e;
   *hash = h;

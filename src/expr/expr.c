@@ -261,8 +261,11 @@ static int node_matches(const OsiExprStore *s, const ExprNode *nd, int kind, con
                         size_t namelen) {
   if (nd->kind != kind || nd->n != n || nd->val != val) return 0;
   if (kind == EK_SYM) return strlen(nd->name) == namelen && memcmp(nd->name, name, namelen) == 0;
-  if (n && memcmp(s->args + nd->off, args, n * sizeof *args) != 0) return 0;
-  if (kind == EK_ADD && memcmp(s->coefs + nd->off, coefs, n * sizeof *coefs) != 0) return 0;
+  /* (element by element: memcmp is a byte loop in wasm) */
+  for (uint32_t i = 0; i < n; i++)
+    if (s->args[nd->off + i] != args[i]) return 0;
+  for (uint32_t i = 0; kind == EK_ADD && i < n; i++)
+    if (s->coefs[nd->off + i] != coefs[i]) return 0;
   return 1;
 }
 

@@ -40,7 +40,7 @@ static size_t find_slot(const OsiValueSlot *slots, size_t cap, const char *name,
   /* The decoders intern value names, so a name found is usually the same
    * pointer: no string is read (on a 128-layer export each is a miss). */
   while (slots[i].entry && slots[i].name != name &&
-         (slots[i].hash != tag || slots[i].len != len || memcmp(slots[i].name, name, len) != 0))
+         (slots[i].hash != tag || slots[i].len != len || !osi_bytes_equal(slots[i].name, name, len)))
     i = (i + 1) & (cap - 1);
   return i;
 }
