@@ -480,6 +480,12 @@ typedef struct Interner {
   size_t mask;
   const void **items;
   int count;
+  /* intern_op: recent (op type, domain) pointers and their index. A decoder
+   * interns op types, so a model's nodes of one op share the pointer. */
+  struct {
+    const char *op_type, *domain;
+    int index;
+  } recent[64];
 } Interner;
 
 static int interner_init(Interner *in, size_t max_items) {
@@ -515,15 +521,23 @@ static uint32_t prefix_hash(const char *s) {
 
 static int intern_op(void *user, const OsiNode *n) {
   Interner *in = user;
+  size_t r = ((uintptr_t)n->op_type >> 3) & 63;
+  if (in->recent[r].op_type == n->op_type && in->recent[r].domain == n->domain && n->op_type)
+    return in->recent[r].index;
   size_t i = (size_t)(prefix_hash(n->op_type) * 31u + prefix_hash(n->domain)) & in->mask;
   for (; in->slots[i]; i = (i + 1) & in->mask) {
     const OsiNode *m = in->items[in->slots[i] - 1];
     if (!strcmp(m->op_type, n->op_type) && (m->domain == n->domain || !strcmp(m->domain, n->domain)))
-      return in->slots[i] - 1;
+      break;
   }
-  in->items[in->count] = n;
-  in->slots[i] = ++in->count;
-  return in->count - 1;
+  if (!in->slots[i]) {
+    in->items[in->count] = n;
+    in->slots[i] = ++in->count;
+  }
+  in->recent[r].op_type = n->op_type;
+  in->recent[r].domain = n->domain;
+  in->recent[r].index = in->slots[i] - 1;
+  return in->slots[i] - 1;
 }
 
 static size_t pad4(size_t n) { return (n + 3) & ~(size_t)3; }
