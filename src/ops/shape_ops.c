@@ -356,8 +356,15 @@ OsiStatus osi_op_concat(OsiOpCtx *ctx) {
    * known to be empty: onnxruntime's kernel skips those (a model whose
    * shapes its load-time inference does not see then runs), and takes the
    * other dims from the first input that is not. */
-  char rule[64];
-  snprintf(rule, sizeof rule, "Concat on axis %d", axis);
+  /* "Concat on axis %d", without snprintf on every Concat (costly in wasm):
+   * 0 <= axis < OSI_MAX_RANK here. */
+  char rule[64] = "Concat on axis ";
+  size_t rule_len = strlen(rule);
+  char digits[12];
+  int nd = 0;
+  for (int v = axis; nd == 0 || v > 0; v /= 10) digits[nd++] = (char)('0' + v % 10);
+  while (nd > 0) rule[rule_len++] = digits[--nd];
+  rule[rule_len] = 0;
   int nonempty = 0;
   for (int i = 0; i < n; i++) nonempty += osi_in_ranked(ctx, i) && !known_empty(s, osi_in_ranked(ctx, i));
   for (int i = 0, ref = -1; i < n; i++) {
