@@ -141,6 +141,16 @@ typedef struct OsiRun {
   /* Top-level values defined before the requirements last made two sizes
    * equal: the ones whose Broadcasts may reduce once inference ends. */
   int values_before_join, joins_seen;
+  /* Top-level nodes' built-in rules (infer.c), by the pointers of their op
+   * type and domain: a decoder interns op types, so a model's nodes of one
+   * op share them, and the lookups behind a rule (domain, op, opset, arity)
+   * are the same for all of them. Only lookups that said nothing go in. */
+  struct {
+    const char *op_type, *domain;
+    void (*rule)(void); /* an OsiOpFn (ops.h) */
+    int64_t opset;
+    const void *arity;  /* an OsiArity (ops/op_arity.h), or NULL */
+  } op_cache[64];
   /* Function call nesting (cycle and depth checks). */
   int call_depth;
   const char *call_stack[32];

@@ -121,9 +121,8 @@ static const char *allowed(int lo, int hi, char *buf, size_t size) {
  * session creation counts them: every listed name, empty ones included (a
  * trailing "" is an absent optional input, within the maximum), and no
  * single (non-optional, non-variadic) input left empty. */
-static OsiStatus check_arity(OsiOpCtx *op) {
+static OsiStatus check_arity(OsiOpCtx *op, const OsiArity *a) {
   const OsiNode *n = op->node;
-  const OsiArity *a = osi_op_arity(n->domain, n->op_type, op->opset);
   if (!a) return OSI_OK;
   char range[48], word[16];
   if (n->n_inputs < a->min_in || n->n_inputs > a->max_in) {
@@ -186,9 +185,30 @@ static OsiStatus dispatch(OsiContext *scope, OsiOpCtx *op) {
     op->opset = osi_context_opset(scope, n->domain);
     return run_rule(run, op, NULL, &custom);
   }
-  OsiOpFn rule = resolve_op(scope, n, op->node_index, &op->opset);
-  if (!rule) return OSI_OK;
-  OsiStatus st = check_arity(op);
+  /* The top-level scope's opsets are the model's, the same for every node. */
+  int top = !scope->parent && !scope->path[0];
+  size_t at = ((uintptr_t)n->op_type >> 3) & 63;
+  OsiOpFn rule;
+  const OsiArity *arity;
+  if (top && run->op_cache[at].op_type == n->op_type && run->op_cache[at].domain == n->domain &&
+      n->op_type) {
+    rule = (OsiOpFn)run->op_cache[at].rule;
+    op->opset = run->op_cache[at].opset;
+    arity = run->op_cache[at].arity;
+  } else {
+    rule = resolve_op(scope, n, op->node_index, &op->opset);
+    if (!rule) return OSI_OK;
+    arity = osi_op_arity(n->domain, n->op_type, op->opset);
+    /* (an opset the model imports: resolve_op said nothing) */
+    if (top && osi_context_opset(scope, n->domain) == op->opset) {
+      run->op_cache[at].op_type = n->op_type;
+      run->op_cache[at].domain = n->domain;
+      run->op_cache[at].rule = (void (*)(void))rule;
+      run->op_cache[at].opset = op->opset;
+      run->op_cache[at].arity = arity;
+    }
+  }
+  OsiStatus st = check_arity(op, arity);
   if (st != OSI_OK) return st;
   return run_rule(run, op, rule, NULL);
 }
