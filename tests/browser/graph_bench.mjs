@@ -24,12 +24,11 @@
 // tests/bench/make_models.py (the README's earlier figures), Faster R-CNN (torchvision), the 100k-node
 // CNN and chain of make_models.py (cached in build/graph_view/), and the deep-name models of
 // graph_deep.test.mjs (issue 30 item 3: shown within 5 s).
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { deepChain, llamaExport, torchvisionExport } from './graph_exports.mjs';
+import { deepChain, generated, llamaExport, torchvisionExport } from './graph_exports.mjs';
 import { REPO } from './harness.mjs';
 import { recordTrace, tasksOf } from './trace.mjs';
 
@@ -38,15 +37,6 @@ const RUNS = Number(arg('--runs', 3));
 const ROOT = resolve(arg('--root', REPO));
 const ONLY = new RegExp(arg('--only', '.'));
 
-/** build/graph_view/<name>.onnx made by tests/bench/make_models.py's `make` (cached). */
-function generated(name, make) {
-  const file = join(REPO, `build/graph_view/${name}.onnx`);
-  if (!existsSync(file)) {
-    mkdirSync(join(REPO, 'build/graph_view'), { recursive: true });
-    execFileSync('/usr/bin/python3', ['-c', `import sys, onnx; sys.path.insert(0, ${JSON.stringify(join(REPO, 'tests/bench'))}); import make_models; onnx.save(make_models.${make}, ${JSON.stringify(file)})`], { timeout: 300_000 });
-  }
-  return file;
-}
 
 const tmp = mkdtempSync(join(tmpdir(), 'osi-graph-bench-'));
 const deepFile = (count, levels) => {

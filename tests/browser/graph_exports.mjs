@@ -7,6 +7,8 @@
 //                         torchvision differential's cache when it is there (Jest makes it), else
 //                         only this one is exported, into build/graph_view/torchvision-<hash>/
 //   deepChain(count, levels)  a chain of Relu nodes named a/a/.../a/n<i> (issue 30 item 3)
+//   generated(name, make)  a model of tests/bench/make_models.py (`make` is the call, e.g. 'cnn()'),
+//                         cached as build/graph_view/<name>.onnx
 // The exports need /usr/bin/python3 with python3-torch, python3-torchvision and python3-onnx (installed
 // by .ci/setup.sh); a missing one fails the test that asked.
 import { execFileSync } from 'node:child_process';
@@ -38,6 +40,16 @@ sys.path.insert(0, ${JSON.stringify(join(REPO, 'tests/bench'))})
 import make_exports
 make_exports.export(${JSON.stringify(tmp)}, 'llama', ${Number(layers)})`], { stdio: 'pipe', maxBuffer: 64 << 20, timeout: 1_800_000 });
   renameSync(tmp, file);
+  return file;
+}
+
+/** build/graph_view/<name>.onnx made by tests/bench/make_models.py's `make` (cached). */
+export function generated(name, make) {
+  const file = join(REPO, `build/graph_view/${name}.onnx`);
+  if (!existsSync(file)) {
+    mkdirSync(join(REPO, 'build/graph_view'), { recursive: true });
+    execFileSync(PYTHON, ['-c', `import sys, onnx; sys.path.insert(0, ${JSON.stringify(join(REPO, 'tests/bench'))}); import make_models; onnx.save(make_models.${make}, ${JSON.stringify(file)})`], { timeout: 300_000 });
+  }
   return file;
 }
 

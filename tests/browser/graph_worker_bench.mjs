@@ -8,7 +8,7 @@
 //
 //   node tests/browser/graph_worker_bench.mjs [--runs N] [--rev REV] [--only REGEX]
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,7 +17,7 @@ import { init } from '../../js/index.js';
 import { graphJson } from '../../examples/web/graph_data.js';
 import { indexScope } from '../../examples/web/graph_model.js';
 import { makeView } from '../../examples/web/graph_layout.js';
-import { llamaExport, torchvisionExport } from './graph_exports.mjs';
+import { generated, llamaExport, torchvisionExport } from './graph_exports.mjs';
 import { REPO } from './harness.mjs';
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : dflt; };
@@ -70,15 +70,6 @@ const MODELS = [
   { name: 'cnn_100k (generated, 99,996 nodes)', file: () => generated('cnn_100k', 'cnn()'), open: 'blocks.3', focus: /^\/blocks\.6000\/relu1$/ },
 ].filter((m) => ONLY.test(m.name));
 
-/** build/graph_view/<name>.onnx made by tests/bench/make_models.py's `make` (cached; as graph_bench.mjs). */
-function generated(name, make) {
-  const file = join(REPO, `build/graph_view/${name}.onnx`);
-  if (!existsSync(file)) {
-    mkdirSync(join(REPO, 'build/graph_view'), { recursive: true });
-    execFileSync('/usr/bin/python3', ['-c', `import sys, onnx; sys.path.insert(0, ${JSON.stringify(join(REPO, 'tests/bench'))}); import make_models; onnx.save(make_models.${make}, ${JSON.stringify(file)})`], { timeout: 300_000 });
-  }
-  return file;
-}
 
 const otherWorker = await revWorker(REV);
 
