@@ -15,6 +15,7 @@ import { join, sep } from 'node:path';
 import {
   MODEL, REPO, assert, assertEqual, checks, installInto, pack, run, runOk, strayNodeModules, tempDir,
 } from './util.mjs';
+import { browserSources } from '../../scripts/minify_js.mjs';
 
 const EXPECTED_DIMS = ['batch', 4, 'total_seq', 16];
 const TS_VERSIONS = ['devDependency', ...(process.env.ONNX_SHAPES_TS ?? '').split(/\s+/).filter(Boolean)];
@@ -44,9 +45,14 @@ out.exprResolved = fileURLToPath(import.meta.resolve('onnx-shapes/expr'));
 out.wasmResolved = fileURLToPath(import.meta.resolve('onnx-shapes/onnx_shapes.wasm'));
 out.pkgVersion = createRequire(import.meta.url)('onnx-shapes/package.json').version;
 out.keys = Object.keys(api).sort();
+const min = await import('onnx-shapes/min');
+out.minResolved = fileURLToPath(import.meta.resolve('onnx-shapes/min'));
+out.minKeys = Object.keys(min).sort();
 
 const result = await inferShapes(readFileSync(process.argv[2]));
 out.presentKey = result.getShape('present_key');
+out.minSame = JSON.stringify(await min.inferShapes(readFileSync(process.argv[2]), { cost: true }))
+  === JSON.stringify(await inferShapes(readFileSync(process.argv[2]), { cost: true }));
 out.moduleGetShape = getShape('present_key');
 const engine = await init();
 out.version = engine.version;
@@ -107,11 +113,12 @@ c.add('no node_modules above the temp project (only its own can resolve onnx-sha
 
 c.add('npm pack: the tarball holds the runtime files and nothing else', () => {
   packed = pack(join(tmp.dir, 'pack'));
-  const allowed = [/^js\/[^/]+\.(js|cjs|d\.ts|d\.cts)$/, /^dist\/onnx_shapes\.(mjs|wasm)$/, /^(README\.md|LICENSE|package\.json)$/];
+  const allowed = [/^js\/[^/]+\.(js|cjs|d\.ts|d\.cts)$/, /^dist\/onnx_shapes\.(mjs|wasm)$/, /^dist\/js\/[^/]+\.(js|cjs)$/, /^(README\.md|LICENSE|package\.json)$/];
   const extra = packed.files.filter((f) => !allowed.some((re) => re.test(f)));
   assert(extra.length === 0, `unexpected files in the package: ${extra.join(', ')}`);
   const jsDir = readdirSync(join(REPO, 'js')).filter((f) => /\.(js|cjs|d\.ts|d\.cts)$/.test(f)).map((f) => `js/${f}`);
-  const required = [...jsDir, 'dist/onnx_shapes.mjs', 'dist/onnx_shapes.wasm', 'README.md', 'LICENSE', 'package.json'];
+  const minDir = [...browserSources(), 'errors.cjs'].map((f) => `dist/js/${f}`); // the minified browser build
+  const required = [...jsDir, ...minDir, 'dist/onnx_shapes.mjs', 'dist/onnx_shapes.wasm', 'README.md', 'LICENSE', 'package.json'];
   const missing = required.filter((f) => !packed.files.includes(f));
   assert(missing.length === 0, `missing from the package: ${missing.join(', ')}`);
   return `${packed.files.length} files, ${(packed.size / 1024).toFixed(0)} kB packed, ${(packed.unpackedSize / 1024).toFixed(0)} kB unpacked, npm pack ${packed.ms} ms`;
@@ -153,6 +160,9 @@ c.add('ESM: import { init, inferShapes, getShape, ShapeInferenceError } from the
     assert(out[k].startsWith(inside), `${k} is ${out[k]}, not in the installed copy`);
   }
   assert(out.resolved.endsWith(`${sep}js${sep}index.js`), `import resolved to ${out.resolved}`);
+  assert(out.minResolved.endsWith(`${sep}dist${sep}js${sep}index.js`), `onnx-shapes/min resolved to ${out.minResolved}`);
+  assertEqual(out.minKeys, out.keys, 'onnx-shapes/min exports');
+  assert(out.minSame, 'onnx-shapes/min infers tiny_decoder.onnx (with its cost) differently from onnx-shapes');
   assert(out.wasmResolved.endsWith(`${sep}dist${sep}onnx_shapes.wasm`), `wasm subpath resolved to ${out.wasmResolved}`);
   assertEqual(out.pkgVersion, JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version, 'onnx-shapes/package.json version');
   assertEqual(out.presentKey, { kind: 'tensor', elemType: 'float', dims: EXPECTED_DIMS }, 'present_key');

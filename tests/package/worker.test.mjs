@@ -55,6 +55,24 @@ c.add('a plain module script imports js/index.js on the main thread (no bundler)
   assert(page.errors.length === 0, `errors in the page:\n${page.errors.join('\n')}`);
 });
 
+c.add('the minified build (dist/js/index.js, onnx-shapes/min) in a plain page: same results as js/index.js, the stream worker included', async () => {
+  assert(page, 'needs the page');
+  const out = await page.evaluate(async () => {
+    const min = await import('/dist/js/index.js');
+    const full = await import('/js/index.js');
+    const bytes = await (await fetch('/examples/models/cnn_dynamic.onnx')).arrayBuffer();
+    const same = JSON.stringify(await min.inferShapes(bytes, { cost: true })) === JSON.stringify(await full.inferShapes(bytes, { cost: true }));
+    // inferShapesFromFile on the main thread streams in dist/js/stream_worker.js.
+    const engine = await min.init();
+    const streamed = await engine.inferShapesFromFile(new Blob([bytes]));
+    let code = null;
+    try { engine.inferShapes(new Uint8Array([0xff])); } catch (e) { code = e instanceof min.ShapeInferenceError && e.code; }
+    return { same, streamed: streamed.getShape('c2').dims, code };
+  });
+  assertEqual(out, { same: true, streamed: ['N', 16, '(H+1)//4-2', '(W+1)//4-2'], code: 'PARSE_ERROR' }, 'minified build');
+  assert(page.errors.length === 0, `errors in the page:\n${page.errors.join('\n')}`);
+});
+
 let code;
 try {
   code = await c.run();
