@@ -265,6 +265,22 @@ OsiExpr osi_expr_merge_broadcasts(OsiExprStore *s, OsiExpr e, OsiExprSameFn same
  * how a comparison of sizes is carried as bool content (a > b is the
  * indicator of a - b, a >= b of a - b + 1). */
 OsiExpr osi_expr_indicator(OsiExprStore *s, OsiExpr d);
+
+/* What the simplifier proves about the sign of d at every binding (it drops
+ * a Max/Min argument only on a sound bound): OSI_SIGN_* bits. */
+enum { OSI_SIGN_GE0 = 1, OSI_SIGN_GE1 = 2, OSI_SIGN_LE0 = 4, OSI_SIGN_LEM1 = 8 };
+int osi_expr_sign_facts(OsiExprStore *s, OsiExpr d);
+
+typedef enum OsiCompare { OSI_CMP_EQ, OSI_CMP_LT, OSI_CMP_LE, OSI_CMP_GT, OSI_CMP_GE } OsiCompare;
+/* a op b decided by the sign facts f of a - b: the constant 1 or 0, or
+ * OSI_EXPR_UNKNOWN. (Float comparisons pass GE1/LEM1 for strictly
+ * positive/negative, which is all these read them as.) */
+OsiExpr osi_expr_compare_by_sign(OsiExprStore *s, OsiCompare op, int f);
+/* a op b of integer sizes: 1 or 0 where the signs of a - b decide it,
+ * otherwise its 0/1 indicator (a > b is [a - b >= 1], a >= b is
+ * [a - b + 1 >= 1], a == b is 1 - Min(|a - b|, 1)): exact content an If
+ * on it reasons with (osi_expr_equal_where). Unknown if either is. */
+OsiExpr osi_expr_compare(OsiExprStore *s, OsiCompare op, OsiExpr a, OsiExpr b);
 /* 1 when a == b is proven at every binding of the symbols (>= 0) where
  * pred >= 1 (holds = 1) or pred <= 0 (holds = 0); 0 when not proven.
  * pred is an integer expression, typically built by osi_expr_indicator,

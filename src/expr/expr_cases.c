@@ -169,3 +169,44 @@ int osi_expr_equal_where(OsiExprStore *s, OsiExpr pred, int holds, OsiExpr a, Os
 OsiExpr osi_expr_indicator(OsiExprStore *s, OsiExpr d) {
   return osi_expr_min(s, osi_expr_max(s, d, osi_expr_const(s, 0)), osi_expr_const(s, 1));
 }
+
+int osi_expr_sign_facts(OsiExprStore *s, OsiExpr d) {
+  int64_t c;
+  if (d == OSI_EXPR_UNKNOWN) return 0;
+  if (osi_expr_is_const(s, d, &c))
+    return (c >= 0 ? OSI_SIGN_GE0 : 0) | (c >= 1 ? OSI_SIGN_GE1 : 0) | (c <= 0 ? OSI_SIGN_LE0 : 0) |
+           (c <= -1 ? OSI_SIGN_LEM1 : 0);
+  int f = 0;
+  if (osi_expr_max(s, d, osi_expr_const(s, 1)) == d) f |= OSI_SIGN_GE0 | OSI_SIGN_GE1;
+  else if (osi_expr_max(s, d, osi_expr_const(s, 0)) == d) f |= OSI_SIGN_GE0;
+  if (osi_expr_min(s, d, osi_expr_const(s, -1)) == d) f |= OSI_SIGN_LE0 | OSI_SIGN_LEM1;
+  else if (osi_expr_min(s, d, osi_expr_const(s, 0)) == d) f |= OSI_SIGN_LE0;
+  return f;
+}
+
+OsiExpr osi_expr_compare_by_sign(OsiExprStore *s, OsiCompare op, int f) {
+  int yes, no;
+  switch (op) {
+  case OSI_CMP_EQ: yes = (f & OSI_SIGN_GE0) && (f & OSI_SIGN_LE0); no = f & (OSI_SIGN_GE1 | OSI_SIGN_LEM1); break;
+  case OSI_CMP_LT: yes = f & OSI_SIGN_LEM1; no = f & OSI_SIGN_GE0; break;
+  case OSI_CMP_LE: yes = f & OSI_SIGN_LE0; no = f & OSI_SIGN_GE1; break;
+  case OSI_CMP_GT: yes = f & OSI_SIGN_GE1; no = f & OSI_SIGN_LE0; break;
+  default: yes = f & OSI_SIGN_GE0; no = f & OSI_SIGN_LEM1; break; /* OSI_CMP_GE */
+  }
+  return yes ? osi_expr_const(s, 1) : no ? osi_expr_const(s, 0) : OSI_EXPR_UNKNOWN;
+}
+
+OsiExpr osi_expr_compare(OsiExprStore *s, OsiCompare op, OsiExpr a, OsiExpr b) {
+  if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
+  int f = a == b ? OSI_SIGN_GE0 | OSI_SIGN_LE0 : osi_expr_sign_facts(s, osi_expr_sub(s, a, b));
+  OsiExpr known = osi_expr_compare_by_sign(s, op, f);
+  if (known != OSI_EXPR_UNKNOWN) return known;
+  OsiExpr one = osi_expr_const(s, 1);
+  OsiExpr d = op == OSI_CMP_LT || op == OSI_CMP_LE ? osi_expr_sub(s, b, a) : osi_expr_sub(s, a, b);
+  switch (op) {
+  case OSI_CMP_EQ: return osi_expr_sub(s, one, osi_expr_min(s, osi_expr_max(s, d, osi_expr_neg(s, d)), one));
+  case OSI_CMP_LT:
+  case OSI_CMP_GT: return osi_expr_indicator(s, d);
+  default: return osi_expr_indicator(s, osi_expr_add(s, d, one)); /* OSI_CMP_LE, OSI_CMP_GE */
+  }
+}

@@ -55,63 +55,17 @@ static OsiType *broadcast_out(OsiOpCtx *ctx, int32_t dtype, OsiStatus *st) {
   return t;
 }
 
-/* What the simplifier proves about d for every value of the symbols:
- * SIGN_GE0 (d >= 0), SIGN_GE1 (d >= 1), SIGN_LE0 (d <= 0), SIGN_LEM1
- * (d <= -1). Max(d, k) simplifies to d exactly when the simplifier proves
- * d >= k (it only drops an argument on a sound interval bound), so this is
- * as sound as the simplifier: symbols are dimension sizes, never negative,
- * which is what makes batch+1 != -1 provable (Equal(Shape, -1) of the
- * exporters' Expand pattern). */
-enum { SIGN_GE0 = 1, SIGN_GE1 = 2, SIGN_LE0 = 4, SIGN_LEM1 = 8 };
-
-static int sign_facts(OsiExprStore *s, OsiExpr d) {
-  int64_t c;
-  if (d == OSI_EXPR_UNKNOWN) return 0;
-  if (osi_expr_is_const(s, d, &c))
-    return (c >= 0 ? SIGN_GE0 : 0) | (c >= 1 ? SIGN_GE1 : 0) | (c <= 0 ? SIGN_LE0 : 0) | (c <= -1 ? SIGN_LEM1 : 0);
-  int f = 0;
-  if (osi_expr_max(s, d, osi_expr_const(s, 1)) == d) f |= SIGN_GE0 | SIGN_GE1;
-  else if (osi_expr_max(s, d, osi_expr_const(s, 0)) == d) f |= SIGN_GE0;
-  if (osi_expr_min(s, d, osi_expr_const(s, -1)) == d) f |= SIGN_LE0 | SIGN_LEM1;
-  else if (osi_expr_min(s, d, osi_expr_const(s, 0)) == d) f |= SIGN_LE0;
-  return f;
+/* Comparisons of size elements (osi_expr_compare): decided where the
+ * simplifier proves the sign of a - b (symbols are sizes, never negative,
+ * which is what makes batch+1 != -1 provable in Equal(Shape, -1) of the
+ * exporters' Expand pattern), otherwise their 0/1 indicator. */
+static OsiExpr value_equal(OsiExprStore *s, OsiExpr a, OsiExpr b) { return osi_expr_compare(s, OSI_CMP_EQ, a, b); }
+static OsiExpr value_less(OsiExprStore *s, OsiExpr a, OsiExpr b) { return osi_expr_compare(s, OSI_CMP_LT, a, b); }
+static OsiExpr value_less_eq(OsiExprStore *s, OsiExpr a, OsiExpr b) { return osi_expr_compare(s, OSI_CMP_LE, a, b); }
+static OsiExpr value_greater(OsiExprStore *s, OsiExpr a, OsiExpr b) { return osi_expr_compare(s, OSI_CMP_GT, a, b); }
+static OsiExpr value_greater_eq(OsiExprStore *s, OsiExpr a, OsiExpr b) {
+  return osi_expr_compare(s, OSI_CMP_GE, a, b);
 }
-
-static OsiExpr value_equal(OsiExprStore *s, OsiExpr a, OsiExpr b) {
-  if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
-  if (a == b) return osi_expr_const(s, 1);
-  int f = sign_facts(s, osi_expr_sub(s, a, b));
-  if ((f & SIGN_GE0) && (f & SIGN_LE0)) return osi_expr_const(s, 1);
-  if (f & (SIGN_GE1 | SIGN_LEM1)) return osi_expr_const(s, 0);
-  /* Undecided: 1 - Min(|a - b|, 1), so that an If on it can merge exactly. */
-  OsiExpr d = osi_expr_sub(s, a, b);
-  return osi_expr_sub(s, osi_expr_const(s, 1), osi_expr_min(s, osi_expr_max(s, d, osi_expr_neg(s, d)), osi_expr_const(s, 1)));
-}
-
-/* a < b, a <= b, a > b, a >= b from the proven sign of a - b. */
-static OsiExpr compare(OsiExprStore *s, OsiExpr a, OsiExpr b, int lt, int eq) {
-  if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
-  int f = sign_facts(s, osi_expr_sub(s, a, b));
-  int yes, no;
-  if (lt) {
-    yes = eq ? (f & SIGN_LE0) : (f & SIGN_LEM1);
-    no = eq ? (f & SIGN_GE1) : (f & SIGN_GE0);
-  } else {
-    yes = eq ? (f & SIGN_GE0) : (f & SIGN_GE1);
-    no = eq ? (f & SIGN_LEM1) : (f & SIGN_LE0);
-  }
-  if (yes) return osi_expr_const(s, 1);
-  if (no) return osi_expr_const(s, 0);
-  /* Undecided: the 0/1 indicator of the comparison (a < b is b - a >= 1,
-   * a <= b is b - a + 1 >= 1), which an If on it can reason with. */
-  OsiExpr d = lt ? osi_expr_sub(s, b, a) : osi_expr_sub(s, a, b);
-  if (eq) d = osi_expr_add(s, d, osi_expr_const(s, 1));
-  return osi_expr_indicator(s, d);
-}
-static OsiExpr value_less(OsiExprStore *s, OsiExpr a, OsiExpr b) { return compare(s, a, b, 1, 0); }
-static OsiExpr value_less_eq(OsiExprStore *s, OsiExpr a, OsiExpr b) { return compare(s, a, b, 1, 1); }
-static OsiExpr value_greater(OsiExprStore *s, OsiExpr a, OsiExpr b) { return compare(s, a, b, 0, 0); }
-static OsiExpr value_greater_eq(OsiExprStore *s, OsiExpr a, OsiExpr b) { return compare(s, a, b, 0, 1); }
 
 /* And, Or, Xor of bool elements: known where the known operands decide,
  * so that false And x is false and true Or x is true whatever x is. */

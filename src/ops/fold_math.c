@@ -124,50 +124,15 @@ int fold_truth(OsiExprStore *s, OsiExpr a, int *truth) {
 
 static OsiExpr boolean(OsiExprStore *s, int v) { return osi_expr_const(s, v != 0); }
 
-/* Section - Integer comparisons from what the simplifier proves */
+/* Section - Comparisons (osi_expr_compare) */
 
-enum { SIGN_GE0 = 1, SIGN_GE1 = 2, SIGN_LE0 = 4, SIGN_LEM1 = 8 };
-
-/* Facts about integer d that hold for every value of the symbols (the
- * simplifier drops a Max/Min argument only on a sound bound). */
-static int sign_facts(OsiExprStore *s, OsiExpr d) {
-  int64_t c;
-  if (d == OSI_EXPR_UNKNOWN) return 0;
-  if (osi_expr_is_const(s, d, &c))
-    return (c >= 0 ? SIGN_GE0 : 0) | (c >= 1 ? SIGN_GE1 : 0) | (c <= 0 ? SIGN_LE0 : 0) | (c <= -1 ? SIGN_LEM1 : 0);
-  int f = 0;
-  if (osi_expr_max(s, d, osi_expr_const(s, 1)) == d) f |= SIGN_GE0 | SIGN_GE1;
-  else if (osi_expr_max(s, d, osi_expr_const(s, 0)) == d) f |= SIGN_GE0;
-  if (osi_expr_min(s, d, osi_expr_const(s, -1)) == d) f |= SIGN_LE0 | SIGN_LEM1;
-  else if (osi_expr_min(s, d, osi_expr_const(s, 0)) == d) f |= SIGN_LE0;
-  return f;
-}
-
-/* The truth of a op b from the sign of a - b (sign facts). */
-static OsiExpr compare_facts(OsiExprStore *s, int op, int f) {
-  int yes = 0, no = 0;
+static OsiCompare compare_op(int op) {
   switch (op) {
-  case FB_EQ: yes = (f & SIGN_GE0) && (f & SIGN_LE0); no = f & (SIGN_GE1 | SIGN_LEM1); break;
-  case FB_LT: yes = f & SIGN_LEM1; no = f & SIGN_GE0; break;
-  case FB_LE: yes = f & SIGN_LE0; no = f & SIGN_GE1; break;
-  case FB_GT: yes = f & SIGN_GE1; no = f & SIGN_LE0; break;
-  default: yes = f & SIGN_GE0; no = f & SIGN_LEM1; break; /* FB_GE */
-  }
-  return yes ? boolean(s, 1) : no ? boolean(s, 0) : OSI_EXPR_UNKNOWN;
-}
-
-/* An integer comparison the signs do not decide, as its 0/1 indicator
- * (a > b is [a - b >= 1], a >= b is [a - b + 1 >= 1], a == b is
- * 1 - Min(|a - b|, 1)): exact content an If on it reasons with
- * (osi_expr_equal_where). */
-static OsiExpr int_predicate(OsiExprStore *s, int op, OsiExpr a, OsiExpr b) {
-  OsiExpr one = osi_expr_const(s, 1);
-  OsiExpr d = op == FB_LT || op == FB_LE ? osi_expr_sub(s, b, a) : osi_expr_sub(s, a, b);
-  switch (op) {
-  case FB_EQ: return osi_expr_sub(s, one, osi_expr_min(s, osi_expr_max(s, d, osi_expr_neg(s, d)), one));
-  case FB_LT:
-  case FB_GT: return osi_expr_indicator(s, d);
-  default: return osi_expr_indicator(s, osi_expr_add(s, d, one)); /* FB_LE, FB_GE */
+  case FB_EQ: return OSI_CMP_EQ;
+  case FB_LT: return OSI_CMP_LT;
+  case FB_LE: return OSI_CMP_LE;
+  case FB_GT: return OSI_CMP_GT;
+  default: return OSI_CMP_GE;
   }
 }
 
@@ -238,9 +203,7 @@ static OsiExpr int_binary(OsiExprStore *s, int op, int32_t dt, OsiExpr a, OsiExp
     return fold_int(s, dt, osi_expr_const(s, x << y));
   }
   default: { /* comparisons */
-    if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
-    OsiExpr known = compare_facts(s, op, a == b ? SIGN_GE0 | SIGN_LE0 : sign_facts(s, osi_expr_sub(s, a, b)));
-    return known != OSI_EXPR_UNKNOWN ? known : int_predicate(s, op, a, b);
+    return osi_expr_compare(s, compare_op(op), a, b);
   }
   }
 }
@@ -251,14 +214,15 @@ static OsiExpr float_compare(OsiExprStore *s, int op, OsiExpr a, OsiExpr b) {
   if (a == b) {
     double lo, hi;
     if (!osi_expr_float_bounds(s, a, &lo, &hi)) return OSI_EXPR_UNKNOWN; /* NaN != NaN */
-    return compare_facts(s, op, SIGN_GE0 | SIGN_LE0);
+    return osi_expr_compare_by_sign(s, compare_op(op), OSI_SIGN_GE0 | OSI_SIGN_LE0);
   }
   double lo, hi;
   OsiExpr d = osi_expr_fsub(s, a, b);
   if (d == OSI_EXPR_UNKNOWN || !osi_expr_float_bounds(s, d, &lo, &hi)) return OSI_EXPR_UNKNOWN;
-  int f = (lo >= 0 ? SIGN_GE0 : 0) | (lo > 0 ? SIGN_GE1 : 0) | (hi <= 0 ? SIGN_LE0 : 0) | (hi < 0 ? SIGN_LEM1 : 0);
+  int f = (lo >= 0 ? OSI_SIGN_GE0 : 0) | (lo > 0 ? OSI_SIGN_GE1 : 0) | (hi <= 0 ? OSI_SIGN_LE0 : 0) |
+          (hi < 0 ? OSI_SIGN_LEM1 : 0);
   /* For floats "> 0" is not ">= 1": GE1/LEM1 stand for strictly positive/negative here. */
-  return compare_facts(s, op, f);
+  return osi_expr_compare_by_sign(s, compare_op(op), f);
 }
 
 /* x op y in float32 (no contraction: one statement per operation). */
@@ -364,10 +328,10 @@ OsiExpr fold_unary(OsiExprStore *s, int op, int32_t dt, OsiExpr a) {
                                           : osi_expr_max(s, a, osi_expr_neg(s, a)));
     case FU_RELU: return osi_expr_max(s, a, zero);
     case FU_SIGN: {
-      int f = sign_facts(s, a);
-      if (f & SIGN_GE1) return osi_expr_const(s, 1);
-      if (f & SIGN_LEM1) return osi_expr_const(s, -1);
-      if ((f & SIGN_GE0) && (f & SIGN_LE0)) return zero;
+      int f = osi_expr_sign_facts(s, a);
+      if (f & OSI_SIGN_GE1) return osi_expr_const(s, 1);
+      if (f & OSI_SIGN_LEM1) return osi_expr_const(s, -1);
+      if ((f & OSI_SIGN_GE0) && (f & OSI_SIGN_LE0)) return zero;
       return OSI_EXPR_UNKNOWN;
     }
     case FU_NOT: /* bool contents are 0 or 1 (constants, or a comparison's indicator) */
@@ -419,9 +383,9 @@ OsiExpr fold_cast(OsiExprStore *s, int32_t from, int32_t to, OsiExpr a) {
     if (to == OSI_DT_BOOL) {
       if (k) return boolean(s, c != 0);
       if (from == OSI_DT_BOOL) return a; /* 0 or 1 already */
-      int f = sign_facts(s, a);
-      return f & (SIGN_GE1 | SIGN_LEM1) ? boolean(s, 1) : (f & SIGN_GE0) && (f & SIGN_LE0) ? boolean(s, 0)
-                                                                                        : OSI_EXPR_UNKNOWN;
+      int f = osi_expr_sign_facts(s, a);
+      if (f & (OSI_SIGN_GE1 | OSI_SIGN_LEM1)) return boolean(s, 1);
+      return (f & OSI_SIGN_GE0) && (f & OSI_SIGN_LE0) ? boolean(s, 0) : OSI_EXPR_UNKNOWN;
     }
     if (!is_real(to)) return fold_int(s, to, a);
     if (to == OSI_DT_FLOAT) return osi_expr_to_float(s, a);
