@@ -67,7 +67,8 @@ function wire() {
     if (e.target.closest('#error-card [data-dismiss]')) { dismissError(); return; }
     const sg = e.target.closest('[data-show-graph]');
     if (sg) { showInGraph(sg.dataset.showGraph); return; }
-    const tab = e.target.closest('[data-tab]');
+    // A tab button only: the tab panel records the shown tab in its own data-tab.
+    const tab = e.target.closest('[role="tab"][data-tab]');
     if (tab) { setTab(tab.dataset.tab); return; }
     if (e.target.closest('[data-broken]')) { showBrokenInGraph(); return; }
     const nd = e.target.closest('[data-open-node]');

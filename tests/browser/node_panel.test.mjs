@@ -111,3 +111,25 @@ test('node panel: a Conv with explicit strides and pads; a Constant\'s value; a 
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('node panel: the table\'s op still opens it after the Graph tab was shown (the tab panel\'s own data-tab is not a tab button)', async () => {
+  const page = await openPage();
+  await page.click('.example-card[data-example=cnn_dynamic]');
+  await waitReady(page, 'cnn_dynamic.onnx');
+  for (const round of [1, 2]) {
+    await page.click('#tab-graph');
+    await page.waitForFunction(() => document.querySelector('#graph:not([hidden]) .graph-svg-host svg'));
+    await page.click('#tab-table');
+    await row(page, 'c2');
+    await page.click('#grid-rows .row:has(.vname:text-is("c2")) .opname');
+    await page.waitForSelector('#detail:not([hidden])');
+    assert.equal(await page.textContent('#detail-kicker'), 'Node', `round ${round}`);
+    assert.equal(await page.textContent('#detail-title'), 'conv2', `round ${round}`);
+    assert.equal(await page.evaluate(() => document.querySelector('#graph').hidden), true, 'the table stays shown');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#detail', { state: 'hidden' });
+    await page.fill('#filter', '');
+  }
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
