@@ -173,6 +173,24 @@ test('values and producers are built once, on first read, and survive spreading 
   expect(() => { result.values = {}; }).toThrow(TypeError);
 });
 
+test('every result shares its lazy getters, and a getter reads the result it is called on', () => {
+  // A getter made per result gave each result an object layout (map) of its own in V8's old
+  // space, through which a dead result kept its names and types alive in every scavenge.
+  const a = engine.inferShapes(readFileSync(join(REPO, 'examples/models/tiny_decoder.onnx')));
+  const b = engine.inferShapes(model({
+    inputs: [{ name: 'X', elemType: 'float', dims: ['N'] }], outputs: ['Y'],
+    nodes: [{ op: 'Relu', name: 'r', inputs: ['X'], outputs: ['Y'] }],
+  }));
+  for (const key of ['values', 'producers', 'nodes', 'subgraphs']) {
+    const get = Object.getOwnPropertyDescriptor(a, key).get;
+    expect(Object.getOwnPropertyDescriptor(b, key).get).toBe(get);
+    expect(get.call(b)).toBe(b[key]);
+    expect(get.call(a)).toBe(a[key]);
+  }
+  expect(Object.keys(b.values)).toEqual(['X', 'Y']);
+  expect(Object.keys(a.values)).not.toEqual(['X', 'Y']);
+});
+
 test('getShape on a few thousand values (subgraph values included) finds exactly the full form\'s entries', () => {
   const body = {
     name: 'body',
