@@ -213,8 +213,11 @@ async function main() {
   process.exitCode = s.wrong || s.falseAlarms || s.brokenCaught < s.brokenBindings || s.macBad ? 1 : 0;
 }
 
-const childAt = process.argv.indexOf('--ort-child');
-(childAt > 0 ? ortChild(process.argv.slice(childAt + 1)) : main()).catch((e) => {
-  console.error(e);
-  process.exit(2);
-});
+// Run as a script (or as the --ort-child of one), not when imported (npm_models.mjs).
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const childAt = process.argv.indexOf('--ort-child');
+  (childAt > 0 ? ortChild(process.argv.slice(childAt + 1)) : main()).catch((e) => {
+    console.error(e);
+    process.exit(2);
+  });
+}
