@@ -16,8 +16,11 @@
  * facts go back to their marks, the values it defined get their state
  * back, its bodies are not kept (as in a loop probe), its fresh dims are
  * named apart and their numbering is set back, and the run's status and
- * flags are restored. Only failures of nodes of this graph count: a node
- * inside a later branch or loop body may be one that never runs.
+ * flags are restored. Only failures of nodes that run wherever the If does
+ * count: of this graph, or of a later If's branch that its known condition
+ * takes (pytorch 2.x's LSTM, its rank test an If inside the If on the
+ * state's batch); a node inside a branch under an open condition or in a
+ * loop body may be one that never runs.
  */
 #include <stdio.h>
 #include <string.h>
@@ -106,11 +109,14 @@ static int fails_with(OsiOpCtx *ctx, int b, int n_out, const OsiType *const *typ
       if (osi_infer_node(scope, &walk->graph->nodes[node], node, walk->wiring) != OSI_OK) break;
     }
     if (run->status != OSI_OK || run->n_diags >= OSI_MAX_DIAGNOSTICS) verdict = -1;
+    size_t at = strlen(scope->path);
     for (int i = mark.diags; i < run->n_diags && verdict == 0; i++) {
       const OsiDiagnostic *d = &run->diags[i];
-      if (!is_failure(d->code) || strcmp(d->path, scope->path) != 0) continue;
-      if (d->node[0]) snprintf(why, cap, "node %d '%.64s' (%s): %.300s", d->node_index, d->node, d->op_type, d->message);
-      else snprintf(why, cap, "node %d (%s): %.300s", d->node_index, d->op_type, d->message);
+      if (!is_failure(d->code) || d->uncertain != run->uncertain || strncmp(d->path, scope->path, at) != 0) continue;
+      const char *in = d->path[at] ? " in " : "", *sub = d->path + at;
+      if (d->node[0])
+        snprintf(why, cap, "node %d '%.64s' (%s)%s%.100s: %.300s", d->node_index, d->node, d->op_type, in, sub, d->message);
+      else snprintf(why, cap, "node %d (%s)%s%.100s: %.300s", d->node_index, d->op_type, in, sub, d->message);
       verdict = 1;
     }
   }

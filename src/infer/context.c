@@ -159,7 +159,7 @@ static void add_diag(OsiRun *run, const char *code, const char *node, const char
                      int node_index, const char *message, const OsiDiagSize *sizes, int n_sizes) {
   OsiDiagnostic d = {code, osi_arena_strdup(run->arena, message), node ? node : "",
                      op_type ? op_type : "", node_index, run->cur_path ? run->cur_path : "",
-                     sizes, n_sizes};
+                     sizes, n_sizes, run->uncertain};
   if (run->n_diags >= OSI_MAX_DIAGNOSTICS) {
     if (run->has_first_error || !is_error_code(code)) return;
     run->first_error = d;

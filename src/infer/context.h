@@ -29,6 +29,7 @@ typedef struct OsiDiagnostic {
   const char *path;    /* subgraph path of the node ("" at top level) */
   const OsiDiagSize *sizes; /* in message order; NULL when none */
   int n_sizes;
+  int uncertain; /* OsiRun.uncertain when it was recorded */
 } OsiDiagnostic;
 
 /* A recorded relation between two dims: lhs == rhs or lhs <= rhs. */
@@ -122,6 +123,12 @@ typedef struct OsiRun {
    * (infer/branches.c): its fresh dims are named apart, and it is rolled
    * back whatever it finds. */
   int speculating;
+  /* Bodies being inferred that may not run where their node does: an If's
+   * branch under a condition the sizes leave open, a loop's or a Scan's
+   * body (no iteration), not a function body or an If's decided branch. A
+   * diagnostic records it, so that a failure there is known for one that
+   * may never happen (infer/branches.c). */
+  int uncertain;
   /* Top-level graph: the entries node k read and wrote, its inputs then its
    * outputs from top_io[top_io_at[k]] (NULL: omitted), so that the result
    * lists them without looking their names up again. */

@@ -531,7 +531,16 @@ OsiStatus osi_op_infer_subgraph(OsiOpCtx *ctx, const OsiGraph *graph, const char
                                 const OsiType *const *in_types, int n_out,
                                 const OsiType **out_types) {
   /* Subgraphs see the enclosing scopes and use their opsets. */
-  return osi_infer_child(ctx, graph, tag, ctx->scope, 0, NULL, n_in, in_types, n_out, out_types);
+  OsiRun *run = ctx->scope->run;
+  run->uncertain++;
+  OsiStatus st = osi_infer_child(ctx, graph, tag, ctx->scope, 0, NULL, n_in, in_types, n_out, out_types);
+  run->uncertain--;
+  return st;
+}
+
+OsiStatus osi_op_infer_taken_branch(OsiOpCtx *ctx, const OsiGraph *graph, const char *tag, int n_out,
+                                    const OsiType **out_types) {
+  return osi_infer_child(ctx, graph, tag, ctx->scope, 0, NULL, 0, NULL, n_out, out_types);
 }
 
 /* Section - Speculative runs (fixed-point rounds) */

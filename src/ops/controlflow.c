@@ -159,8 +159,11 @@ OsiStatus osi_op_if(OsiOpCtx *ctx) {
   for (int b = 0; b < 2; b++) {
     /* The branch not taken may be invalid for these inputs: skip it. */
     if (known && b == (c != 0)) continue;
-    OsiStatus st = infer_body(ctx, g[b], tags[b], 0, NULL, n, out[b]);
+    OsiStatus st = known ? osi_op_infer_taken_branch(ctx, g[b], tags[b], n, out[b])
+                         : infer_body(ctx, g[b], tags[b], 0, NULL, n, out[b]);
     if (st != OSI_OK) return st;
+    for (int i = 0; known && i < n && i < g[b]->n_outputs; i++)
+      if (!out[b][i]) out[b][i] = g[b]->outputs[i].type;
   }
   OsiMark mark = osi_op_mark(ctx);
   int lost = 0;

@@ -153,10 +153,15 @@ const char *osi_op_input_label(OsiOpCtx *ctx, int i, char *buf, size_t cap);
 /* Infers `graph` (an attribute of this node) in a child scope whose formal
  * inputs get `in_types` (n_in entries, NULL = unknown) and outer-scope
  * values stay visible. Fills out_types[0..n_out) with the graph outputs'
- * inferred types (NULL when unknown). */
+ * inferred types (NULL when unknown). The body may not run where the node
+ * does (a loop's, an If's branch under an open condition). */
 OsiStatus osi_op_infer_subgraph(OsiOpCtx *ctx, const OsiGraph *graph, const char *tag,
                                 int n_in, const OsiType *const *in_types, int n_out,
                                 const OsiType **out_types);
+/* The same for the branch of an If that its known condition takes (no
+ * inputs): it runs wherever the node does, so its failures are the node's. */
+OsiStatus osi_op_infer_taken_branch(OsiOpCtx *ctx, const OsiGraph *graph, const char *tag, int n_out,
+                                    const OsiType **out_types);
 
 /* Fixed-point iterations infer a body several times; only the last run's
  * diagnostics, constraints and events should stay. Take a mark before a

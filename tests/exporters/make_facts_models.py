@@ -28,6 +28,10 @@ property test moves (the others keep the first binding's sizes).
                          the squeezed branch lets it run: samples in [192, 703].
   silero_v5_like_op17    the same one level deeper (Silero v5, spox): the pipeline inside the
                          branches of a top-level If on the sample rate.
+  silero_pt2_nested_op17 the rank test and the Gemm inside the taken branch of an If on a size of
+                         the state input (Cast(state.shape[0]) to bool: always true), as pytorch
+                         2.3's Silero export nests its LSTM: the failure that rules out the
+                         unsqueezed branch is inside a branch the sizes decide.
   cnn_dynamic            examples/models/cnn_dynamic.onnx, whose smallest image is 11x11.
 """
 import os
@@ -116,9 +120,11 @@ def branch(name, nodes, outs, inits=()):
     return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(o, F32, None) for o in outs], list(inits))
 
 
-def pipeline(p, rng, wav="input"):
+def pipeline(p, rng, wav="input", nest_on=None):
     """Nodes and initializers of the encoder and decoder, names prefixed `p`: frames
-    (samples-192)//512+1 of 16 channels, squeezed when there is one frame, a rank test, a Gemm."""
+    (samples-192)//512+1 of 16 channels, squeezed when there is one frame, a rank test, a Gemm
+    (with nest_on, the name of a [2, ...] input: the rank test and the Gemm inside the then_branch of
+    an If on Cast(its dim 0) to bool, true whenever it runs)."""
     inits = [
         numpy_helper.from_array((rng.standard_normal([16, 1, 192]) * 0.05).astype(np.float32), p + "enc_w"),
         numpy_helper.from_array((rng.standard_normal([16, 1]) * 0.1).astype(np.float32), p + "dec_w"),
@@ -131,15 +137,27 @@ def pipeline(p, rng, wav="input"):
     batched = N("If", [p + "is2d"], [p + "xb"],
                 then_branch=branch(p + "as_is", [N("Identity", [p + "x"], [p + "x2"])], [p + "x2"]),
                 else_branch=branch(p + "unsq", [N("Unsqueeze", [p + "x", p + "axis0"], [p + "x3"])], [p + "x3"]))
+    decoder = [
+        N("Shape", [p + "x"], [p + "xshape"]), N("Size", [p + "xshape"], [p + "rank"]),
+        N("Equal", [p + "rank", p + "two"], [p + "is2d"]), batched,
+        N("Gemm", [p + "xb", p + "dec_w"], [p + "logit"]),
+    ]
+    if nest_on:
+        inits.append(const(p + "zero", [0]))
+        decoder = [
+            N("Shape", [nest_on], [p + "state_shape"]), N("Gather", [p + "state_shape", p + "zero"], [p + "layers"], axis=0),
+            N("Cast", [p + "layers"], [p + "has_layers"], to=TensorProto.BOOL),
+            N("If", [p + "has_layers"], [p + "logit"],
+              then_branch=branch(p + "decode", decoder, [p + "logit"]),
+              else_branch=branch(p + "no_decode", [N("Identity", [p + "x"], [p + "x4"])], [p + "x4"])),
+        ]
     nodes = [
         N("Unsqueeze", [wav, "axis1"], [p + "wav"]),
         N("Conv", [p + "wav", p + "enc_w"], [p + "conv"], strides=[512]),
         N("Relu", [p + "conv"], [p + "feat"]),
         N("Shape", [p + "feat"], [p + "shape"]), N("Gather", [p + "shape", p + "two"], [p + "frames"], axis=0),
         N("Equal", [p + "frames", p + "one"], [p + "one_frame"]), squeeze,
-        N("Shape", [p + "x"], [p + "xshape"]), N("Size", [p + "xshape"], [p + "rank"]),
-        N("Equal", [p + "rank", p + "two"], [p + "is2d"]), batched,
-        N("Gemm", [p + "xb", p + "dec_w"], [p + "logit"]), N("Sigmoid", [p + "logit"], [p + "out"]),
+        *decoder, N("Sigmoid", [p + "logit"], [p + "out"]),
     ]
     return nodes, inits
 
@@ -157,6 +175,20 @@ def silero_pt2(outdir):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="onnx-shapes-tests")
     model.ir_version = 8
     mm.record(outdir, "silero_pt2_op17", model, 17, {"input": {"dtype": "float32"}},
+              {"bindings": SILERO_BINDINGS, "domain": SILERO_DOMAIN, "vary": ["samples"]}, unshaped_outputs=True)
+
+
+def silero_pt2_nested(outdir):
+    rng = np.random.default_rng(13)
+    nodes, inits = pipeline("", rng, nest_on="state")
+    nodes[-1] = N("Sigmoid", ["logit"], ["output"])
+    graph = helper.make_graph(nodes, "silero_pt2_nested",
+                              [helper.make_tensor_value_info("input", F32, ["batch", "samples"]),
+                               helper.make_tensor_value_info("state", F32, [2, "batch", 16])],
+                              [helper.make_tensor_value_info("output", F32, None)], inits + [const("axis1", [1])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="onnx-shapes-tests")
+    model.ir_version = 8
+    mm.record(outdir, "silero_pt2_nested_op17", model, 17, {"input": {"dtype": "float32"}, "state": {"dtype": "float32"}},
               {"bindings": SILERO_BINDINGS, "domain": SILERO_DOMAIN, "vary": ["samples"]}, unshaped_outputs=True)
 
 
@@ -199,6 +231,7 @@ def main():
     for opset in (13, 17):
         idioms(outdir, opset)
     silero_pt2(outdir)
+    silero_pt2_nested(outdir)
     silero_v5_like(outdir)
     cnn_dynamic(outdir)
     with open(os.path.join(outdir, "manifest.json"), "w") as fh:
