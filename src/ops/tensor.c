@@ -152,6 +152,19 @@ OsiStatus osi_op_pad(OsiOpCtx *ctx) {
         return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH,
                            "Pad (reflect): axis %d has %lld elements (after cropping); it reflects at most %lld on a side, the pads ask %lld",
                            a, (long long)eff, (long long)(eff - 1), (long long)(b > e ? b : e));
+    } else if ((reflect || edge) && np >= 0 && x && !osi_expr_is_const(s, x->dims[a], &n) &&
+               osi_expr_is_const(s, pads[k], &b) && osi_expr_is_const(s, pads[k + na], &e) && b >= 0 && e >= 0 &&
+               (b > 0 || e > 0) && b < INT64_MAX && e < INT64_MAX) {
+      /* The same on a symbolic axis, as a requirement: the model runs only
+       * where reflect padding has more than its largest pad to reflect
+       * (Silero's STFT frames, reflect-padded by 96 samples, need 97) and
+       * edge padding an element to repeat. */
+      char what[64];
+      snprintf(what, sizeof what, reflect ? "the larger pad of axis %d plus 1" : "1 (an element of axis %d to repeat)", a);
+      OsiStatus st = osi_op_require_le(ctx, reflect ? "Pad (reflect)" : "Pad (edge)",
+                                       osi_expr_const(s, reflect ? (b > e ? b : e) + 1 : 1), OSI_WHAT(what), x->dims[a],
+                                       OSI_DIM(0, a));
+      if (st != OSI_OK) return st;
     }
     d[a] = np < 0 ? OSI_EXPR_UNKNOWN : osi_expr_add(s, osi_expr_add(s, d[a], pads[k]), pads[k + na]);
     /* Negative pads crop, at most the whole dim. */

@@ -37,6 +37,23 @@ static void test_pad(OpTest *t) {
   CHECK_STR(op_run(t, "", "Pad", 13, "int64[2]{N,C}", "int64[2]{1,1}", NULL), "int64[4]{N,N,C,C}");
   op_attr_str(t, "mode", "reflect");
   CHECK_STR(op_run(t, "", "Pad", 13, "int64[2]{N,C}", "int64[2]{1,1}", NULL), "int64[4]{C,N,C,N}");
+  /* onnxruntime reflects at most dim - 1 on a side (it runs T = 4 with pads 3 and 2, not 3) and
+   * repeats an edge only of a nonempty axis: on a symbolic axis, requirements. */
+  op_attr_str(t, "mode", "reflect");
+  CHECK_STR(op_run(t, "", "Pad", 13, "float[N,T]", "int64[4]{0,3,0,2}", NULL), "float[N,T+5]");
+  CHECK_STR(op_requirements(t), "4 <= T");
+  CHECK(op_requirements_hold(t, "T", 4) && !op_requirements_hold(t, "T", 3));
+  op_attr_str(t, "mode", "edge");
+  CHECK_STR(op_run(t, "", "Pad", 13, "float[N,T]", "int64[4]{0,3,0,2}", NULL), "float[N,T+5]");
+  CHECK_STR(op_requirements(t), "1 <= T");
+  op_attr_str(t, "mode", "reflect");
+  CHECK_STR(op_run(t, "", "Pad", 13, "float[N,T]", "int64[4]{0,0,0,0}", NULL), "float[N,T]");
+  CHECK_STR(op_requirements(t), "");
+  op_attr_str(t, "mode", "reflect");
+  CHECK_STR(op_run(t, "", "Pad", 13, "float[N,T]", "int64[4]{0,1,0,1}", NULL), "float[N,T+2]");
+  CHECK_STR(op_requirements(t), "2 <= T");
+  CHECK_STR(op_run(t, "", "Pad", 13, "float[N,T]", "int64[4]{0,3,0,2}", NULL), "float[N,T+5]"); /* constant */
+  CHECK_STR(op_requirements(t), "");
 }
 
 static void test_tile(OpTest *t) {
