@@ -40,10 +40,12 @@
 #define NAME_SHORTEN_MAX 64
 
 struct ExprNaming {
-  uint32_t cap;       /* ids below cap may be named or cached */
+  uint32_t cap;       /* ids below cap may be named (those made later never are) */
   uint32_t *def_of;   /* id -> 1 + index in defs, 0 when not named */
   char **strs;        /* printed forms while names are in use, by id (a
-                       * named id: its definition) */
+                       * named id: its definition); nstrs of them, grown
+                       * for ids made after the names were chosen */
+  uint32_t nstrs;
   OsiExpr *cached;    /* ids whose strs entry is set */
   uint32_t ncached, capcached;
   OsiExpr *defs;      /* the named ids */
@@ -59,9 +61,23 @@ const char *expr_name_of(const OsiExprStore *s, OsiExpr e) {
   return nm->names[nm->def_of[e] - 1];
 }
 
+/* An id made after the names were chosen (a cost summed from the dims, a
+ * relation built for a message) is never named itself, but its named
+ * subterms print as their names like everywhere else: its text gets a slot. */
+static int grow_strs(ExprNaming *nm, uint32_t need) {
+  uint32_t n = nm->nstrs;
+  while (n < need) n = n == 0 || n > UINT32_MAX / 2 ? need : 2 * n;
+  char **t = realloc(nm->strs, (size_t)n * sizeof *t);
+  if (!t) return 0;
+  memset(t + nm->nstrs, 0, (size_t)(n - nm->nstrs) * sizeof *t);
+  nm->strs = t;
+  nm->nstrs = n;
+  return 1;
+}
+
 char **expr_named_slot(OsiExprStore *s, OsiExpr e) {
   ExprNaming *nm = s->naming;
-  if (e >= nm->cap) return NULL;
+  if (e >= nm->nstrs && (e >= s->nnodes || !grow_strs(nm, e + 1))) return NULL;
   if (!nm->strs[e]) {
     if (nm->ncached == nm->capcached) {
       uint32_t cap = nm->capcached ? 2 * nm->capcached : 256;
@@ -119,7 +135,15 @@ OsiExpr osi_expr_definition_expr(const OsiExprStore *s, uint32_t i) {
 static const char *definition_text(OsiExprStore *s, OsiExpr e) {
   char **slot = expr_named_slot(s, e);
   if (!slot) return "?";
-  if (!*slot) *slot = expr_print_node(s, e);
+  if (!*slot) {
+    char *t = expr_print_node(s, e);
+    slot = expr_named_slot(s, e); /* printing may have grown the slots */
+    if (!slot) {
+      free(t);
+      return "?";
+    }
+    *slot = t;
+  }
   return *slot ? *slot : "?";
 }
 
@@ -369,6 +393,7 @@ int osi_expr_name_sizes(OsiExprStore *s, const OsiExpr *roots, size_t n) {
   nm->cap = cap;
   nm->def_of = calloc(cap, sizeof *nm->def_of);
   nm->strs = calloc(cap, sizeof *nm->strs);
+  nm->nstrs = nm->strs ? cap : 0;
   w.stamp = calloc(cap, sizeof *w.stamp);
   w.stack = malloc(cap * sizeof *w.stack);
   w.list = malloc(cap * sizeof *w.list);

@@ -267,7 +267,7 @@ const char *osi_expr_str(OsiExprStore *s, OsiExpr e) {
     const char *name = expr_name_of(s, e);
     if (name) return name;
     slot = expr_named_slot(s, e);
-    if (!slot) { /* newer than the names: printed without them */
+    if (!slot) { /* no memory for its slot: printed without the names */
       s->naming_on = 0;
       const char *t = osi_expr_str(s, e);
       s->naming_on = 1;
@@ -275,6 +275,14 @@ const char *osi_expr_str(OsiExprStore *s, OsiExpr e) {
     }
   }
   if (*slot) return *slot;
-  *slot = expr_print_node(s, e);
-  return *slot ? *slot : "?";
+  char *t = expr_print_node(s, e);
+  /* Printing the children may have grown the named slots (ids newer than
+   * the names get theirs on first print): the slot is looked up again. */
+  if (s->naming_on) slot = expr_named_slot(s, e);
+  if (!slot) {
+    free(t);
+    return "?";
+  }
+  *slot = t;
+  return t ? t : "?";
 }

@@ -113,6 +113,41 @@ describe('result.definitions', () => {
     }
   });
 
+  test('costs print the named sizes too, though they are summed after the names are chosen', () => {
+    // Relu(ConstantOfShape([floor, floor + w])): its FLOPs, floor*(floor+w), is an expression the
+    // cost model makes after the dims were named; it printed Floor(1.5*h) spelled out.
+    const parts = floatSizeParts();
+    const r = engine.inferShapes(model({
+      opset: 17,
+      inputs: [{ name: 'x', elemType: 'float', dims: ['h', 'w'] }],
+      outputs: ['yr'],
+      initializers: parts.initializers,
+      nodes: [
+        ...parts.nodes,
+        { op: 'Add', inputs: ['fi1', 'ws'], outputs: ['fw'] },
+        { op: 'Concat', inputs: ['fi1', 'fw'], outputs: ['shape'], attrs: { axis: 0 } },
+        { op: 'ConstantOfShape', inputs: ['shape'], outputs: ['y'] },
+        { op: 'Relu', inputs: ['y'], outputs: ['yr'] },
+      ],
+    }), { cost: true });
+    const floor = r.definitions.find((d) => d.expr.startsWith('Floor('));
+    expect(floor).toBeDefined();
+    const texts = JSON.stringify([r.costModel, r.cost(), r.memoryProfile()]);
+    expect(texts).not.toContain('Floor(');
+    const relu = r.cost().nodes.find((n) => n.opType === 'Relu');
+    expect(typeof relu.flops).toBe('string');
+    expect(symbolsThrough(relu.flops, r.definitions).sort()).toEqual(['h', 'w']);
+    expect(relu.flops).toContain(floor.name);
+    for (const [h, w] of [[0, 0], [1, 5], [7, 3], [1000, 1]]) {
+      const [f, fw] = byHand(h, w);
+      const bindings = { h, w };
+      expect(evaluateDim(relu.flops, bindings, r.definitions)).toBe(f * fw);
+      const at = r.cost({ bindings });
+      expect(at.nodes.find((n) => n.opType === 'Relu').flops).toBe(f * fw);
+      expect(evaluateDim(r.cost().total.flops, bindings, r.definitions)).toBe(at.total.flops);
+    }
+  });
+
   test('a model without float sizes or long dims has none', () => {
     const r = engine.inferShapes(model({
       opset: 17,
