@@ -16,13 +16,18 @@ const ENGINE_HINTS = {
 };
 
 /**
- * What a failure means for someone who opened `name`: { title, todo } (todo: what to do about it).
- * The message itself (the engine's or the server's words) is shown as well.
+ * What a failure means for someone who opened `name` (`size`: its bytes, when known): { title,
+ * todo } (todo: what to do about it). The message itself (the engine's or the server's words) is
+ * shown as well.
  */
-export function explainError(err, name) {
+export function explainError(err, name, size = null) {
   const code = err?.code || err?.name || 'ERROR';
   const msg = String(err?.message ?? err ?? '');
   const what = name ? esc(name) : 'The model';
+  // An empty file decodes as a model without a graph: say what it is.
+  if (size === 0 && (code === 'INVALID_MODEL' || code === 'PARSE_ERROR')) {
+    return { title: `${what} is empty`, todo: 'The file has no bytes: an interrupted download or copy, or not the file you meant? Get the whole file again.' };
+  }
   // A model's first field is its ir_version (a number): a file whose very first field claims more
   // bytes than the file has is not a model's beginning (text, another format), not a cut model.
   if (code === 'PARSE_ERROR' && /ends early|truncated/i.test(msg) && !/field at byte 0 declares/.test(msg)) {
@@ -55,10 +60,10 @@ const CLOSE = `<button type="button" class="btn icon ghost error-close" data-dis
       <svg viewBox="0 0 20 20" aria-hidden="true"><path d="m5 5 10 10M15 5 5 15"/></svg>
     </button>`;
 
-export function showError(err, fileName) {
+export function showError(err, fileName, size = null) {
   const card = $('error-card');
   const code = err?.code || err?.name || 'ERROR';
-  const { title, todo } = explainError(err, fileName);
+  const { title, todo } = explainError(err, fileName, size);
   // The welcome screen (drop zone, examples) is below the card; a model on screen stays.
   const after = state.result ? `The model on screen is still ${esc(state.fileName)}.` : 'Or try another file, or one of the bundled examples below.';
   card.className = 'error-card';

@@ -134,7 +134,7 @@ async function loadFrom(message, displayName, size) {
     if (this_.cancelled) return; // said so when cancelled
     opening = null;
     hideProgress();
-    showError(err, displayName);
+    showError(err, displayName, size);
     return;
   }
   if (this_.cancelled) { // it finished before the worker heard of the cancel: not shown

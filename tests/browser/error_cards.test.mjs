@@ -11,7 +11,7 @@ const upload = (page, files) => page.setInputFiles('#file-input', files.map(([na
 const cardText = (page) => page.textContent('#error-card');
 const errorShown = (page) => page.waitForFunction(() => document.body.dataset.state === 'error' && !document.querySelector('#error-card').hidden);
 
-test('error card: a truncated .onnx is called truncated, with what to do; the examples are below it', async () => {
+test('error card: a truncated .onnx is called truncated, an empty one empty, with what to do; the examples are below it', async () => {
   const page = await openPage();
   const whole = readFileSync(join(REPO, 'examples/models/cnn_dynamic.onnx'));
   await upload(page, [['cut.onnx', whole.subarray(0, 3000)]]);
@@ -29,6 +29,11 @@ test('error card: a truncated .onnx is called truncated, with what to do; the ex
   await page.waitForFunction(() => /notes\.onnx/.test(document.querySelector('#error-card h2').textContent));
   assert.match(await page.textContent('#error-card h2'), /^notes\.onnx is not an ONNX model$/);
   assert.match(await cardText(page), /What to do: Open an \.onnx file/);
+  // An empty file (a failed download) is called empty, not a model without a graph.
+  await upload(page, [['empty.onnx', Buffer.alloc(0)]]);
+  await page.waitForFunction(() => /empty\.onnx/.test(document.querySelector('#error-card h2').textContent));
+  assert.match(await page.textContent('#error-card h2'), /^empty\.onnx is empty$/);
+  assert.match(await cardText(page), /What to do: The file has no bytes/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
