@@ -51,12 +51,13 @@ export function renderSymbols() {
   const symRow = (s, k, field) => {
     const d = state.derived.get(s.name);
     const v = state.env.get(s.name);
+    const range = field ? domainRange(s.name) : null;
     const src = s.source ? `<button type="button" class="link" data-goto="${esc(s.source)}" title="First declared by graph input ${esc(s.source)}">${esc(s.source)}</button>`
       : `<span>${s.dataDependent ? 'data-dependent' : 'from inference'}</span>`;
     return `<div class="sym-row${field ? '' : ' no-field'}">
       <button type="button" class="sym-btn" data-filter="sym:${esc(s.name)}" aria-label="Show values using ${esc(s.name)}" title="Show the ${s.uses} values that use ${esc(s.name)}">${symChip(s.name)}</button>
-      <span class="sym-meta">${src}<span class="uses" title="used by ${s.uses} values">${fmtInt(s.uses)}</span></span>
-      ${field ? `<input type="number" min="0" step="1" inputmode="numeric" id="sym-in-${k}" data-sym="${esc(s.name)}" value="${v ?? ''}" placeholder="${d ? esc(String(d.value)) : ''}" aria-label="Size of ${esc(s.name)}"${d ? ` title="derived from ${esc(d.from)}: ${d.value}"` : ''}>`
+      <span class="sym-meta">${src}${range ? `<span class="sym-range" data-range="${esc(s.name)}" title="${esc(range.why)}">${esc(range.text)}</span>` : ''}<span class="uses" title="used by ${s.uses} values">${fmtInt(s.uses)}</span></span>
+      ${field ? `<input type="number" min="${range?.min ?? 0}"${range?.max !== undefined ? ` max="${range.max}"` : ''} step="1" inputmode="numeric" id="sym-in-${k}" data-sym="${esc(s.name)}" value="${v ?? ''}" placeholder="${d ? esc(String(d.value)) : ''}" aria-label="Size of ${esc(s.name)}"${d ? ` title="derived from ${esc(d.from)}: ${d.value}"` : ''}>`
         : `<span class="sym-val" data-sym-val="${esc(s.name)}">${symValueHTML(s.name)}</span>`}
     </div>`;
   };
@@ -67,6 +68,28 @@ export function renderSymbols() {
       <div class="sym-list">${shownOthers.map((s, k) => symRow(s, k, false)).join('')}</div>` : ''}${
     others.length > shownOthers.length ? `<p class="hint">and ${fmtInt(others.length - shownOthers.length)} more.</p>` : ''}`;
   renderMemory();
+}
+
+/** Where a bound comes from: "Conv conv2 needs 3 ≤ (H+1)//4". */
+const boundSource = (b) => (b ? `${b.opType} ${b.node || `node ${b.nodeIndex}`} needs ${b.lhs} ${b.relation === '==' ? '=' : '≤'} ${b.rhs}` : '');
+
+/**
+ * The sizes a graph input's symbol runs for (result.domain, as the CLI's "runs for H >= 11"):
+ * { text: '≥ 11' | '192–703' | '≤ 703', min, max, why }, or null when any size ≥ 0 runs.
+ */
+export function domainRange(name) {
+  const r = state.result?.domain?.symbols?.[name];
+  if (!r || (!(r.min > 0) && r.max === undefined)) return null;
+  const text = r.max === undefined ? `≥ ${r.min}` : r.min > 0 ? `${r.min}–${r.max}` : `≤ ${r.max}`;
+  const why = [r.min > 0 && `at least ${r.min}: ${boundSource(r.minBy)}`, r.max !== undefined && `at most ${r.max}: ${boundSource(r.maxBy)}`].filter(Boolean);
+  return { text, min: r.min ?? 0, max: r.max, why: `The model runs for ${name} ${text} (${why.join('; ')})` };
+}
+
+/** The domain as a line of the Constraints card: "Runs for H ≥ 11, W ≥ 11". */
+function domainHTML() {
+  const syms = Object.keys(state.result?.domain?.symbols ?? {}).map((n) => [n, domainRange(n)]).filter(([, r]) => r);
+  if (!syms.length) return '';
+  return `<p class="domain-line" id="domain">Runs for ${syms.slice(0, 50).map(([n, r]) => `<span title="${esc(r.why)}">${symChip(n)} ${esc(r.text)}</span>`).join(', ')}${syms.length > 50 ? ` and ${fmtInt(syms.length - 50)} more` : ''}.</p>`;
 }
 
 export function renderMemory() {
@@ -132,6 +155,7 @@ export function renderConstraints() {
   const reqs = requirementGroups(c.requirements || []);
   const n = eq.length + le.length + reqs.length;
   $('constraints-count').textContent = n ? fmtInt(n) : '';
+  const domain = domainHTML();
   if (!n) {
     $('constraints').innerHTML = '<p class="hint">No relations between symbols were needed, and the model needs nothing of its sizes.</p>';
     return;
@@ -144,7 +168,7 @@ export function renderConstraints() {
   const reqHTML = reqs.length ? `<h3 class="sub-title" id="requirements-title">What the model needs to run <span class="count">${fmtInt(reqs.length)}</span></h3>
     <ul class="constraint-list" id="requirements">${reqs.slice(0, 200).map((g) => requirementHTML(g, env)).join('')}</ul>${reqs.length > 200 ? `<p class="hint">and ${fmtInt(reqs.length - 200)} more.</p>` : ''}` : '';
   $('constraints').innerHTML = `${list.length ? `<ul class="constraint-list">${list.join('')}</ul>${labelsHTML}
-    <p class="hint">Equalities come from ops that need two dims to match (Add, Concat, MatMul…) and from declared output names; “≤” bounds come from data-dependent sizes.</p>` : labelsHTML}${reqHTML}`;
+    <p class="hint">Equalities come from ops that need two dims to match (Add, Concat, MatMul…) and from declared output names; “≤” bounds come from data-dependent sizes.</p>` : labelsHTML}${domain}${reqHTML}`;
 }
 
 /** Requirements with the same relation, one entry listing their nodes (a layer's copies). */

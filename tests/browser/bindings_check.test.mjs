@@ -116,3 +116,35 @@ test('a size broadcast against another reads as people write it (total_seq = pas
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('the input domain (result.domain) at the symbols\' fields and in the Constraints card: the CNN runs for H ≥ 11, W ≥ 11; the decoder for any size', async () => {
+  const page = await openPage();
+  await page.click('.example-card[data-example=cnn_dynamic]');
+  await waitReady(page, 'cnn_dynamic.onnx');
+  const fields = await page.$$eval('#symbols .sym-row', (rows) => rows.map((r) => ({
+    sym: r.querySelector('input[data-sym]')?.dataset.sym,
+    range: r.querySelector('.sym-range')?.textContent ?? null,
+    why: r.querySelector('.sym-range')?.title ?? null,
+    min: r.querySelector('input[data-sym]')?.min,
+  })));
+  const by = Object.fromEntries(fields.map((f) => [f.sym, f]));
+  assert.equal(by.N.range, null, 'N runs for any size');
+  assert.equal(by.N.min, '0');
+  for (const s of ['H', 'W']) {
+    assert.equal(by[s].range, '≥ 11', s);
+    assert.equal(by[s].min, '11', s);
+    assert.match(by[s].why, new RegExp(`runs for ${s} ≥ 11 \\(at least 11: Conv conv2 needs 3 ≤ \\(${s}\\+1\\)//4\\)`));
+  }
+  assert.equal((await page.textContent('#domain')).replace(/\s+/g, ' ').trim(), 'Runs for H ≥ 11, W ≥ 11.');
+  // What the page refuses and what the domain says agree: H = 11 runs, H = 10 does not.
+  await bindSizes(page, 'N=1, H=11, W=11');
+  assert.equal(await page.isHidden('#bindings-issues'), true, 'H=W=11 is in the domain');
+  await bindSizes(page, 'N=1, H=10, W=11');
+  assert.match(await page.textContent('#bindings-issues'), /conv2/);
+  await page.click('header [data-example=tiny_decoder]');
+  await waitReady(page, 'tiny_decoder.onnx');
+  assert.equal(await page.$$eval('#symbols .sym-range', (x) => x.length), 0);
+  assert.equal(await page.$('#domain'), null);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
