@@ -23,6 +23,7 @@
  * loop body may be one that never runs.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "infer/facts.h"
@@ -39,19 +40,47 @@ typedef struct Saved {
   int pending, producer;
 } Saved;
 
-/* Nodes of the rest of the walk, their subgraphs' included. */
-static int64_t rest_nodes(const OsiWalk *w) {
-  int64_t n = 0;
-  for (int k = w->at + 1; k < w->graph->n_nodes; k++) {
-    const OsiNode *node = &w->graph->nodes[w->order[k]];
-    n++;
-    for (int a = 0; !node->graph_free && a < node->n_attrs; a++) {
-      const OsiAttr *at = &node->attrs[a];
-      if (at->type == OSI_ATTR_GRAPH) n += osi_op_graph_nodes(at->g);
-      for (size_t i = 0; at->type == OSI_ATTR_GRAPHS && i < at->n; i++) n += osi_op_graph_nodes(at->graphs[i]);
+/* Nodes of g and of the graphs nested in it, counted up to `cap` (more
+ * gives cap + 1): only whether a run fits MAX_SPECULATED_NODES matters. */
+static int64_t nodes_capped(const OsiGraph *g, int64_t cap, int depth) {
+  int64_t n = g ? g->n_nodes : 0;
+  for (int i = 0; g && n <= cap && depth < 256 && i < g->n_nodes; i++)
+    for (int a = 0; n <= cap && !g->nodes[i].graph_free && a < g->nodes[i].n_attrs; a++) {
+      const OsiAttr *at = &g->nodes[i].attrs[a];
+      if (at->type == OSI_ATTR_GRAPH) n += nodes_capped(at->g, cap - n, depth + 1);
+      for (size_t k = 0; at->type == OSI_ATTR_GRAPHS && n <= cap && k < at->n; k++)
+        n += nodes_capped(at->graphs[k], cap - n, depth + 1);
+    }
+  return n > cap ? cap + 1 : n;
+}
+
+/* Nodes of the rest of the walk, their subgraphs' included, up to
+ * MAX_SPECULATED_NODES + 1 (past it no run is tried); -1 out of memory.
+ * Counted once per walk from its end, so that a graph of many Ifs costs
+ * linear time, not the rest of the graph at each of them. */
+static int64_t rest_nodes(OsiWalk *w) {
+  const int64_t cap = MAX_SPECULATED_NODES + 1;
+  if (!w->rest) {
+    w->rest = malloc(((size_t)w->graph->n_nodes + 1) * sizeof *w->rest);
+    if (!w->rest) return -1;
+    int64_t n = 0;
+    w->rest[w->graph->n_nodes] = 0;
+    for (int k = w->graph->n_nodes - 1; k >= 0; k--) {
+      if (n < cap) {
+        const OsiNode *node = &w->graph->nodes[w->order[k]];
+        n++;
+        for (int a = 0; n < cap && !node->graph_free && a < node->n_attrs; a++) {
+          const OsiAttr *at = &node->attrs[a];
+          if (at->type == OSI_ATTR_GRAPH) n += nodes_capped(at->g, cap - n, 0);
+          for (size_t i = 0; at->type == OSI_ATTR_GRAPHS && n < cap && i < at->n; i++)
+            n += nodes_capped(at->graphs[i], cap - n, 0);
+        }
+        if (n > cap) n = cap;
+      }
+      w->rest[k] = (int32_t)n;
     }
   }
-  return n;
+  return w->rest[w->at + 1];
 }
 
 static int is_failure(const char *code) {
@@ -151,7 +180,7 @@ int osi_op_branch_that_runs(OsiOpCtx *ctx, int n_out, const OsiType *const *type
   if (walk->order[walk->at] != ctx->node_index) return -1;
   int64_t rest = rest_nodes(walk);
   /* Two runs of the rest, and the real one still to come. */
-  if (rest == 0 || rest > MAX_SPECULATED_NODES || osi_op_visits_left(ctx) < 3 * rest + 16) return -1;
+  if (rest <= 0 || rest > MAX_SPECULATED_NODES || osi_op_visits_left(ctx) < 3 * rest + 16) return -1;
   /* The state of every value the runs define: this node's outputs and the rest's. */
   int n_saved = 0, cap_saved = 0;
   for (int k = walk->at; k < walk->graph->n_nodes; k++) cap_saved += walk->graph->nodes[walk->order[k]].n_outputs;

@@ -469,13 +469,14 @@ OsiStatus osi_infer_graph(OsiContext *scope, const OsiGraph *g, int n_in,
   if (!order) return osi_run_fail(scope->run, OSI_ERR_NOMEM, "", "out of memory");
   OsiWiring wiring;
   st = osi_topo_order(scope, g, order, &wiring);
-  OsiWalk walk = {g, order, 0, &wiring};
+  OsiWalk walk = {g, order, 0, &wiring, NULL};
   scope->walk = &walk;
   for (int k = 0; st == OSI_OK && k < g->n_nodes; k++) {
     walk.at = k;
     st = osi_infer_node(scope, &g->nodes[order[k]], order[k], &wiring);
   }
   scope->walk = NULL;
+  free(walk.rest);
   osi_wiring_free(&wiring);
   int top = !scope->parent && !scope->path[0] && !scope->run->top_order && scope->run->model &&
             g == scope->run->model->graph;

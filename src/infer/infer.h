@@ -34,6 +34,10 @@ typedef struct OsiWalk {
   const int *order;
   int at;
   OsiWiring *wiring;
+  /* Nodes from order[k] to the end, subgraphs included, saturated just
+   * past what a speculative run may infer (branches.c); computed once, when
+   * an If first asks, and freed with the walk. */
+  int32_t *rest;
 } OsiWalk;
 
 /* Infers node `n` (index `index` of the scope's graph): its rule, its
