@@ -364,6 +364,7 @@ function givenSizes(bindings) {
  */
 export function evaluateResult(result, bindings) {
   const given = givenSizes(bindings);
+  const { names } = prepared(result);
   const { env, derived, unknown, unbound, broken } = resolveBindings(result, given);
   if (broken.length) {
     const p = broken[0];
@@ -414,7 +415,7 @@ export function evaluateResult(result, bindings) {
   }
   return Object.freeze({
     values: Object.freeze(values),
-    sizes: Object.freeze(Object.fromEntries([...env].filter(([k]) => !(result.definitions ?? []).some((d) => d.name === k)))),
+    sizes: Object.freeze(Object.fromEntries([...env].filter(([k]) => !names.has(k)))),
     derived: Object.freeze(derived.map(([symbol, size, from]) => Object.freeze({ symbol, size, from }))),
     unknown: Object.freeze(unknown),
     unbound: Object.freeze(unbound),

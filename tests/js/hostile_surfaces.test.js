@@ -2,7 +2,9 @@
 // 28) attacked as an outside tester would, in wasm through the public API. Each reproducer is
 // generated here; README "Hostile input" lists the findings.
 import { init } from '../../js/index.js';
-import { node, valueInfo } from './onnx_builder.js';
+import { evaluateResult } from '../../js/bindings.js';
+import { memoryProfile, resultCost } from '../../js/cost.js';
+import { model, node, valueInfo } from './onnx_builder.js';
 
 let engine;
 beforeAll(async () => {
@@ -84,3 +86,39 @@ test.each([[19997, true], [19998, false]])(
     }
   },
 );
+
+// Section - Sizes at a binding (result.cost, memoryProfile, evaluate)
+
+/** A model of `n` inputs X_i [Floor(Float(a_i)*0.3)]: each size computed in float is a named size. */
+function namedSizes(n) {
+  const inputs = [], nodes = [], outputs = [];
+  for (let i = 0; i < n; i++) {
+    inputs.push({ name: `X${i}`, elemType: 'float', dims: [`Floor(Float(a${i})*0.3)`] });
+    nodes.push({ op: 'Relu', inputs: [`X${i}`], outputs: [`Y${i}`] });
+    outputs.push(`Y${i}`);
+  }
+  return model({ inputs, outputs, nodes });
+}
+
+test('1,000 named sizes: cost, memoryProfile and evaluate at a binding read each definition a bounded number of times', () => {
+  // Each count's value bound every named size again (4,096 of them: 76 s for one cost({ bindings })),
+  // and evaluate looked each size up among the definitions (quadratic). Counted here through a
+  // result as plain data (js/cost.js and js/bindings.js take any object with its fields), whose
+  // definitions count how often they are read.
+  const n = 1000;
+  const r = engine.inferShapes(namedSizes(n), { cost: true });
+  expect(r.definitions).toHaveLength(n);
+  let reads = 0;
+  const definitions = r.definitions.map(({ name, expr }) => ({ get name() { reads++; return name; }, expr }));
+  const data = { costModel: r.costModel, definitions, constraints: r.constraints, values: r.values, domain: r.domain, subgraphValues: r.subgraphValues };
+  const bindings = Object.fromEntries(Array.from({ length: n }, (_, i) => [`a${i}`, 7 + i]));
+  const c = resultCost(data, { bindings });
+  // Floor(0.3*a_i) elements, one FLOP each (Relu)
+  expect(c.total.flops).toBe(Array.from({ length: n }, (_, i) => Math.floor(Math.fround(Math.fround(7 + i) * Math.fround(0.3)))).reduce((a, b) => a + b));
+  expect(c).toEqual(r.cost({ bindings }));
+  expect(memoryProfile(data, { bindings })).toEqual(r.memoryProfile({ bindings }));
+  const e = evaluateResult(data, bindings);
+  expect(e.values.Y999).toEqual([Math.floor(Math.fround(Math.fround(1006) * Math.fround(0.3)))]);
+  expect(e).toEqual(r.evaluate(bindings));
+  expect(reads).toBeLessThan(20 * n);
+});
