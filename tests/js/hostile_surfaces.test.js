@@ -3,6 +3,7 @@
 // generated here; README "Hostile input" lists the findings.
 import { init } from '../../js/index.js';
 import { evaluateResult } from '../../js/bindings.js';
+import { parseBindings } from '../../js/expr.js';
 import { memoryProfile, resultCost } from '../../js/cost.js';
 import { model, node, valueInfo } from './onnx_builder.js';
 
@@ -121,4 +122,14 @@ test('1,000 named sizes: cost, memoryProfile and evaluate at a binding read each
   expect(e.values.Y999).toEqual([Math.floor(Math.fround(Math.fround(1006) * Math.fround(0.3)))]);
   expect(e).toEqual(r.evaluate(bindings));
   expect(reads).toBeLessThan(20 * n);
+});
+
+test('parseBindings (--bind, the page\'s sizes box) splits name=value in linear time, as before', () => {
+  // A lazy regular expression took time quadratic in a run of spaces: 4 s for 40,000, minutes for these.
+  for (const text of [`a${' '.repeat(200000)}x`, `a${' '.repeat(200000)}=`, `${' '.repeat(200000)}:`]) {
+    expect(parseBindings(text).errors).toHaveLength(1);
+  }
+  const { map, errors } = parseBindings(`'a=b' = 2,c:3;  d  =  4*5, 'e f'=6\ng=1=2, h=, =3, i=(7)`);
+  expect([...map]).toEqual([['a=b', 2], ['c', 3], ['d', 20], ['e f', 6], ['i', 7]]);
+  expect(errors).toEqual(['"g=1=2" is not name=size', '"h=" is not name=value', '"=3" is not name=size']);
 });
