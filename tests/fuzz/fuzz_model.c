@@ -14,7 +14,9 @@
  *     with big weights are rewritten so; here every one is);
  *   - a status is a valid OsiStatus with a non-empty message when not OK;
  *   - write-back gives the same bytes whichever decoder ran, and those bytes
- *     decode again (any status but PARSE_ERROR).
+ *     decode again (any status but PARSE_ERROR);
+ *   - the cost model and the node attributes, asked of an OSI_OK result, are
+ *     byte-identical JSON from every decoder and the stream.
  * The option flags (value_info prefill, events, strict) and the stream's
  * chunking come from a hash of the input, so an input always replays the
  * same way.
@@ -96,6 +98,17 @@ static void check_result(OsiResult *r, const char *which) {
   }
 }
 
+/* What a result computes when asked (the cost model, the node attributes):
+ * the same whichever decoder read the bytes. */
+static void same_extras(OsiResult *a, OsiResult *b, const char *which) {
+  const char *ca = osi_result_cost_json(a), *cb = osi_result_cost_json(b);
+  FUZZ_ASSERT(ca && cb && ca[0] == '{' && strcmp(ca, cb) == 0, "cost JSON differs:\n  protobuf-c %s\n  %s %s",
+              ca ? ca : "(null)", which, cb ? cb : "(null)");
+  const char *ta = osi_result_attributes_json(a), *tb = osi_result_attributes_json(b);
+  FUZZ_ASSERT(ta && tb && strcmp(ta, tb) == 0, "attributes JSON differs:\n  protobuf-c %s\n  %s %s",
+              ta ? ta : "(null)", which, tb ? tb : "(null)");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint64_t h = 1469598103934665603ull;
   for (size_t i = 0; i < size; i++) h = (h ^ data[i]) * 1099511628211ull;
@@ -121,6 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (osi_result_status(a) == OSI_OK) {
     const char *ja = osi_result_json(a), *jb = osi_result_json(b);
     FUZZ_ASSERT(strcmp(ja, jb) == 0, "JSON differs:\n  protobuf-c %s\n  nanopb     %s", ja, jb);
+    same_extras(a, b, "nanopb");
   }
   osi_pbc_strip_always(1);
   OsiResult *stripped = osi_infer(data, size, flags | OSI_OPT_DECODER_PBC);
@@ -140,8 +154,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   check_result(s, "stream");
   FUZZ_ASSERT(osi_result_status(s) == osi_result_status(b), "stream %s vs nanopb %s",
               osi_status_name((OsiStatus)osi_result_status(s)), status_text(b));
-  if (osi_result_status(s) == OSI_OK)
+  if (osi_result_status(s) == OSI_OK) {
     FUZZ_ASSERT(strcmp(osi_result_json(s), osi_result_json(b)) == 0, "stream JSON differs");
+    same_extras(b, s, "stream");
+  }
   size_t ls = 1;
   FUZZ_ASSERT(osi_result_model(s, &ls) == NULL && ls == 0, "write-back from a stream");
   osi_result_delete(s);
