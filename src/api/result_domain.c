@@ -1,20 +1,65 @@
 /* The input domain of a result: see result_domain.h. */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/result_domain.h"
 #include "infer/facts.h"
 
+/* The graph inputs' symbols, in order of first appearance, each once: a
+ * set by name pointer (the store gives a symbol one name). Every one is
+ * listed, however many (past a fixed number, the ranges of the rest would
+ * be listed among the relations). */
 typedef struct Symbols {
-  const char *items[256];
-  int n;
+  const char **items;
+  int n, cap;
+  const char **slots; /* open addressing, cap * 2 of them */
 } Symbols;
+
+static size_t slot_of(const Symbols *syms, const char *name) {
+  size_t mask = (size_t)syms->cap * 2 - 1, at = ((uintptr_t)name >> 3) * 0x9E3779B97F4A7C15ull & mask;
+  while (syms->slots[at] && syms->slots[at] != name) at = (at + 1) & mask;
+  return at;
+}
+
+static int has_symbol(const Symbols *syms, const char *name) {
+  return syms->n > 0 && syms->slots[slot_of(syms, name)] == name;
+}
 
 static void note_symbol(const char *name, void *user) {
   Symbols *syms = user;
-  for (int i = 0; i < syms->n; i++)
-    if (strcmp(syms->items[i], name) == 0) return;
-  if (syms->n < (int)(sizeof syms->items / sizeof syms->items[0])) syms->items[syms->n++] = name;
+  if (has_symbol(syms, name)) return;
+  if (syms->n == syms->cap) {
+    int cap = syms->cap ? 2 * syms->cap : 64;
+    const char **items = realloc(syms->items, (size_t)cap * sizeof *items);
+    const char **slots = calloc((size_t)cap * 2, sizeof *slots);
+    if (!items || !slots) {
+      free(slots);
+      if (items) syms->items = items;
+      return; /* out of memory: the symbol is not listed */
+    }
+    free(syms->slots);
+    syms->items = items;
+    syms->slots = slots;
+    syms->cap = cap;
+    for (int i = 0; i < syms->n; i++) syms->slots[slot_of(syms, syms->items[i])] = syms->items[i];
+  }
+  syms->slots[slot_of(syms, name)] = name;
+  syms->items[syms->n++] = name;
+}
+
+/* The symbols of one fact, up to two (whether it has exactly one). */
+typedef struct FactSymbols {
+  const char *items[2];
+  int n;
+} FactSymbols;
+
+static void note_fact_symbol(const char *name, void *user) {
+  FactSymbols *one = user;
+  for (int i = 0; i < one->n; i++)
+    if (one->items[i] == name) return;
+  if (one->n < 2) one->items[one->n++] = name;
 }
 
 static void input_symbols(OsiExprStore *s, const OsiType *t, Symbols *syms, int depth) {
@@ -83,7 +128,7 @@ static void write_fact(OsiJson *j, OsiExprStore *s, const OsiRun *run, const Osi
 }
 
 void osi_json_domain(OsiJson *j, OsiExprStore *s, const OsiRun *run) {
-  Symbols syms = {.n = 0};
+  Symbols syms = {NULL, 0, 0, NULL};
   const OsiGraph *g = run->model ? run->model->graph : NULL;
   for (int i = 0; g && i < g->n_inputs; i++) input_symbols(s, g->inputs[i].type, &syms, 0);
   osi_json_raw(j, ",\"domain\":{\"symbols\":{");
@@ -116,16 +161,16 @@ void osi_json_domain(OsiJson *j, OsiExprStore *s, const OsiRun *run) {
     const OsiFact *q = osi_facts_item(run, i);
     /* A fact that gave a graph input's symbol its range is said there. */
     if (q->range) {
-      Symbols one = {.n = 0};
-      osi_expr_for_each_symbol(s, q->lhs, note_symbol, &one);
-      osi_expr_for_each_symbol(s, q->rhs, note_symbol, &one);
-      int input = 0;
-      for (int k = 0; k < syms.n && one.n == 1; k++) input |= strcmp(syms.items[k], one.items[0]) == 0;
-      if (input) continue;
+      FactSymbols one = {{NULL, NULL}, 0};
+      osi_expr_for_each_symbol(s, q->lhs, note_fact_symbol, &one);
+      osi_expr_for_each_symbol(s, q->rhs, note_fact_symbol, &one);
+      if (one.n == 1 && has_symbol(&syms, one.items[0])) continue;
     }
     if (!first) osi_json_raw(j, ",");
     first = 0;
     write_fact(j, s, run, q);
   }
   osi_json_raw(j, "]}");
+  free(syms.items);
+  free(syms.slots);
 }

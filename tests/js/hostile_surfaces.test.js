@@ -133,3 +133,23 @@ test('parseBindings (--bind, the page\'s sizes box) splits name=value in linear 
   expect([...map]).toEqual([['a=b', 2], ['c', 3], ['d', 20], ['e f', 6], ['i', 7]]);
   expect(errors).toEqual(['"g=1=2" is not name=size', '"h=" is not name=value', '"=3" is not name=size']);
 });
+
+// Section - The input domain (issue 28 item 3)
+
+test('the domain lists every graph input\'s symbol, however many (not the first 256, the rest as relations)', () => {
+  const n = 300;
+  const inputs = [], nodes = [], outputs = [];
+  for (let i = 0; i < n; i++) {
+    inputs.push({ name: `X${i}`, elemType: 'float', dims: [1, 1, `h${i}`] });
+    nodes.push({ op: 'MaxPool', inputs: [`X${i}`], outputs: [`Y${i}`], attrs: { kernel_shape: [3] } });
+    outputs.push(`Y${i}`);
+  }
+  for (const decoder of ['protobuf-c', 'nanopb']) {
+    const r = engine.inferShapes(model({ inputs, outputs, nodes }), { decoder });
+    const symbols = Object.keys(r.domain.symbols);
+    expect(symbols).toEqual(Array.from({ length: n }, (_, i) => `h${i}`)); // in order of appearance
+    expect(r.domain.symbols.h299).toMatchObject({ min: 2, minBy: { lhs: '2', relation: '<=', rhs: 'h299', nodeIndex: 299 } });
+    expect(r.domain.relations).toEqual([]);
+    expect(() => r.evaluate({ h299: 1 })).toThrow(/node 299 \(MaxPool\) requires 2 <= h299/);
+  }
+});
