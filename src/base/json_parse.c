@@ -69,7 +69,8 @@ static const char *parse_string(Parser *ps) {
     case 'f': out[k++] = '\f'; break;
     case 'u': {
       long u = escape_unit(q);
-      if (u < 0) return NULL;
+      /* A C string ends at NUL: "N\u0000M" would read as "N". */
+      if (u <= 0) return NULL;
       q += 4;
       long lo = u >= 0xD800 && u < 0xDC00 && q[1] == '\\' && q[2] == 'u' ? escape_unit(q + 2) : -1;
       if (lo >= 0xDC00 && lo < 0xE000) { /* a surrogate pair */

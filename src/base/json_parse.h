@@ -19,7 +19,8 @@ typedef struct OsiJsonValue {
   const char *const *keys;          /* OBJECT keys */
 } OsiJsonValue;
 
-/* NULL on malformed input or a nesting deeper than 64. */
+/* NULL on malformed input, a nesting deeper than 64, or a string holding
+ * U+0000 (its C string would end there). */
 const OsiJsonValue *osi_json_parse(OsiArena *arena, const char *text);
 /* Member of an object, or NULL. */
 const OsiJsonValue *osi_json_get(const OsiJsonValue *object, const char *key);

@@ -214,6 +214,10 @@ OsiStatus osi_custom_op_call(OsiOpCtx *ctx, const OsiCustomOp *op) {
     return osi_op_fail(ctx, OSI_ERR_UNSUPPORTED, "the custom shape function returned nothing");
   const OsiJsonValue *v = osi_json_parse(osi_op_arena(ctx), answer);
   free(answer);
+  if (!v)
+    return osi_op_fail(ctx, OSI_ERR_UNSUPPORTED,
+                       "the custom shape function's answer is not JSON the engine reads (malformed, nested "
+                       "deeper than 64, or a string holding U+0000, which no name or dim can hold)");
   const OsiJsonValue *err = osi_json_get(v, "error");
   if (err)
     return osi_op_fail(ctx, OSI_ERR_UNSUPPORTED, "the custom shape function failed: %s",

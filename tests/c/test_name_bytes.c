@@ -76,6 +76,9 @@ static void test_json_escapes(void) {
   CHECK(v && v->kind == OSI_JSON_STRING);
   if (v) CHECK_STR(v->string, "\xf0\x9f\x98\x80|\xff|\xed\xa0\x80x");
   CHECK(osi_json_parse(arena, "\"\\u12\"") == NULL);
+  /* U+0000: a C string would end there ("N\0M" read as "N"), so it is refused */
+  CHECK(osi_json_parse(arena, "[\"N\\u0000M\"]") == NULL);
+  CHECK(osi_json_parse(arena, "{\"a\\u0000b\":1}") == NULL);
   osi_arena_delete(arena);
 }
 

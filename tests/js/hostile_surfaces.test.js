@@ -153,3 +153,25 @@ test('the domain lists every graph input\'s symbol, however many (not the first 
     expect(() => r.evaluate({ h299: 1 })).toThrow(/node 299 \(MaxPool\) requires 2 <= h299/);
   }
 });
+
+// Section - Custom shape functions
+
+test('a shape function\'s answer holding U+0000 is refused, not cut at the NUL (N\\0M read as N)', () => {
+  const bytes = model({
+    opsets: [{ domain: '', version: 17 }, { domain: 'my', version: 1 }],
+    inputs: [{ name: 'X', elemType: 'float', dims: ['N'] }],
+    outputs: ['Y'],
+    nodes: [{ op: 'MyOp', domain: 'my', inputs: ['X'], outputs: ['Y'] }],
+  });
+  try {
+    for (const answer of [[{ elemType: 'float', dims: ['N\u0000M'] }], [{ elemType: 'float\u0000x', dims: [1] }]]) {
+      engine.registerShapeFunction('my', 'MyOp', () => answer);
+      const r = engine.inferShapes(bytes);
+      expect(r.getShape('Y')).toBeNull();
+      expect(r.diagnostics).toEqual([expect.objectContaining({ code: 'UNSUPPORTED_CASE',
+        message: expect.stringMatching(/the custom shape function's answer is not JSON the engine reads \(.*a string holding U\+0000/) })]);
+    }
+  } finally {
+    engine.clearShapeFunctions();
+  }
+});
