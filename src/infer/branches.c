@@ -101,6 +101,7 @@ static int fails_with(OsiOpCtx *ctx, int b, int n_out, const OsiType *const *typ
   uint64_t fresh = osi_expr_fresh_mark(s);
   int n_order = scope->n_order, before_join = run->values_before_join, joins = run->joins_seen;
   OsiStatus status = run->status;
+  int64_t visits = run->node_visits;
   run->flags &= ~(uint32_t)OSI_OPT_STRICT; /* a failure is what is looked for, not the end of the run */
   run->probing++;
   run->speculating++;
@@ -165,6 +166,8 @@ static int fails_with(OsiOpCtx *ctx, int b, int n_out, const OsiType *const *typ
     saved[i].entry->producer = saved[i].producer;
   }
   scope->n_order = n_order;
+  run->speculative_visits += run->node_visits - visits;
+  run->node_visits = visits;
   run->values_before_join = before_join;
   run->joins_seen = joins;
   run->status = status;
@@ -179,8 +182,12 @@ int osi_op_branch_that_runs(OsiOpCtx *ctx, int n_out, const OsiType *const *type
   if (!walk || run->probing || run->speculating || cond == OSI_EXPR_UNKNOWN) return -1;
   if (walk->order[walk->at] != ctx->node_index) return -1;
   int64_t rest = rest_nodes(walk);
-  /* Two runs of the rest, and the real one still to come. */
-  if (rest <= 0 || rest > MAX_SPECULATED_NODES || osi_op_visits_left(ctx) < 3 * rest + 16) return -1;
+  /* Two runs of the rest, within what the real run may still infer (the
+   * runs start from its count) and within the budget of such runs. */
+  int64_t left = osi_op_visits_left(ctx);
+  if (rest <= 0 || rest > MAX_SPECULATED_NODES || left < 2 * rest + 16 ||
+      run->speculative_visits + 2 * rest > run->node_visits + left)
+    return -1;
   /* The state of every value the runs define: this node's outputs and the rest's. */
   int n_saved = 0, cap_saved = 0;
   for (int k = walk->at; k < walk->graph->n_nodes; k++) cap_saved += walk->graph->nodes[walk->order[k]].n_outputs;

@@ -145,6 +145,11 @@ typedef struct OsiRun {
   /* Nodes inferred so far, function bodies and fixed-point rounds included,
    * and how many the run may infer (set when the top-level graph starts). */
   int64_t node_visits, max_node_visits;
+  /* Nodes the runs of If branches that cannot run inferred (branches.c):
+   * counted apart, with a budget of their own as large, so that trying them
+   * never leaves the real run short (nested Ifs each try the rest of their
+   * body, which holds the next). */
+  int64_t speculative_visits;
   /* Top-level values defined before the requirements last made two sizes
    * equal: the ones whose Broadcasts may reduce once inference ends. */
   int values_before_join, joins_seen;

@@ -196,3 +196,25 @@ test('a shape function\'s answer holding U+0000 is refused, not cut at the NUL (
     engine.clearShapeFunctions();
   }
 });
+
+test('Ifs nested 20 deep, each body with 10 Ifs whose branches do not merge: a valid model is never refused for its trial runs', () => {
+  // Each If tries the rest of its body, which holds the next level: the trials took the node visits
+  // the real run needed (LIMIT_EXCEEDED for this 45 KB model). They now have a budget of their own.
+  const level = (depth, tag) => {
+    const nodes = [floatConst(`r1_${tag}`, [2]), floatConst(`r2_${tag}`, [1, 2])];
+    for (let i = 0; i < 10; i++) {
+      nodes.push({ op: 'If', inputs: ['cond'], outputs: [`y${i}_${tag}`], attrs: { then_branch: { type: 'graph', value: { outputs: [`r1_${tag}`] } }, else_branch: { type: 'graph', value: { outputs: [`r2_${tag}`] } } } });
+      nodes.push({ op: 'Gemm', inputs: [`y${i}_${tag}`, `y${i}_${tag}`], outputs: [`g${i}_${tag}`], attrs: { transB: 1 } });
+    }
+    if (depth === 0) return { nodes, outputs: [`g0_${tag}`] };
+    nodes.push({ op: 'If', inputs: ['cond'], outputs: [`n_${tag}`], attrs: { then_branch: { type: 'graph', value: level(depth - 1, `${tag}t`) },
+      else_branch: { type: 'graph', value: { nodes: [floatConst(`z_${tag}`, [1, 2])], outputs: [`z_${tag}`] } } } });
+    return { nodes, outputs: [`n_${tag}`] };
+  };
+  const top = level(20, 'L');
+  const r = engine.inferShapes(model({ inputs: [{ name: 'X', elemType: 'float', dims: ['N'] }], outputs: top.outputs, nodes: [...openCondition, ...top.nodes] }));
+  // The first Ifs of the top level are decided (only else_branch lets the Gemm after them run).
+  expect(r.getShape('y0_L').dims).toEqual([1, 2]);
+  expect(r.getShape('g0_L').dims).toEqual([1, 1]);
+  expect(r.getShape('n_L').kind).toBe('tensor');
+});
