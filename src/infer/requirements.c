@@ -42,7 +42,23 @@ struct OsiKnown {
   OsiExpr *memo_keys, *memo_vals;
   size_t memo_cap, memo_count;
   int memo_joins;
+  /* Requirements found to hold (osi_requirements_add), valid while `gen`
+   * is what it was then: gen moves whenever the classes, bounds or
+   * bindings may have changed (a reset, a requirement recorded or
+   * contradicted). Every layer of a model checks the same sizes again (a
+   * 100k-node CNN checks 114k windows, of a handful of distinct sizes),
+   * and each check substituted, subtracted and looked up its operands.
+   * Made once a run has checked HOLDS_AFTER requirements (an export
+   * checks a few dozen). */
+  struct Held {
+    OsiExpr lhs, rhs;
+    uint32_t flags, gen;
+  } *holds;
+  uint32_t gen, checks;
 };
+
+#define HOLDS_SLOTS 256
+#define HOLDS_AFTER 64
 
 static size_t expr_slot(const OsiKnown *k, OsiExpr e) {
   size_t mask = k->nslots - 1, i = (size_t)(((uint64_t)e * 0x9e3779b97f4a7c15ull) >> 32) & mask;
@@ -259,6 +275,7 @@ static OsiReqVerdict apply(OsiKnown *k, OsiExprStore *s, OsiExpr lhs, OsiExpr rh
 }
 
 static void known_reset(OsiKnown *k) {
+  k->gen++;
   k->n = 0;
   k->nb = 0;
   k->joins = 0;
@@ -305,6 +322,13 @@ OsiReqVerdict osi_requirements_add(OsiRequirements *r, OsiExprStore *s, OsiArena
     if (!r->known) return OSI_REQ_HOLDS;
   }
   sync_known(r, s, path_of(q));
+  OsiKnown *k = r->known;
+  uint32_t flags = (uint32_t)(q->less_equal != 0) | (uint32_t)!(q->path && q->path[0]) << 1;
+  size_t at = (size_t)((((uint64_t)q->lhs << 32 | q->rhs) ^ flags) * 0x9e3779b97f4a7c15ull >> 56);
+  if (!k->holds && ++k->checks > HOLDS_AFTER) k->holds = calloc(HOLDS_SLOTS, sizeof *k->holds);
+  if (k->holds && k->holds[at].gen == k->gen && k->holds[at].lhs == q->lhs && k->holds[at].rhs == q->rhs &&
+      k->holds[at].flags == flags)
+    return OSI_REQ_HOLDS;
   if (r->count == r->cap) {
     int cap = r->cap ? r->cap * 2 : 16;
     OsiRequirement *items = realloc(r->items, (size_t)cap * sizeof *items);
@@ -312,7 +336,16 @@ OsiReqVerdict osi_requirements_add(OsiRequirements *r, OsiExprStore *s, OsiArena
     r->items = items;
     r->cap = cap;
   }
-  OsiReqVerdict v = apply(r->known, s, q->lhs, q->rhs, q->less_equal, !(q->path && q->path[0]), r->count, against);
+  OsiReqVerdict v = apply(k, s, q->lhs, q->rhs, q->less_equal, !(q->path && q->path[0]), r->count, against);
+  if (v == OSI_REQ_HOLDS && k->holds) {
+    k->holds[at].lhs = q->lhs;
+    k->holds[at].rhs = q->rhs;
+    k->holds[at].flags = flags;
+    k->holds[at].gen = k->gen;
+    return v;
+  }
+  if (v == OSI_REQ_HOLDS) return v;
+  k->gen++;
   if (v != OSI_REQ_RECORDED) return v;
   OsiRequirement *item = &r->items[r->count++];
   *item = *q;
@@ -428,6 +461,7 @@ void osi_requirements_free(OsiRequirements *r) {
     free(r->known->bind_origin);
     free(r->known->memo_keys);
     free(r->known->memo_vals);
+    free(r->known->holds);
     free(r->known);
   }
   free(r->items);
