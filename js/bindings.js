@@ -144,7 +144,7 @@ function collectSymbols(result) {
   for (const r of result.domain?.relations ?? []) texts.add(r.lhs).add(r.rhs);
   for (const s of Object.keys(result.domain?.symbols ?? {})) seen.add(s);
   for (const d of result.definitions ?? []) texts.add(d.expr);
-  const names = new Set((result.definitions ?? []).map((d) => d.name));
+  const names = new Set((result.definitions ?? []).map((d) => d.name)); // relations[i] defines the i-th
   for (const text of texts) for (const s of symbolsOf(text)) if (!names.has(s)) seen.add(s);
   return seen;
 }
@@ -219,7 +219,7 @@ function prepared(result) {
   // contradiction is reported at the relation that states it.
   // A named size (result.definitions) is its definition's value: a relation like the others, so that
   // sizes derived later give it a value too; one that has no value at these sizes only stays unbound.
-  const names = new Set((result.definitions ?? []).map((d) => d.name));
+  const names = new Set((result.definitions ?? []).map((d) => d.name)); // relations[i] defines the i-th
   const pair = (kind, says) => ([a, b]) => ({ kind, a, b, op: kind === 'bound' ? '<=' : '==', says });
   const fromRequirement = (kind) => (r) => ({ kind, a: r.lhs, b: r.rhs, op: r.relation, says: requiredBy(r), relation: r, oneOf: oneOfParts(r.lhs, r.relation, r.rhs) });
   const relations = [
@@ -260,9 +260,10 @@ const preparedOfResults = new WeakMap();
  * relation the sizes break, those they make false first, each group in the order equalities,
  * labels, upper bounds, requirements, the domain's other relations], broken: the same as { kind,
  * relation, sentence, why, values }, issues: the same for the demo page (js/../examples/web) }.
- * `relation` is the requirement (or domain relation) object itself for those kinds.
+ * `relation` is the requirement (or domain relation) object itself for those kinds. With
+ * `refuseNamesAs` (the start of the message), a named size given as a size is a TypeError.
  */
-export function resolveBindings(result, given) {
+export function resolveBindings(result, given, refuseNamesAs = null) {
   const { symbols, names, relations, bySymbol } = prepared(result);
   const env = new Map(given);
   const derived = [];
@@ -318,6 +319,7 @@ export function resolveBindings(result, given) {
     judged.add(i);
     for (const j of bySymbol.get(sym) ?? []) queue.push(j);
   }
+  if (refuseNamesAs !== null) refuseNamedSizes(names, relations, given, env, refuseNamesAs);
   // A relation these sizes make false comes before one they leave without a value (a Broadcast of
   // two sizes, a label no size meets): that one usually follows from the other.
   const rank = ([i, p]) => (p.falsified ? 0 : 1) * relations.length + i;
@@ -333,17 +335,50 @@ export function resolveBindings(result, given) {
   return { env, derived, unknown, unbound, problems: broken.map((p) => p.sentence), broken, issues };
 }
 
-/** A size given to result.evaluate: an integer >= 0 (number or BigInt), as a number when it is safe. */
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * A size given to result.evaluate: an integer >= 0 (number or BigInt) that an ONNX dim (int64) can
+ * hold, as a number when it is safe. Anything else is refused here, never evaluated to null dims.
+ */
 function checkedSize(name, v) {
+  const say = `onnx-shapes: evaluate: ${printSymbol(name)} =`;
   if (typeof v === 'bigint') {
-    if (v < 0n) throw new RangeError(`onnx-shapes: evaluate: ${printSymbol(name)} = ${v} is negative: a size is never`);
+    if (v < 0n) throw new RangeError(`${say} ${v} is negative: a size is never`);
+    if (v > INT64_MAX) throw new RangeError(`${say} ${v} is past int64 (2^63-1): no dim is`);
     return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
   }
-  if (typeof v !== 'number' || !Number.isSafeInteger(v)) {
-    throw new TypeError(`onnx-shapes: evaluate: ${printSymbol(name)} = ${String(v)} is not an integer size`);
+  if (typeof v !== 'number' || !Number.isInteger(v)) {
+    throw new TypeError(`${say} ${String(v)} is not an integer size`);
   }
-  if (v < 0) throw new RangeError(`onnx-shapes: evaluate: ${printSymbol(name)} = ${v} is negative: a size is never`);
+  if (v < 0) throw new RangeError(`${say} ${v} is negative: a size is never`);
+  if (v >= 2 ** 63) throw new RangeError(`${say} ${v} is past int64 (2^63-1): no dim is`);
+  if (!Number.isSafeInteger(v)) {
+    throw new TypeError(`${say} ${v} is past 2^53 as a number, which may have rounded it: give it as a BigInt`);
+  }
   return v;
+}
+
+/**
+ * Refuses a named size (result.definitions: floor_1 = Floor(1.5*h)) given as a size where its
+ * definition has no value (h has no size, given or derived): the name is no symbol, and a size for
+ * it alone gives dims at a value no size of its symbols may reach (Floor(1.5*h) is 8 for no h). One
+ * given with its symbols is checked as its definition says; one whose definition decides a symbol
+ * (size_2 = 2*N+1) derives it. `who` begins the message ('onnx-shapes: evaluate:').
+ */
+function refuseNamedSizes(names, relations, given, env, who) {
+  let index = null; // name -> its relation, made when one is given
+  for (const name of given.keys()) {
+    if (!names.has(name)) continue;
+    index ??= new Map(relations.filter((rel) => rel.definition).map((rel) => [rel.a, rel]));
+    const rel = index.get(name);
+    const v = valueOf(rel.cb, env);
+    if (typeof v === 'number' || typeof v === 'bigint') continue;
+    const expr = rel.b;
+    const of = symbolsOf(expr).filter((s) => !index.has(s) && !env.has(s));
+    throw new TypeError(`${who} ${printSymbol(name)} is a named size (${printSymbol(name)} = ${expr}), not a symbol: `
+      + `give the size${of.length === 1 ? '' : 's'} of ${of.length ? of.map(printSymbol).join(', ') : 'the symbols it is defined over'} instead`);
+  }
 }
 
 /** The given sizes as a Map (null and undefined entries are left out: no size). */
@@ -365,7 +400,7 @@ function givenSizes(bindings) {
 export function evaluateResult(result, bindings) {
   const given = givenSizes(bindings);
   const { names } = prepared(result);
-  const { env, derived, unknown, unbound, broken } = resolveBindings(result, given);
+  const { env, derived, unknown, unbound, broken } = resolveBindings(result, given, 'onnx-shapes: evaluate:');
   if (broken.length) {
     const p = broken[0];
     const more = broken.length > 1 ? ` (and ${broken.length - 1} more)` : '';

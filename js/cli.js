@@ -365,6 +365,10 @@ function bindSizes(result, given) {
   try {
     result.evaluate(given);
   } catch (err) {
+    // A size no dim can have, or a named size given as one: what the argument says is wrong.
+    if (err instanceof TypeError || err instanceof RangeError) {
+      throw new CliError(`--bind: ${err.message.replace(/^onnx-shapes: evaluate: /, '')}`, EXIT.USAGE);
+    }
     if (!(err instanceof RequirementError)) throw err;
     throw new CliError(`--bind: these sizes are impossible for this model: ${err.message}`, EXIT.USAGE);
   }

@@ -12,7 +12,7 @@
 // sums of the nodes' values, and the activation peak the maximum over the schedule of the live
 // bytes, computed here on numbers.
 import { bindDefinitions, evaluateDim } from './expr.js';
-import { resolveBindings } from './cli_bind.js';
+import { resolveBindings } from './bindings.js';
 
 const isNode = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
 const { ShapeInferenceError } = (await (isNode ? import('./errors.cjs') : import('./errors.js'))).default;
@@ -68,6 +68,8 @@ function givenSizes(bindings) {
   for (const [name, v] of entries) {
     const ok = typeof v === 'bigint' ? v >= 0n : Number.isSafeInteger(v) && v >= 0;
     if (!ok) throw new TypeError(`onnx-shapes: the size of ${name} must be an integer >= 0 (a number or BigInt), not ${String(v)}`);
+    // No dim holds it: counts at it would only be "not decided", as if no size were given.
+    if (typeof v === 'bigint' && v > INT64_MAX) throw new RangeError(`onnx-shapes: the size of ${name}, ${v}, is past int64 (2^63-1): no dim is`);
   }
   return new Map(entries);
 }
@@ -78,7 +80,7 @@ function givenSizes(bindings) {
  * BINDING_REJECTED naming it, as the command line's --bind reports it.
  */
 export function bindingsFor(result, bindings) {
-  const { env, problems } = resolveBindings(result, givenSizes(bindings));
+  const { env, problems } = resolveBindings(result, givenSizes(bindings), 'onnx-shapes: cost:');
   if (problems.length) {
     const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
     throw new ShapeInferenceError(`these sizes are impossible for this model: ${problems[0]}${more}`, { code: 'BINDING_REJECTED' });

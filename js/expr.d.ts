@@ -49,7 +49,8 @@ export function parseCached(src: string): DimExpr;
 /**
  * Evaluates a parsed expression (Python floor semantics for // and %, exact integers: a BigInt past
  * 2^53; float32 rounding after every float operation, which returns a number); null when a symbol
- * is unbound. @throws {RangeError} on division by zero, a Broadcast of two different sizes, an
+ * is unbound (a symbol bound past int64 has no value either). @throws {TypeError} when a symbol
+ * used is bound to anything but an integer (1.5, '3', NaN). @throws {RangeError} on division by zero, a Broadcast of two different sizes, an
  * integer (final or on the way) outside int64, or Floor/Ceil/Round/Trunc of NaN, an infinity or a
  * value outside int64.
  */
@@ -70,6 +71,7 @@ export function evalDim(dim: Dim, env: DimBindings): DimValue | null;
  * means nothing. `result.evaluate(bindings)` checks the sizes first (every requirement, relation and
  * dim) and names the first one they break (a RequirementError).
  * @throws {SyntaxError} when `dim` is a string that is not an expression.
+ * @throws {TypeError} when a symbol it uses is bound to anything but an integer.
  */
 export function evaluateDim(dim: Dim, bindings: DimBindings, definitions?: readonly DimDefinition[]): DimValue | null;
 

@@ -218,11 +218,19 @@ const ceilDiv = (a, b) => neg(floorDiv(neg(a), b));
 const imax = (args) => args.reduce((x, y) => (y > x ? y : x));
 const imin = (args) => args.reduce((x, y) => (y < x ? y : x));
 
-/** A bound symbol's value as the arithmetic takes it: a safe integer as a number, a bigger one as a BigInt. */
-function bound(v) {
+/**
+ * A bound symbol's value as the arithmetic takes it: a safe integer as a number, a bigger one as a
+ * BigInt (past int64: no value, as any integer there). Anything but an integer is a TypeError, never
+ * a value: 1.5 would give sizes no model has, and a string would be read as a number.
+ */
+function bound(name, v) {
   if (v === undefined || v === null) return null;
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
   if (typeof v === 'bigint') return fromBig(v);
-  return Number.isInteger(v) && !Number.isSafeInteger(v) ? fromBig(BigInt(v)) : v;
+  if (typeof v !== 'number' || !Number.isInteger(v)) {
+    throw new TypeError(`${printSymbol(name)} = ${String(v)} is not an integer: a dim is one`);
+  }
+  return fromBig(BigInt(v));
 }
 
 /** An integer past 2^53 rounded once to float32 (half to even), as C's (float) of an int64. */
@@ -265,7 +273,7 @@ export function evaluate(tree, env) {
     switch (e.k) {
       case 'int': return e.v;
       case 'float': return e.v;
-      case 'sym': return bound(get(e.v));
+      case 'sym': return bound(e.v, get(e.v));
       case 'neg': { const a = ev(e.a); return a === null ? null : e.float ? -fround(a) : neg(a); }
       case 'bin': {
         const a = ev(e.a); const b = ev(e.b);

@@ -620,6 +620,9 @@ export interface ShapeInferenceResult {
    * derive from them included, as the command line's --bind derives them).
    * @throws {ShapeInferenceError} 'NO_COST_MODEL' when inferred without { cost: true };
    *   'BINDING_REJECTED' when the bindings break one of the model's relations.
+   * @throws {TypeError} when a size is not an integer >= 0, or a named size of `definitions` is given
+   *   where its definition has no value (as evaluate).
+   * @throws {RangeError} when a size is past int64.
    */
   cost(options?: CostOptions): Cost;
   /**
@@ -653,8 +656,10 @@ export interface ShapeInferenceResult {
    * labels decide are derived (past_seq+seq == total_seq). A symbol without a size leaves the dims
    * that use it null.
    * @throws {RequirementError} naming the first relation these sizes break.
-   * @throws {TypeError} when `bindings` is not an object or Map, or a size is not an integer.
-   * @throws {RangeError} when a size is negative.
+   * @throws {TypeError} when `bindings` is not an object or Map, a size is not an integer (or is a
+   *   number past 2^53: give it as a BigInt), or a name is a named size of `definitions` whose
+   *   definition has no value at these sizes (bind the symbols it is defined over).
+   * @throws {RangeError} when a size is negative or past int64.
    */
   evaluate(bindings: DimBindings): Evaluation;
 }
