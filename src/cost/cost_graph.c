@@ -293,11 +293,41 @@ static OsiExpr loop_trips(Walk *w, const OsiNode *n, const OsiType *const *in, c
   return stays ? osi_expr_max(s, trips, osi_expr_const(s, 0)) : OSI_EXPR_UNKNOWN;
 }
 
+/* Why a count made of known parts came out UNKNOWN: a number past int64
+ * when every part is one, else an expression too large to hold. */
+static const char *too_large(const OsiExprStore *s, const OsiExpr *parts, int n) {
+  int64_t v;
+  for (int i = 0; i < n; i++)
+    if (!osi_expr_is_const(s, parts[i], &v)) return OSI_COST_WHY_TOO_LARGE;
+  return OSI_COST_WHY_INT64;
+}
+
 static Count times(OsiExprStore *s, OsiExpr k, Count c) {
   if (c.why) return c;
   Count r = {osi_expr_mul(s, k, c.macs), osi_expr_mul(s, k, c.flops), NULL};
-  if (r.macs == OSI_EXPR_UNKNOWN || r.flops == OSI_EXPR_UNKNOWN) r.why = OSI_COST_WHY_SHAPE;
+  OsiExpr parts[] = {k, c.macs, c.flops};
+  if (r.macs == OSI_EXPR_UNKNOWN || r.flops == OSI_EXPR_UNKNOWN) r.why = too_large(s, parts, 3);
   return r;
+}
+
+/* A rule's WHY_SHAPE when no size was missing: every input and output of
+ * the node is a tensor of known rank and dims (a missing optional input
+ * aside), so what did not fit is the count; NULL when a size is unknown. */
+static const char *count_too_large(const OsiExprStore *s, const OsiNode *n, const OsiType *const *in,
+                                   const OsiType *const *out) {
+  int all_numbers = 1;
+  for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
+    int is_in = k < n->n_inputs;
+    const OsiType *t = is_in ? in[k] : out[k - n->n_inputs];
+    if (is_in && !n->inputs[k][0]) continue;
+    if (!t || t->kind != OSI_KIND_TENSOR || t->rank < 0) return NULL;
+    for (int d = 0; d < t->rank; d++) {
+      int64_t v;
+      if (t->dims[d] == OSI_EXPR_UNKNOWN) return NULL;
+      if (!osi_expr_is_const(s, t->dims[d], &v)) all_numbers = 0;
+    }
+  }
+  return all_numbers ? OSI_COST_WHY_INT64 : OSI_COST_WHY_TOO_LARGE;
 }
 
 /* If, Loop, Scan, SequenceMap: their bodies. */
@@ -311,7 +341,8 @@ static Count bodies_cost(Walk *w, const char *path, int index, const OsiNode *n,
     if (!a || !b) return a ? x : y; /* the condition is decided: the branch taken */
     if (x.why || y.why) return x.why ? x : y;
     Count r = {osi_expr_max(s, x.macs, y.macs), osi_expr_max(s, x.flops, y.flops), NULL};
-    if (r.macs == OSI_EXPR_UNKNOWN || r.flops == OSI_EXPR_UNKNOWN) r.why = OSI_COST_WHY_SHAPE;
+    OsiExpr parts[] = {x.macs, y.macs, x.flops, y.flops};
+    if (r.macs == OSI_EXPR_UNKNOWN || r.flops == OSI_EXPR_UNKNOWN) r.why = too_large(s, parts, 4);
     return r;
   }
   if (!strcmp(n->op_type, "Loop")) {
@@ -371,7 +402,7 @@ static Count graph_cost(Walk *w, const OsiScopeLog *sc, int depth) {
     if (in != stack_in) free(in);
     if (out != stack_out) free(out);
   }
-  if (total.macs == OSI_EXPR_UNKNOWN || total.flops == OSI_EXPR_UNKNOWN) return not_counted("its body's counts are too large to express");
+  if (total.macs == OSI_EXPR_UNKNOWN || total.flops == OSI_EXPR_UNKNOWN) return not_counted("its body's counts add up past int64 (2^63-1) or to too large an expression");
   return total;
 }
 
@@ -400,6 +431,9 @@ static Count node_cost(Walk *w, const char *path, int index, const OsiNode *n, c
     c.macs = co.macs;
     c.flops = co.flops;
     c.why = co.macs == OSI_EXPR_UNKNOWN || co.flops == OSI_EXPR_UNKNOWN ? (co.why ? co.why : OSI_COST_WHY_SHAPE) : NULL;
+    /* (compared as text: the rules' files have their own copy of the literal) */
+    const char *why = c.why && !strcmp(c.why, OSI_COST_WHY_SHAPE) ? count_too_large(w->s, n, in, out) : NULL;
+    if (why) c.why = why;
     *elem = co.elem_type;
   }
   if (!*elem && n->n_outputs > 0 && out[0] && out[0]->kind == OSI_KIND_TENSOR)

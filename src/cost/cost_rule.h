@@ -87,8 +87,14 @@ void osi_cost_set_flops(const OsiCostIn *c, OsiCostOut *out, OsiExpr flops);
 const char *osi_cost_in_elem(const OsiCostIn *c, int i);
 const char *osi_cost_out_elem(const OsiCostIn *c, int o);
 
-/* The reasons a count is not known at a node (not the table's reasons). */
+/* The reasons a count is not known at a node (not the table's reasons).
+ * A rule says WHY_SHAPE whenever its count came out UNKNOWN; the walk
+ * (cost_graph.c) tells the other two apart when every size was known: the
+ * count itself did not fit, as a number (WHY_INT64) or as an expression. */
 #define OSI_COST_WHY_SHAPE "an input or output size it needs is not known"
+#define OSI_COST_WHY_INT64 "its count is past int64 (2^63-1), too large to count exactly"
+#define OSI_COST_WHY_TOO_LARGE \
+  "its count has no expression the engine can hold (a coefficient past int64, or too large an expression)"
 
 /* Section - Rules (cost_rules.c: pointwise, pooling, resize; cost_linalg.c:
  * the MAC-counting ops) */

@@ -134,9 +134,11 @@ void osi_cost_pool(const OsiCostIn *c, OsiCostOut *out) {
   const OsiAttr *k = osi_node_attr(c->node, "kernel_shape");
   if (!k || k->type != OSI_ATTR_INTS) return unknown(out, "it has no kernel_shape attribute");
   int64_t window = c->p[0];
-  for (size_t i = 0; i < k->n; i++)
-    if (k->ints[i] < 0 || __builtin_mul_overflow(window, k->ints[i], &window))
-      return unknown(out, "its kernel_shape is not a size");
+  for (size_t i = 0; i < k->n; i++) {
+    if (k->ints[i] < 0) return unknown(out, "its kernel_shape is not a size");
+    if (__builtin_mul_overflow(window, k->ints[i], &window))
+      return unknown(out, "its window (the product of kernel_shape) is past int64 (2^63-1)");
+  }
   per_element(c, out, osi_cost_out(c, 0), window);
 }
 

@@ -142,6 +142,12 @@ static const char *str(const OsiJsonValue *v) {
   return v && v->kind == OSI_JSON_STRING ? v->string : v && v->kind == OSI_JSON_NULL ? "null" : "?";
 }
 
+/* The reason of entry i of cost.uncounted ("?" when there is none). */
+static const char *uncounted_reason(const Cost *c, int i) {
+  const OsiJsonValue *u = c->cost ? osi_json_get(c->cost, "uncounted") : NULL;
+  return str(u && (size_t)i < u->n ? osi_json_get(&u->items[i], "reason") : NULL);
+}
+
 /* Section - Rules */
 
 static void test_conv(void) {
@@ -509,6 +515,50 @@ static void test_overflow_is_unknown(void) {
   /* 3037000500^2*4*K overflows int64: unknown, never wrapped */
   CHECK_STR(str(node(&c, 0, "macs")), "null");
   CHECK_INT(at(total(&c, "uncountedNodes"), ""), 1);
+  /* and the reason says so (it said a size was not known: every size is) */
+  CHECK_STR(uncounted_reason(&c, 0), OSI_COST_WHY_INT64);
+  cost_free(&c);
+
+  /* N*2^93: the coefficient does not fit, whatever N is */
+  b = builder_new(17);
+  builder_input(b, "a", "float[N,2147483648]");
+  builder_input(b, "b", "float[2147483648,2147483648]");
+  builder_node(b, "MatMul", "mm", "a", "b", "", "y", "");
+  builder_node(b, "Relu", "relu", "y", "", "z", "");
+  builder_output(b, "z", "float[*]");
+  c = cost_of(b);
+  CHECK_STR(str(node(&c, 0, "macs")), "null");
+  CHECK_STR(uncounted_reason(&c, 0), OSI_COST_WHY_TOO_LARGE);
+  CHECK_INT(at(node(&c, 1, "flops"), "N=2"), 2 * 2147483648LL);
+  cost_free(&c);
+
+  /* a Loop of 2^40 trips over a body of 2^30 FLOPs: each fits, the product does not */
+  b = builder_new(17);
+  builder_input(b, "x", "float[1073741824]");
+  builder_initializer_ints(b, "trips", 1, (int64_t[]){(int64_t)1 << 40});
+  builder_node(b, "Loop", "loop", "trips", "-", "x", "", "y", "");
+  builder_subgraph(b, "body");
+  builder_input(b, "i", "int64[]");
+  builder_input(b, "c_in", "bool[]");
+  builder_input(b, "h", "float[1073741824]");
+  builder_node(b, "Relu", "step", "h", "", "h2", "");
+  builder_node(b, "Identity", "keep", "c_in", "", "c_out", "");
+  builder_output(b, "c_out", "bool[]");
+  builder_output(b, "h2", "float[1073741824]");
+  builder_subgraph_end(b);
+  builder_output(b, "y", "float[*]");
+  c = cost_of(b);
+  CHECK_STR(uncounted_reason(&c, 0), OSI_COST_WHY_INT64);
+  cost_free(&c);
+
+  /* an unknown size is still said so */
+  b = builder_new(17);
+  builder_input(b, "a", "float[*]");
+  builder_input(b, "b", "float[4,4]");
+  builder_node(b, "MatMul", "mm", "a", "b", "", "y", "");
+  builder_output(b, "y", "float[*]");
+  c = cost_of(b);
+  CHECK_STR(uncounted_reason(&c, 0), OSI_COST_WHY_SHAPE);
   cost_free(&c);
 }
 
