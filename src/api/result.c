@@ -771,7 +771,10 @@ const char *osi_result_cost_json(OsiResult *self) {
     self->cost_done = 1;
     name_sizes(self); /* the names every other rendering prints */
     osi_expr_use_names(self->exprs, 1);
+    /* a count's factors print as its dims do alone: ((H+1)//2), not CeilDiv(H,2) */
+    osi_expr_print_factors_alone(self->exprs, 1);
     if (osi_cost_json(&self->cost, &self->run, &self->root) != 0) self->cost.failed = 1;
+    osi_expr_print_factors_alone(self->exprs, 0);
     osi_expr_use_names(self->exprs, 0);
   }
   return self->cost.failed || !self->cost.buf ? "" : self->cost.buf;

@@ -81,6 +81,7 @@ OsiExprStore *osi_expr_store_new(void) {
 void osi_expr_store_delete(OsiExprStore *s) {
   if (!s) return;
   expr_naming_free(s);
+  osi_expr_print_factors_alone(s, 0);
   if (s->strs)
     for (uint32_t i = 0; i < s->nnodes; i++) free(s->strs[i]);
   for (NameChunk *c = s->chunks, *next; c; c = next) {

@@ -210,6 +210,12 @@ uint32_t osi_expr_node_count(const OsiExprStore *s);
 int osi_expr_name_sizes(OsiExprStore *s, const OsiExpr *roots, size_t n);
 /* Turns printing with names on or off (off by default). */
 void osi_expr_use_names(OsiExprStore *s, int on);
+/* Turns on or off (off by default) printing every floor division that is a
+ * factor as it prints alone, in parentheses: 216*N*((H+1)//2), never
+ * 216*N*CeilDiv(H,2). The cost model's texts are products of dims that the
+ * shapes print alone ((H+1)//2); while on, texts are kept apart from the
+ * others (turning it off drops them), so no other text changes. */
+void osi_expr_print_factors_alone(OsiExprStore *s, int on);
 uint32_t osi_expr_definition_count(const OsiExprStore *s);
 const char *osi_expr_definition_name(const OsiExprStore *s, uint32_t i);
 OsiExpr osi_expr_definition_expr(const OsiExprStore *s, uint32_t i);

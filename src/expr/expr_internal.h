@@ -155,6 +155,11 @@ struct OsiExprStore {
   /* expr_naming.c: named derived sizes, printed as names while naming_on */
   ExprNaming *naming;
   int naming_on;
+  /* expr_print.c: while factors_alone (osi_expr_print_factors_alone), the
+   * texts by id (nalone of them), apart from strs and the named ones */
+  int factors_alone;
+  char **alone_strs;
+  uint32_t nalone;
   /* osi_expr_const's ids of the small constants (0 = not interned yet): a
    * shape rule makes a few on every node (pads, strides, 1), and a table
    * lookup is a hash, a probe and a compare per constant */

@@ -19,6 +19,9 @@
  *   INT64_MIN  (-9223372036854775807-1), so that every text parses back
  *   names      while names are in use (expr_naming.c), a named id prints
  *              as its name wherever it is printed as one unit
+ *   factors    with osi_expr_print_factors_alone on (the cost model's
+ *   alone      texts), a (N+d-1)//d factor prints as alone, in
+ *              parentheses: 4*((h+3)//4), as any other // factor
  * Every printed text parses back (osi_expr_parse) to the same id (with
  * names: once each name is replaced by its definition).
  */
@@ -119,7 +122,7 @@ static void put_factor(OsiExprStore *s, Buf *b, OsiExpr m) {
     puts_(b, name);
     return;
   }
-  if (put_ceildiv(s, b, m)) return;
+  if (!s->factors_alone && put_ceildiv(s, b, m)) return;
   if (is_divmod(s, m)) {
     expr_text_put(b, "(", 1);
     puts_(b, osi_expr_str(s, m));
@@ -260,9 +263,50 @@ char *expr_print_node(OsiExprStore *s, OsiExpr e) {
   return b.p;
 }
 
+void osi_expr_print_factors_alone(OsiExprStore *s, int on) {
+  if (!s || (on != 0) == s->factors_alone) return;
+  s->factors_alone = on != 0;
+  if (on) return;
+  for (uint32_t i = 0; i < s->nalone; i++) free(s->alone_strs[i]);
+  free(s->alone_strs);
+  s->alone_strs = NULL;
+  s->nalone = 0;
+}
+
+/* Where the text of e is kept while factors print alone (NULL: no memory). */
+static char **alone_slot(OsiExprStore *s, OsiExpr e) {
+  if (e >= s->nalone) {
+    uint32_t n = s->nalone;
+    while (n <= e) n = n == 0 ? (s->nnodes > e ? s->nnodes : e + 1) : n > UINT32_MAX / 2 ? e + 1 : 2 * n;
+    char **t = realloc(s->alone_strs, (size_t)n * sizeof *t);
+    if (!t) return NULL;
+    memset(t + s->nalone, 0, (size_t)(n - s->nalone) * sizeof *t);
+    s->alone_strs = t;
+    s->nalone = n;
+  }
+  return &s->alone_strs[e];
+}
+
 const char *osi_expr_str(OsiExprStore *s, OsiExpr e) {
   if (!s || e == OSI_EXPR_UNKNOWN || e >= s->nnodes) return "?";
   char **slot = &s->strs[e];
+  if (s->naming_on && s->factors_alone) {
+    const char *name = expr_name_of(s, e);
+    if (name) return name;
+  }
+  if (s->factors_alone) {
+    slot = alone_slot(s, e);
+    if (!slot) return "?";
+    if (*slot) return *slot;
+    char *t = expr_print_node(s, e);
+    slot = alone_slot(s, e); /* printing the children may have grown the slots */
+    if (!slot) {
+      free(t);
+      return "?";
+    }
+    *slot = t;
+    return t ? t : "?";
+  }
   if (s->naming_on) { /* expr_naming.c */
     const char *name = expr_name_of(s, e);
     if (name) return name;

@@ -1,7 +1,11 @@
 // Digests of everything a result gives, for checking that a speed change changed no result: run it
 // from two checkouts (each uses its own js/ and dist/) on the same models and diff the outputs.
 //
-//   node tests/bench/compare_results.mjs OUT.txt PATH...    (PATH: a .onnx file, or a folder searched for them)
+//   node tests/bench/compare_results.mjs [--cost] OUT.txt PATH...    (PATH: a .onnx file, or a folder searched for them)
+//
+// With --cost, the results are inferred with { cost: true } and the engine's cost JSON is printed
+// before anything else (its texts are printed apart: the shapes must not change), and each line ends
+// with `cost <SHA-256 of the cost model>`, so that a diff shows shape and cost changes apart.
 //
 // Each model is inferred with both decoders; one line per model and decoder holds the SHA-256 of
 // names(), every getShape of names(), the whole result as JSON (values, producers, nodes, subgraphs,
@@ -13,7 +17,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const [out, ...paths] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const withCost = args[0] === '--cost';
+const [out, ...paths] = withCost ? args.slice(1) : args;
 if (!out || !paths.length) {
   console.error('usage: node tests/bench/compare_results.mjs OUT.txt PATH...');
   process.exit(2);
@@ -39,12 +45,13 @@ function raw(bytes, flags) {
   const r = M._osi_infer_with(p, bytes.length, flags, 0) >>> 0;
   try {
     if (M._osi_result_status(r) !== 0) return `status ${M._osi_result_status(r)}`;
+    const cost = withCost ? ` cost ${sha(M.UTF8ToString(M._osi_result_cost_json(r)))}` : '';
     const len = M._malloc(8) >>> 0;
     const at = M._osi_result_packed(r, len) >>> 0;
     const H = M.HEAPU8; // after the call: memory may have grown
     const n = (H[len] | (H[len + 1] << 8) | (H[len + 2] << 16) | (H[len + 3] << 24)) >>> 0;
     M._free(len);
-    return `${sha(H.subarray(at, at + n))} ${sha(M.UTF8ToString(M._osi_result_json(r)))}`;
+    return `${sha(H.subarray(at, at + n))} ${sha(M.UTF8ToString(M._osi_result_json(r)))}${cost}`;
   } finally {
     M._osi_result_delete(r);
     M._free(p);
@@ -58,10 +65,11 @@ for (const file of paths.flatMap(files)) {
   for (const [decoder, flag] of Object.entries(DECODERS)) {
     let line;
     try {
-      const r = engine.inferShapes(bytes, { decoder });
+      const r = engine.inferShapes(bytes, { decoder, cost: withCost });
       const names = r.names();
       const shapes = JSON.stringify(names.map((n) => r.getShape(n)));
-      line = `${sha(JSON.stringify(names))} ${sha(shapes)} ${sha(JSON.stringify(r))} ${raw(bytes, flag)}`;
+      const { costModel, ...rest } = JSON.parse(JSON.stringify(r));
+      line = `${sha(JSON.stringify(names))} ${sha(shapes)} ${sha(JSON.stringify(rest))} ${raw(bytes, flag)}`;
     } catch (err) {
       line = `error ${err.code ?? ''} ${err.message}`;
     }

@@ -5,6 +5,9 @@
  * weights from declared dims (external data never read), the activation
  * schedule, and that asking for the cost changes nothing else.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "base/json_parse.h"
 #include "cost/cost_rule.h"
 #include "expr/expr.h"
@@ -562,6 +565,40 @@ static void test_overflow_is_unknown(void) {
   cost_free(&c);
 }
 
+/* Section - Printing */
+
+/* x -> Conv (stride 2) -> y [N,8,(H+1)//2,(W+1)//2] -> Flatten -> f [N,8*CeilDiv(H,2)*CeilDiv(W,2)] */
+static OsiResult *strided(void) {
+  Builder *b = builder_new(17);
+  builder_input(b, "x", "float[N,3,H,W]");
+  builder_initializer_shape(b, "w", 1, 4, (int64_t[]){8, 3, 3, 3}, 0);
+  builder_node(b, "Conv", "conv", "x", "w", "", "y", "");
+  builder_attr_ints(b, "pads", 4, (int64_t[]){1, 1, 1, 1});
+  builder_attr_ints(b, "strides", 2, (int64_t[]){2, 2});
+  builder_node(b, "Flatten", "flat", "y", "", "f", "");
+  builder_output(b, "f", "float[*]");
+  return builder_infer(b, 0, NULL);
+}
+
+static void test_factors_print_as_alone(void) {
+  /* The cost's factors print as the dims print alone (it printed
+   * 216*N*CeilDiv(H,2)*CeilDiv(W,2) next to shapes of (H+1)//2); the
+   * shapes' own texts are the same whichever is printed first. */
+  OsiResult *cost_first = strided(), *shapes_first = strided();
+  char *cost = strdup(osi_result_cost_json(cost_first));
+  const char *shapes = osi_result_json(cost_first);
+  const char *shapes2 = osi_result_json(shapes_first);
+  CHECK_STR(osi_result_cost_json(shapes_first), cost);
+  CHECK_STR(shapes, shapes2);
+  CHECK(strstr(cost, "\"216*N*((H+1)//2)*((W+1)//2)\"") != NULL);
+  CHECK(strstr(cost, "CeilDiv") == NULL);
+  CHECK(strstr(shapes, "\"(H+1)//2\"") != NULL);
+  CHECK(strstr(shapes, "\"8*CeilDiv(H,2)*CeilDiv(W,2)\"") != NULL);
+  free(cost);
+  osi_result_delete(cost_first);
+  osi_result_delete(shapes_first);
+}
+
 /* Section - The schedule */
 
 static void test_schedule(void) {
@@ -646,6 +683,7 @@ int main(void) {
   test_weights_external_and_sub_byte();
   test_batchnorm_statistics();
   test_overflow_is_unknown();
+  test_factors_print_as_alone();
   test_schedule();
   test_result_unchanged();
   TEST_MAIN_END();
