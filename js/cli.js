@@ -352,7 +352,7 @@ function printEvents(out, result, key, json) {
   // An event's detail quotes whole types and expressions: past the width it wraps, indented
   // under the event's own text.
   const width = outputWidth();
-  for (const line of eventLines(explained, (t) => formatType(t, (d) => d ?? '?'))) {
+  for (const line of eventLines(explained, (t) => formatType(t, (d) => d ?? '?'), result.definitions ?? [])) {
     for (const l of wrapLine(escapeControls(line), width, '      ')) out.line(l);
   }
 }

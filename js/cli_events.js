@@ -2,7 +2,7 @@
 // own events (seeded, set, declared, replaced), its producing node, and the constraints and
 // renames that mention a symbol of its shape; a constraint that was later rejected (a declared
 // name that would have restricted the inputs: ANCHOR_CONFLICT) says so.
-import { symbolsOf } from './expr.js';
+import { nameDefinitionsIn, symbolsOf } from './expr.js';
 
 /** "node 16 'kv_cache_k' (Concat) in loop/body/", or '' for an event of no node. */
 function nodeText(index, name, opType, path) {
@@ -68,8 +68,12 @@ export function explainValue(result, key) {
   return { value: key, type, producer, events };
 }
 
-/** The lines of --events: `present_key: float [...]`, then one line per event. */
-export function eventLines(explained, formatType) {
+/**
+ * The lines of --events: `present_key: float [...]`, then one line per event. The log is written
+ * before the result's sizes are named (`definitions`): its expressions are printed with the names
+ * the table prints (`w*floor_1`, not `w*Floor(1.5*h)`), and `where` lines define those used.
+ */
+export function eventLines(explained, formatType, definitions = []) {
   const lines = [`${explained.value}: ${formatType(explained.type)}`];
   const p = explained.producer;
   if (p) lines.push(`  produced by ${nodeText(p.index, p.name, p.opType, p.path)}`);
@@ -78,7 +82,17 @@ export function eventLines(explained, formatType) {
     const at = nodeText(e.nodeIndex, e.node, e.opType, e.path);
     const phrase = PHRASES[e.kind] ?? e.kind;
     const rejected = e.rejected ? ` (rejected: ${e.rejected})` : '';
-    lines.push(`  ${phrase}${at ? ` at ${at}` : e.path ? ` in ${e.path}` : ''}: ${e.detail}${rejected}`);
+    lines.push(`  ${phrase}${at ? ` at ${at}` : e.path ? ` in ${e.path}` : ''}: ${nameDefinitionsIn(e.detail, definitions)}${rejected}`);
   }
+  // the names the lines use, and those their definitions use, in the definitions' order
+  const used = new Set();
+  const words = new Set(lines.join(' ').match(/[A-Za-z_][A-Za-z0-9_]*/g));
+  for (let i = definitions.length - 1; i >= 0; i--) {
+    const { name, expr } = definitions[i];
+    if (!words.has(name) && !used.has(name)) continue;
+    used.add(name);
+    for (const s of symbolsOf(expr)) used.add(s);
+  }
+  for (const { name, expr } of definitions) if (used.has(name)) lines.push(`  where ${name} = ${expr}`);
   return lines;
 }

@@ -93,6 +93,21 @@ export function bindDefinitions<B extends DimBindings>(bindings: B, definitions:
 /** The expression with each name of `definitions` replaced by its definition in parentheses. */
 export function expandDefinitions<D extends Dim>(src: D, definitions: readonly DimDefinition[] | null | undefined): D;
 
+/**
+ * The inverse of expandDefinitions: `src` with every subterm whose value is, as integer arithmetic,
+ * a definition's expression (sums and products in any order, CeilDiv(a,d) as (a+d-1)//d) printed as
+ * that name, the rest of the text byte for byte (`w*Floor(1.5*h)` -> `w*floor_1`). For texts
+ * printed before the names were chosen (result.events). A number, null, a malformed string or one
+ * without such a subterm is returned as it is.
+ */
+export function nameDefinitions<D extends Dim>(src: D, definitions: readonly DimDefinition[] | null | undefined): D;
+
+/**
+ * nameDefinitions on each expression of a free text (an event's detail: every run without white
+ * space or brackets, split at its top-level commas, that parses); other words are kept.
+ */
+export function nameDefinitionsIn(text: string, definitions: readonly DimDefinition[] | null | undefined): string;
+
 /** The symbols of an expression, each name of `definitions` replaced by the symbols of its definition. */
 export function symbolsThrough(src: Dim, definitions: readonly DimDefinition[] | null | undefined): string[];
 

@@ -78,7 +78,14 @@ export function tokenize(src) {
  * operand are float; Floor/Ceil/Round/Trunc are integers; // % CeilDiv Broadcast need integers.
  */
 export function parse(src) {
-  const toks = tokenize(String(src));
+  return parseTokens(String(src), tokenize(String(src)), false);
+}
+
+/**
+ * parse() of `src`'s tokens; with `spans`, every node also has `from` and `to`, the tokens it spans
+ * ([from, to)), and a parenthesised one `outer`, the span with its parentheses.
+ */
+function parseTokens(src, toks, spans) {
   let p = 0;
   const peek = () => toks[p];
   const expect = (t) => {
@@ -87,6 +94,13 @@ export function parse(src) {
   };
   const typeError = (what) => new SyntaxError(`${what} needs integer operands in ${src}`);
   function primary() {
+    const start = p;
+    const e = primaryNode();
+    if (spans && e.from === undefined) { e.from = start; e.to = p; }
+    return e;
+  }
+  function primaryNode() {
+    const start = p;
     const tok = toks[p++];
     if (!tok) throw new SyntaxError(`unexpected end of ${src}`);
     if (tok.t === 'int') return { k: 'int', v: tok.v, float: false };
@@ -94,7 +108,12 @@ export function parse(src) {
     if (tok.t === 'sym') return { k: 'sym', v: tok.v, float: false };
     if (tok.t === 'op' && tok.v === '-') { const a = unary(); return { k: 'neg', a, float: a.float }; }
     if (tok.t === 'op' && tok.v === '+') return unary();
-    if (tok.t === '(') { const e = sum(); expect(')'); return e; }
+    if (tok.t === '(') {
+      const e = sum();
+      expect(')');
+      if (spans) e.outer = [start, p];
+      return e;
+    }
     if (tok.t === 'fn') {
       expect('(');
       const args = [sum()];
@@ -113,21 +132,25 @@ export function parse(src) {
   }
   function unary() { return primary(); }
   function product() {
+    const start = p;
     let e = unary();
     while (peek() && peek().t === 'op' && ['*', '//', '%', '/'].includes(peek().v)) {
       const op = toks[p++].v;
       const b = unary();
       if ((op === '//' || op === '%') && (e.float || b.float)) throw typeError(op);
       e = { k: 'bin', op, a: e, b, float: op === '/' || e.float || b.float };
+      if (spans) { e.from = start; e.to = p; }
     }
     return e;
   }
   function sum() {
+    const start = p;
     let e = product();
     while (peek() && peek().t === 'op' && (peek().v === '+' || peek().v === '-')) {
       const op = toks[p++].v;
       const b = product();
       e = { k: 'bin', op, a: e, b, float: e.float || b.float };
+      if (spans) { e.from = start; e.to = p; }
     }
     return e;
   }
@@ -513,4 +536,232 @@ export function symbolsThrough(src, definitions) {
     return out;
   };
   return through(src, 0);
+}
+
+// Section - Names in texts printed without them
+//
+// The event log is written while inference runs, before the names of the result's sizes are
+// chosen: its texts spell each named size out (`Floor(1.5*h)` where the dims print floor_1). The
+// functions below put the names back: every subterm of a text whose value is, as integer
+// arithmetic, the same expression as a definition's (its names expanded) is printed as that name.
+// Expressions are compared by a canonical form (sums and products of integers in any order and
+// grouping, constants folded, CeilDiv(a,d) as (a+d-1)//d), each distinct form a small number, so
+// a text and the definitions are each read once. The rest of a text is kept as it is, byte for byte.
+
+const namingTables = new WeakMap();
+
+/** The canonical forms of a result's definitions: { length, forms, named: form -> name, expansion: name -> form }. */
+function namingTable(definitions) {
+  let t = namingTables.get(definitions);
+  if (t && t.length === definitions.length) return t;
+  t = { length: definitions.length, forms: new Map(), monos: new Map(), named: new Map(), expansion: new Map() };
+  for (const { name, expr } of definitions) {
+    let form;
+    try {
+      form = canonicalForm(parse(expr), t);
+    } catch {
+      continue; // not an expression (hand-made data): no name for it
+    }
+    if (!t.named.has(form)) t.named.set(form, name);
+    if (!t.expansion.has(name)) t.expansion.set(name, form);
+  }
+  namingTables.set(definitions, t);
+  return t;
+}
+
+/** The number of canonical form `key` (the same key, the same number). */
+function formOf(t, key) {
+  let f = t.forms.get(key);
+  if (f === undefined) t.forms.set(key, (f = t.forms.size));
+  return f;
+}
+
+/** An integer linear combination { terms: Map(monomial form -> BigInt coefficient), c: BigInt }. */
+const combination = (c = 0n) => ({ terms: new Map(), c });
+const atomCombination = (mono) => ({ terms: new Map([[mono, 1n]]), c: 0n });
+
+/** The form of a combination: its one monomial when it is 1*m, else a sum's key. */
+function combinationForm(t, l) {
+  const entries = [...l.terms].filter(([, k]) => k !== 0n);
+  if (l.c === 0n && entries.length === 1 && entries[0][1] === 1n) return entries[0][0];
+  entries.sort((x, y) => x[0] - y[0]);
+  return formOf(t, `+${entries.map(([m, k]) => `${k}*${m}`).join(',')}|${l.c}`);
+}
+
+/** The monomial of the product of `factors` (atom forms, repeats kept). */
+function monomial(t, factors) {
+  if (factors.length === 1) return factors[0];
+  const sorted = [...factors].sort((x, y) => x - y);
+  const f = formOf(t, `*${sorted.join(',')}`);
+  t.monos.set(f, sorted);
+  return f;
+}
+
+/** The atoms a monomial is the product of. */
+const atomsOf = (t, m) => t.monos.get(m) ?? [m];
+
+/**
+ * The canonical form (a number) of tree `e`; with `visit`, called with each node and its form,
+ * children first. An integer sum or product chain is read as one (its inner nodes get no form).
+ */
+function canonicalForm(e, t, visit = null) {
+  const form = (x) => canonicalForm(x, t, visit);
+  let f;
+  if (!e.float && (e.k === 'int' || e.k === 'neg' || (e.k === 'bin' && (e.op === '+' || e.op === '-' || e.op === '*')))) {
+    f = combinationForm(t, linear(e, t, form));
+  } else if (e.k === 'float') {
+    f = formOf(t, `f${e.v}`);
+  } else if (e.k === 'sym') {
+    f = t.expansion.get(e.v) ?? formOf(t, `s${printSymbol(e.v)}`);
+  } else if (e.k === 'fn' && e.f === 'CeilDiv' && e.args[1].k === 'int' && BigInt(e.args[1].v) >= 1n) {
+    const d = BigInt(e.args[1].v);
+    const num = linear(e.args[0], t, form);
+    num.c += d - 1n;
+    f = formOf(t, `//${combinationForm(t, num)},${form(e.args[1])}`);
+  } else if (e.k === 'bin') {
+    f = formOf(t, `${e.float ? 'f' : ''}${e.op}${form(e.a)},${form(e.b)}`);
+  } else if (e.k === 'neg') {
+    f = formOf(t, `f-${form(e.a)}`);
+  } else if (e.k === 'fn') {
+    f = formOf(t, `${e.float ? 'f' : ''}${e.f}(${e.args.map(form).join(',')})`);
+  } else {
+    throw new SyntaxError('bad expression');
+  }
+  if (visit) visit(e, f);
+  return f;
+}
+
+/**
+ * The integer linear combination of tree `e`: a chain of + - * and negations read at once (without
+ * recursing along it), its other nodes through `form`.
+ */
+function linear(e, t, form) {
+  if (e.float) return atomCombination(form(e));
+  if (e.k === 'int') return combination(BigInt(e.v));
+  if (e.k === 'neg') return scaled(linear(e.a, t, form), -1n);
+  if (e.k === 'bin' && (e.op === '+' || e.op === '-')) {
+    // the chain a0 ± a1 ± ... (left-nested), walked without recursion along it
+    const parts = [];
+    let x = e;
+    while (x.k === 'bin' && (x.op === '+' || x.op === '-') && !x.float) {
+      parts.push([x.op === '-' ? -1n : 1n, x.b]);
+      x = x.a;
+    }
+    parts.push([1n, x]);
+    const out = combination();
+    for (let i = parts.length - 1; i >= 0; i--) addInto(out, scaled(linear(parts[i][1], t, form), parts[i][0]));
+    return out;
+  }
+  if (e.k === 'bin' && e.op === '*') {
+    const factors = [];
+    let x = e;
+    while (x.k === 'bin' && x.op === '*' && !x.float) {
+      factors.push(x.b);
+      x = x.a;
+    }
+    factors.push(x);
+    let coef = 1n;
+    const atoms = [];
+    let other = null; // a factor that is a sum of several terms: the product is kept as one atom
+    for (let i = factors.length - 1; i >= 0; i--) {
+      const l = linear(factors[i], t, form);
+      const entries = [...l.terms].filter(([, k]) => k !== 0n);
+      if (!entries.length) coef *= l.c;
+      else if (entries.length === 1 && l.c === 0n) { coef *= entries[0][1]; atoms.push(...atomsOf(t, entries[0][0])); }
+      else (other ??= []).push(combinationForm(t, l));
+    }
+    if (other) atoms.push(...other);
+    if (coef === 0n || !atoms.length) return combination(atoms.length ? 0n : coef);
+    const out = combination();
+    out.terms.set(monomial(t, atoms), coef);
+    return out;
+  }
+  return atomCombination(form(e));
+}
+
+function scaled(l, k) {
+  const out = combination(l.c * k);
+  for (const [m, c] of l.terms) out.terms.set(m, c * k);
+  return out;
+}
+
+function addInto(into, l) {
+  into.c += l.c;
+  for (const [m, c] of l.terms) into.terms.set(m, (into.terms.get(m) ?? 0n) + c);
+}
+
+/**
+ * Expression `src` with every subterm that one of `definitions` stands for printed as its name (the
+ * inverse of expandDefinitions: `w*Floor(1.5*h)` is `w*floor_1` where floor_1 = Floor(1.5*h)); the
+ * rest of the text as it is. A number, null, a text that is not an expression, or one without such a
+ * subterm is returned as it is.
+ */
+export function nameDefinitions(src, definitions) {
+  if (typeof src !== 'string' || !definitions?.length) return src;
+  const t = namingTable(definitions);
+  if (!t.named.size) return src;
+  let toks;
+  let tree;
+  try {
+    toks = tokenize(src);
+    tree = parseTokens(src, toks, true);
+  } catch {
+    return src;
+  }
+  const forms = new Map(); // node -> form
+  try {
+    canonicalForm(tree, t, (e, f) => forms.set(e, f));
+  } catch {
+    return src; // too deep to read
+  }
+  // where each token starts in src (tokenize skips only white space between them)
+  const at = [];
+  for (let i = 0, k = 0; k < toks.length; k++) {
+    while (/\s/.test(src[i])) i++;
+    at.push(i);
+    i += toks[k].s.length;
+  }
+  const cuts = []; // [from, to, name], outermost first, in order
+  const stack = [tree];
+  while (stack.length) {
+    const e = stack.pop();
+    const name = e.k !== 'sym' && forms.has(e) ? t.named.get(forms.get(e)) : undefined;
+    if (name !== undefined) {
+      const [a, b] = e.outer ?? [e.from, e.to];
+      cuts.push([at[a], at[b - 1] + toks[b - 1].s.length, printSymbol(name)]);
+      continue;
+    }
+    const kids = e.k === 'neg' ? [e.a] : e.k === 'bin' ? [e.a, e.b] : e.k === 'fn' ? e.args : [];
+    for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
+  }
+  if (!cuts.length) return src;
+  cuts.sort((x, y) => x[0] - y[0]);
+  let out = '';
+  let last = 0;
+  for (const [a, b, name] of cuts) {
+    out += src.slice(last, a) + name;
+    last = b;
+  }
+  return out + src.slice(last);
+}
+
+/**
+ * nameDefinitions on every expression of a free text such as an event's detail (`float[1,w*Floor(1.5*h)]`,
+ * `Min(x,1) -> 1 where ...`): each run of characters without white space or brackets, split at its
+ * top-level commas, that is an expression. Other words are kept as they are.
+ */
+export function nameDefinitionsIn(text, definitions) {
+  if (typeof text !== 'string' || !definitions?.length || !namingTable(definitions).named.size) return text;
+  return text.replace(/[^\s[\]]+/g, (run) => {
+    const parts = [];
+    let depth = 0;
+    let from = 0;
+    for (let i = 0; i < run.length; i++) {
+      if (run[i] === '(') depth++;
+      else if (run[i] === ')') depth--;
+      else if (run[i] === ',' && depth === 0) { parts.push(run.slice(from, i)); from = i + 1; }
+    }
+    parts.push(run.slice(from));
+    return parts.map((p) => nameDefinitions(p, definitions)).join(',');
+  });
 }

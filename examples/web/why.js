@@ -1,6 +1,6 @@
 // The "why this shape" panel: a value's producer, the event log of how its shape came to be, its
 // declared shape and verdict, its symbols with their constraints, diagnostics and readers.
-import { printSymbol, symbolsOf, symbolsThrough, tokenize } from '../../js/expr.js';
+import { nameDefinitionsIn, printSymbol, symbolsOf, symbolsThrough, tokenize } from '../../js/expr.js';
 import { esc, fmtInt, fmtBytes, hue, symChip, exprHTML } from './page_util.js';
 import { state, nodeIO, ioAt, consumersOf, KIND_SHORT, KIND_LABEL, DIAG_LEVEL, nodeAt, constraintHTML, valueLink, typeLine } from './page_data.js';
 import { ask } from './worker_client.js';
@@ -105,7 +105,9 @@ export function eventHTML(e) {
   const what = EVENT_TEXT[e.kind] ?? e.kind;
   const node = e.kind === 'set' || (e.kind === 'seed' && e.node)
     ? ` <span class="opname">${esc(e.opType || '')}</span> <span class="mono muted">${esc(e.node || '')}</span>` : '';
-  const lines = e.detail ? String(e.detail).split(/;\s+/).map((l) => `<span class="ev-line">${detailHTML(l)}</span>`).join('') : '';
+  // The log is written before the sizes are named: its expressions printed with the table's names.
+  const detail = e.detail ? nameDefinitionsIn(String(e.detail), state.result?.definitions) : '';
+  const lines = detail ? detail.split(/;\s+/).map((l) => `<span class="ev-line">${detailHTML(l)}</span>`).join('') : '';
   return `<li class="ev"><span class="badge ev-${esc(e.kind)}">${esc(e.kind)}</span> <span class="ev-what">${esc(what)}${node}</span>${lines ? `<div class="ev-detail">${lines}</div>` : ''}</li>`;
 }
 

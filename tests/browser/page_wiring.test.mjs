@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { matmulChain, writePieces } from '../js/big_model.js';
 import { model } from '../js/onnx_builder.js';
+import { floatSizeParts } from '../js/model_parts.js';
 import { test, ctx, waitReady, openPage, row } from './harness.mjs';
 
 // x -> Relu 're\u0001lu' -> 'a\u0001b' -> Mul with input '\u0001' -> 'w|\u0002,' -> Neg -> y. (A NUL
@@ -122,4 +123,36 @@ test('a file over 32 MiB is streamed (its weights unread) and shown like any oth
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('"Why this shape" prints the derivation with the named sizes the table shows (the log spells them out)', async () => {
+  // y = ConstantOfShape([Floor(1.5*h), w+Floor(1.5*h)]), y2 = Flatten(y): the table says floor_1;
+  // the event log, written before the names were chosen, says Floor(1.5*h).
+  const parts = floatSizeParts();
+  const bytes = model({
+    opset: 17,
+    inputs: [{ name: 'x', elemType: 'float', dims: ['h', 'w'] }],
+    outputs: ['y2'],
+    initializers: parts.initializers,
+    nodes: [
+      ...parts.nodes,
+      { op: 'Add', inputs: ['fi1', 'ws'], outputs: ['fw'] },
+      { op: 'Concat', inputs: ['fi1', 'fw'], outputs: ['shape'], attrs: { axis: 0 } },
+      { op: 'ConstantOfShape', inputs: ['shape'], outputs: ['y'] },
+      { op: 'Flatten', inputs: ['y'], outputs: ['y2'], attrs: { axis: 0 } },
+    ],
+  });
+  const page = await openPage();
+  ctx.page = page;
+  await page.setInputFiles('#file-input', { name: 'named.onnx', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
+  await waitReady(page, 'named.onnx');
+  assert.deepEqual((await row(page, 'y2')).dims, ['1', 'w*floor_1+floor_1*floor_1']);
+  await why(page, 'y2');
+  await page.waitForFunction(() => document.body.dataset.events === 'ready', null, { timeout: 60000 });
+  await page.waitForSelector('#d-how ol.events li');
+  const how = (await page.textContent('#d-how')).replace(/\s+/g, '');
+  assert.match(how, /SetbytheshaperuleofFlatten.*w\*floor_1\+floor_1\*floor_1/, how);
+  assert.doesNotMatch(how, /Floor\(/, how);
+  assert.deepEqual(page.errors, []);
+  await page.close();
 });

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { init } from '../../js/index.js';
-import { bindDefinitions, evaluateDim, expandDefinitions, symbolsThrough } from '../../js/expr.js';
+import { bindDefinitions, evaluateDim, expandDefinitions, nameDefinitions, nameDefinitionsIn, symbolsThrough } from '../../js/expr.js';
 import { REPO } from './helpers.js';
 import { model } from './onnx_builder.js';
 import { floatSizeParts } from './model_parts.js';
@@ -146,6 +146,68 @@ describe('result.definitions', () => {
       expect(at.nodes.find((n) => n.opType === 'Relu').flops).toBe(f * fw);
       expect(evaluateDim(r.cost().total.flops, bindings, r.definitions)).toBe(at.total.flops);
     }
+  });
+
+  test('the event log, written before the names are chosen, is printed with them (--events, the page)', () => {
+    // y2 = Flatten(ConstantOfShape([floor, floor + w])): the log's `set` of y2 spelled Floor(1.5*h)
+    // three times where the table prints floor_1.
+    const parts = floatSizeParts();
+    const bytes = model({
+      opset: 17,
+      inputs: [{ name: 'x', elemType: 'float', dims: ['h', 'w'] }],
+      outputs: ['y2'],
+      initializers: parts.initializers,
+      nodes: [
+        ...parts.nodes,
+        { op: 'Add', inputs: ['fi1', 'ws'], outputs: ['fw'] },
+        { op: 'Concat', inputs: ['fi1', 'fw'], outputs: ['shape'], attrs: { axis: 0 } },
+        { op: 'ConstantOfShape', inputs: ['shape'], outputs: ['y'] },
+        { op: 'Flatten', inputs: ['y'], outputs: ['y2'], attrs: { axis: 0 } },
+      ],
+    });
+    const r = engine.inferShapes(bytes, { events: true });
+    expect(r.definitions).toEqual([{ name: 'floor_1', expr: 'Floor(1.5*h)' }]);
+    expect(r.getShape('y2').dims).toEqual([1, 'w*floor_1+floor_1*floor_1']);
+    const set = r.events.find((e) => e.kind === 'set' && e.value === 'y2');
+    expect(set.detail).toBe('float[1,w*Floor(1.5*h)+Floor(1.5*h)*Floor(1.5*h)]');
+    expect(nameDefinitionsIn(set.detail, r.definitions)).toBe('float[1,w*floor_1+floor_1*floor_1]');
+    // every event's text: no name spelled out, and each expression's value unchanged
+    for (const e of r.events) {
+      const named = nameDefinitionsIn(e.detail, r.definitions);
+      expect(named).not.toContain('Floor(');
+      for (const piece of e.detail.match(/[^\s[\],]+/g) ?? []) {
+        const n = nameDefinitions(piece, r.definitions);
+        if (n === piece) continue;
+        for (const [h, w] of [[0, 0], [7, 3], [1001, 2]]) expect(evaluateDim(n, { h, w }, r.definitions)).toBe(evaluateDim(piece, { h, w }));
+      }
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'osi-events-names-'));
+    try {
+      const path = join(dir, 'named.onnx');
+      writeFileSync(path, bytes);
+      const out = spawnSync(process.execPath, [join(REPO, 'js', 'cli.js'), path, '--events', 'y2'], { encoding: 'utf8', timeout: 300_000 });
+      expect(out.status).toBe(0);
+      expect(out.stdout).toContain('set at node 11 (Flatten): float[1,w*floor_1+floor_1*floor_1]\n  where floor_1 = Floor(1.5*h)\n');
+      // --json is the log as recorded
+      const json = spawnSync(process.execPath, [join(REPO, 'js', 'cli.js'), path, '--events', 'y2', '--json'], { encoding: 'utf8', timeout: 300_000 });
+      expect(JSON.parse(json.stdout).events.find((e) => e.kind === 'set').detail).toBe(set.detail);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('nameDefinitions: a subterm equal to a definition as integer arithmetic is its name; the rest as it is', () => {
+    const defs = [{ name: 'floor_1', expr: 'Floor(1.5*h)' }, { name: 'size_2', expr: '16*CeilDiv(floor_1,32)' }, { name: 'size_3', expr: '(w+3)//4' }];
+    expect(nameDefinitions('16*CeilDiv(Floor(1.5*h),32)', defs)).toBe('size_2');
+    expect(nameDefinitions('16*((Floor(1.5*h)+31)//32)', defs)).toBe('size_2'); // CeilDiv(a,d) is (a+d-1)//d
+    expect(nameDefinitions('N*((3+w)//4)+Max(CeilDiv(w,4), 1)', defs)).toBe('N*size_3+Max(size_3, 1)');
+    expect(nameDefinitions('((w+3)//4)', defs)).toBe('size_3');
+    expect(nameDefinitions("'a b'+Floor(1.5 * h)", defs)).toBe("'a b'+floor_1");
+    for (const same of ['(w+2)//4', 'Floor(1.5*w)', 'h', '3', 'Floor(', '', 'w+3']) expect(nameDefinitions(same, defs)).toBe(same);
+    expect(nameDefinitions(7, defs)).toBe(7);
+    expect(nameDefinitions(null, defs)).toBe(null);
+    expect(nameDefinitionsIn("node 3 'Floor(1.5*h)' (Conv) requires 2 <= Floor(1.5*h)-1, [Floor(1.5*h),w]", defs))
+      .toBe("node 3 'Floor(1.5*h)' (Conv) requires 2 <= floor_1-1, [floor_1,w]");
   });
 
   test('a model without float sizes or long dims has none', () => {
