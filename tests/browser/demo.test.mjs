@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { waitReady, row, REPO, SHOTS, ctx, test, runTests, bindSizes } from './harness.mjs';
+import { waitReady, row, REPO, SHOTS, ctx, test, runTests, bindSizes, openPage } from './harness.mjs';
 
 // The ONNX backend test data (../shared, or OSI_SHARED_DIR): a missing file fails its test.
 const BACKEND = join(process.env.OSI_SHARED_DIR || join(REPO, '../shared'), 'onnx-backend');
@@ -71,6 +71,12 @@ test('tiny_decoder: filter with op: and sym: prefixes', async () => {
 });
 
 test('tiny_decoder: bindings make shapes concrete, with byte sizes and memory totals', async () => {
+  // Its own page with the model loaded (it passed only after the tests before it had loaded one:
+  // BROWSER_TESTS=bindings runs it alone); the flows after it go on with this page.
+  await page?.close();
+  page = await openPage();
+  await page.click('.example-card[data-example=tiny_decoder]');
+  await waitReady(page, 'tiny_decoder.onnx');
   await bindSizes(page, 'batch=2, seq=3, past_seq=5, total_seq=8');
   const pk = await row(page, 'present_key');
   assert.deepEqual(pk.dims, ['2', '4', '8', '16']);
