@@ -111,6 +111,48 @@ describe('control characters in names, types, dims and paths print escaped', () 
   });
 });
 
+test('invisible characters (a BOM, zero-width, soft hyphen, tags) print escaped in the table; --json keeps them', () => {
+  // Two names that differ by a character that prints as nothing looked the same in the table
+  // ('\ufeffx' and 'x'); JSON, read by programs, keeps every name as it is.
+  const BOM = '\ufeffx';
+  const ZW = 'y\u200bz';
+  const TAG = 'w\u{e0041}';
+  const SOFT = 'so\u00adft';
+  const dir = mkdtempSync(join(tmpdir(), 'osi-cli-bom-'));
+  try {
+    const path = join(dir, 'bom.onnx');
+    writeFileSync(path, Buffer.from(model({
+      inputs: [{ name: 'x', elemType: 'float', dims: ['N', 4] }, { name: BOM, elemType: 'float', dims: [`M\u2060`, 4] }],
+      outputs: [ZW, TAG, SOFT],
+      nodes: [
+        { op: 'Relu', inputs: ['x'], outputs: [ZW] },
+        { op: 'Relu', inputs: [BOM], outputs: [TAG] },
+        { op: 'Relu', name: 'n\ufeff', inputs: [BOM], outputs: [SOFT] },
+      ],
+    })));
+    const r = cli([path]);
+    expect(r.status).toBe(0);
+    const rows = r.stdout.split('\n');
+    expect(rows).toContainEqual(expect.stringMatching(/^\\ufeffx +float \['M\\u2060', 4\]$/));
+    expect(rows).toContainEqual(expect.stringMatching(/^y\\u200bz +Relu +float \[N, 4\]$/));
+    expect(rows).toContainEqual(expect.stringMatching(/^w\\u\{e0041\} +Relu +float \['M\\u2060', 4\]$/));
+    expect(rows).toContainEqual(expect.stringMatching(/^so\\xadft +Relu/));
+    expect(r.stdout).not.toMatch(/[\ufeff\u200b\u00ad\u2060]|\u{e0041}/u);
+    const ev = cli([path, '--events', SOFT]);
+    expect(ev.status).toBe(0);
+    expect(ev.stdout.split('\n')[0]).toBe("so\\xadft: float ['M\\u2060', 4]");
+    expect(ev.stdout).not.toMatch(/[\ufeff\u00ad\u2060]/u);
+    const j = cli([path, '--json']);
+    expect(j.status).toBe(0);
+    const values = JSON.parse(j.stdout).values;
+    for (const n of [BOM, ZW, TAG, SOFT]) expect(Object.keys(values)).toContain(n);
+    expect(values[TAG].dims).toEqual(["'M\u2060'", 4]); // quoted: not an identifier
+    expect(j.stdout).toContain(BOM); // as JSON.stringify writes it: the character itself
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('over --max-bytes, a FIFO is named by the path given', () => {
   const dir = mkdtempSync(join(tmpdir(), 'osi-cli-'));
   try {
