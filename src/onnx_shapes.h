@@ -192,6 +192,17 @@ OSI_API const uint8_t *osi_result_model(OsiResult *self, size_t *len);
 /** Frees the result and everything it owns. NULL-safe. */
 OSI_API void osi_result_delete(OsiResult *self);
 
+/**
+ * Counters of the work the run did, whatever its status, so that a test can
+ * bound work that once grew quadratically with the model without timing it
+ * (README "Hostile input"): OSI_WORK_NODE_VISITS, nodes inferred (function
+ * bodies and fixed-point rounds included); OSI_WORK_TRIAL_VISITS, nodes the
+ * trial runs after an If inferred; OSI_WORK_NODES_COUNTED, nodes looked at
+ * to count what follows an If. -1 for another `which` or a NULL result.
+ */
+enum { OSI_WORK_NODE_VISITS = 0, OSI_WORK_TRIAL_VISITS = 1, OSI_WORK_NODES_COUNTED = 2 };
+OSI_API double osi_result_work(const OsiResult *self, int which);
+
 OSI_API const char *osi_version(void);
 
 /* Section - Custom operators */

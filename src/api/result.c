@@ -793,6 +793,16 @@ const uint8_t *osi_result_model(OsiResult *self, size_t *len) {
   return self->model;
 }
 
+double osi_result_work(const OsiResult *self, int which) {
+  if (!self) return -1;
+  switch (which) {
+  case OSI_WORK_NODE_VISITS: return (double)self->run.node_visits;
+  case OSI_WORK_TRIAL_VISITS: return (double)self->run.speculative_visits;
+  case OSI_WORK_NODES_COUNTED: return (double)self->run.nodes_counted;
+  default: return -1;
+  }
+}
+
 void osi_result_delete(OsiResult *self) {
   if (!self) return;
   free(self->model);

@@ -42,15 +42,17 @@ typedef struct Saved {
 
 /* Nodes of g and of the graphs nested in it, counted up to `cap` (more
  * gives cap + 1): only whether a run fits MAX_SPECULATED_NODES matters. */
-static int64_t nodes_capped(const OsiGraph *g, int64_t cap, int depth) {
+static int64_t nodes_capped(const OsiGraph *g, int64_t cap, int depth, int64_t *looked) {
   int64_t n = g ? g->n_nodes : 0;
-  for (int i = 0; g && n <= cap && depth < 256 && i < g->n_nodes; i++)
+  for (int i = 0; g && n <= cap && depth < 256 && i < g->n_nodes; i++) {
+    ++*looked;
     for (int a = 0; n <= cap && !g->nodes[i].graph_free && a < g->nodes[i].n_attrs; a++) {
       const OsiAttr *at = &g->nodes[i].attrs[a];
-      if (at->type == OSI_ATTR_GRAPH) n += nodes_capped(at->g, cap - n, depth + 1);
+      if (at->type == OSI_ATTR_GRAPH) n += nodes_capped(at->g, cap - n, depth + 1, looked);
       for (size_t k = 0; at->type == OSI_ATTR_GRAPHS && n <= cap && k < at->n; k++)
-        n += nodes_capped(at->graphs[k], cap - n, depth + 1);
+        n += nodes_capped(at->graphs[k], cap - n, depth + 1, looked);
     }
+  }
   return n > cap ? cap + 1 : n;
 }
 
@@ -58,7 +60,7 @@ static int64_t nodes_capped(const OsiGraph *g, int64_t cap, int depth) {
  * MAX_SPECULATED_NODES + 1 (past it no run is tried); -1 out of memory.
  * Counted once per walk from its end, so that a graph of many Ifs costs
  * linear time, not the rest of the graph at each of them. */
-static int64_t rest_nodes(OsiWalk *w) {
+static int64_t rest_nodes(OsiRun *run, OsiWalk *w) {
   const int64_t cap = MAX_SPECULATED_NODES + 1;
   if (!w->rest) {
     w->rest = malloc(((size_t)w->graph->n_nodes + 1) * sizeof *w->rest);
@@ -66,14 +68,15 @@ static int64_t rest_nodes(OsiWalk *w) {
     int64_t n = 0;
     w->rest[w->graph->n_nodes] = 0;
     for (int k = w->graph->n_nodes - 1; k >= 0; k--) {
+      run->nodes_counted++;
       if (n < cap) {
         const OsiNode *node = &w->graph->nodes[w->order[k]];
         n++;
         for (int a = 0; n < cap && !node->graph_free && a < node->n_attrs; a++) {
           const OsiAttr *at = &node->attrs[a];
-          if (at->type == OSI_ATTR_GRAPH) n += nodes_capped(at->g, cap - n, 0);
+          if (at->type == OSI_ATTR_GRAPH) n += nodes_capped(at->g, cap - n, 0, &run->nodes_counted);
           for (size_t i = 0; at->type == OSI_ATTR_GRAPHS && n < cap && i < at->n; i++)
-            n += nodes_capped(at->graphs[i], cap - n, 0);
+            n += nodes_capped(at->graphs[i], cap - n, 0, &run->nodes_counted);
         }
         if (n > cap) n = cap;
       }
@@ -181,7 +184,7 @@ int osi_op_branch_that_runs(OsiOpCtx *ctx, int n_out, const OsiType *const *type
   OsiWalk *walk = scope->walk;
   if (!walk || run->probing || run->speculating || cond == OSI_EXPR_UNKNOWN) return -1;
   if (walk->order[walk->at] != ctx->node_index) return -1;
-  int64_t rest = rest_nodes(walk);
+  int64_t rest = rest_nodes(run, walk);
   /* Two runs of the rest, within what the real run may still infer (the
    * runs start from its count) and within the budget of such runs. */
   int64_t left = osi_op_visits_left(ctx);

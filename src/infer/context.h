@@ -150,6 +150,10 @@ typedef struct OsiRun {
    * never leaves the real run short (nested Ifs each try the rest of their
    * body, which holds the next). */
   int64_t speculative_visits;
+  /* Nodes looked at to count the rest of a graph after an If (branches.c):
+   * linear in the model's nodes (once a graph, saturated); a test reads it
+   * (osi_result_work) to bound the work of a graph of many Ifs. */
+  int64_t nodes_counted;
   /* Top-level values defined before the requirements last made two sizes
    * equal: the ones whose Broadcasts may reduce once inference ends. */
   int values_before_join, joins_seen;
