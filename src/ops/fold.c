@@ -10,8 +10,10 @@
  * the output's static shape from it (never recomputes it; NonZero, whose
  * shape is its content, is the exception) and fills in the content.
  */
+#include <stdint.h>
 #include <string.h>
 
+#include "base/thread_local.h"
 #include "ops/fold_internal.h"
 
 /* Section - Outputs */
@@ -661,7 +663,7 @@ static const FoldEntry FOLDS[] = {
     {"Xor", fold_elementwise, FB_XOR},
 };
 
-static const FoldEntry *find_fold(const char *op) {
+static const FoldEntry *search_fold(const char *op) {
   size_t lo = 0, hi = sizeof FOLDS / sizeof FOLDS[0];
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
@@ -671,6 +673,31 @@ static const FoldEntry *find_fold(const char *op) {
     else lo = mid + 1;
   }
   return NULL;
+}
+
+/* A model repeats a few op types over thousands of nodes that read a known
+ * content (a CNN's Conv and BatchNormalization read their weights: 114k
+ * lookups of two op types, each a binary search of six strcmp): the last
+ * answer for each op type's pointer is kept with a copy of the name, and a
+ * hit costs one strcmp. Per thread; an entry is used only when its name is
+ * op's, so the cache never changes an answer. */
+#define RECENT_FOLD_NAME 32
+
+static OSI_THREAD_LOCAL struct {
+  char op[RECENT_FOLD_NAME];
+  const FoldEntry *entry;
+} recent_folds[64];
+
+static const FoldEntry *find_fold(const char *op) {
+  size_t at = ((uintptr_t)op >> 3) & 63;
+  if (recent_folds[at].op[0] && !strcmp(recent_folds[at].op, op)) return recent_folds[at].entry;
+  const FoldEntry *e = search_fold(op);
+  size_t len = strlen(op);
+  if (len > 0 && len < RECENT_FOLD_NAME) {
+    memcpy(recent_folds[at].op, op, len + 1);
+    recent_folds[at].entry = e;
+  }
+  return e;
 }
 
 /* Section - Entry */
