@@ -383,13 +383,26 @@ function refuseNamedSizes(names, relations, given, env, who) {
 
 /** The given sizes as a Map (null and undefined entries are left out: no size). */
 function givenSizes(bindings) {
-  if (bindings === null || typeof bindings !== 'object') {
+  if (bindings === null || typeof bindings !== 'object' || Array.isArray(bindings)) {
     throw new TypeError('onnx-shapes: evaluate expects sizes as an object ({ batch: 1 }) or a Map');
   }
   const entries = bindings instanceof Map ? [...bindings] : Object.entries(bindings);
   const given = new Map();
-  for (const [name, v] of entries) if (v !== null && v !== undefined) given.set(name, checkedSize(name, v));
+  for (const [name, v] of entries) {
+    checkedName('onnx-shapes: evaluate:', name);
+    if (v !== null && v !== undefined) given.set(name, checkedSize(name, v));
+  }
   return given;
+}
+
+/**
+ * Refuses a Map key that is not a string (a symbol's name is one: a number or a Symbol was an
+ * internal TypeError, or ignored). `who` begins the message.
+ */
+export function checkedName(who, name) {
+  if (typeof name !== 'string') {
+    throw new TypeError(`${who} a size's name is a string (a symbol of the model), not ${typeof name === 'symbol' ? 'a Symbol' : `the ${typeof name} ${String(name)}`}`);
+  }
 }
 
 /**

@@ -12,7 +12,7 @@
 // sums of the nodes' values, and the activation peak the maximum over the schedule of the live
 // bytes, computed here on numbers.
 import { bindDefinitions, evaluateDim } from './expr.js';
-import { resolveBindings } from './bindings.js';
+import { checkedName, resolveBindings } from './bindings.js';
 
 const isNode = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
 const { ShapeInferenceError } = (await (isNode ? import('./errors.cjs') : import('./errors.js'))).default;
@@ -62,10 +62,11 @@ function needsCost(result, what) {
 
 /** `bindings` (an object or Map of name -> size) as a Map, checked: sizes are integers >= 0. */
 function givenSizes(bindings) {
-  const entries = bindings instanceof Map ? [...bindings] : bindings !== null && typeof bindings === 'object'
+  const entries = bindings instanceof Map ? [...bindings] : bindings !== null && typeof bindings === 'object' && !Array.isArray(bindings)
     ? Object.entries(bindings) : null;
   if (!entries) throw new TypeError('onnx-shapes: bindings must be an object or a Map of symbol -> size');
   for (const [name, v] of entries) {
+    checkedName('onnx-shapes: cost:', name);
     const ok = typeof v === 'bigint' ? v >= 0n : Number.isSafeInteger(v) && v >= 0;
     if (!ok) throw new TypeError(`onnx-shapes: the size of ${name} must be an integer >= 0 (a number or BigInt), not ${String(v)}`);
     // No dim holds it: counts at it would only be "not decided", as if no size were given.

@@ -90,7 +90,11 @@ export interface DimDefinition {
  */
 export function bindDefinitions<B extends DimBindings>(bindings: B, definitions: readonly DimDefinition[] | null | undefined): B;
 
-/** The expression with each name of `definitions` replaced by its definition in parentheses. */
+/**
+ * The expression with each name of `definitions` replaced by its definition in parentheses.
+ * @throws {RangeError} when an expansion would pass 2^20 characters (names that each use the one
+ *   before twice double at each).
+ */
 export function expandDefinitions<D extends Dim>(src: D, definitions: readonly DimDefinition[] | null | undefined): D;
 
 /**

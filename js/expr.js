@@ -487,7 +487,7 @@ function definitionTable(definitions) {
   const defs = new Map(definitions.map((d) => [d.name, d.expr]));
   // When each definition mentions only earlier names (as the engine writes them), what a name
   // stands for does not depend on where it is met, and is kept; otherwise (hand-made data, a
-  // cycle) it is found again at each call, as deep as there are definitions.
+  // cycle) it is found again at each call (a name met inside its own definition stands for itself).
   const seen = new Set();
   const ordered = definitions.every((d) => {
     const ok = symbolsOf(d.expr).every((sym) => !defs.has(sym) || seen.has(sym));
@@ -499,20 +499,66 @@ function definitionTable(definitions) {
   return table;
 }
 
+/** The longest expansion expandDefinitions makes: names that each use the one before twice double at each. */
+const MAX_EXPANSION = 1 << 20;
+
+/**
+ * What each name of the table stands for, found once per name (for a table of hand-made data out of
+ * order, once per call), without recursion: `leaf(sym)` is a symbol's own part, `combine(name,
+ * parts)` a name's from the parts of its definition's symbols in order. A name met again while its
+ * own definition is being read (a cycle) stands for itself.
+ */
+function throughNames(text, table, memo, leaf, combine, split) {
+  const { defs } = table;
+  const open = new Set();
+  const frame = (name, src) => ({ name, items: split(src), i: 0, parts: [] });
+  const stack = [frame(null, text)];
+  for (;;) {
+    const f = stack[stack.length - 1];
+    if (f.i === f.items.length) {
+      const value = combine(f.name, f.parts);
+      stack.pop();
+      if (f.name === null) return value;
+      open.delete(f.name);
+      memo.set(f.name, value);
+      const parent = stack[stack.length - 1];
+      parent.parts.push(value);
+      parent.i++;
+      continue;
+    }
+    const item = f.items[f.i];
+    const name = item.sym ?? null;
+    if (name !== null && defs.has(name) && !memo.has(name) && !open.has(name)) {
+      open.add(name);
+      stack.push(frame(name, defs.get(name)));
+      continue;
+    }
+    f.parts.push(name !== null && memo.has(name) ? memo.get(name) : leaf(item));
+    f.i++;
+  }
+}
+
 /**
  * The expression with every name of `definitions` replaced by its definition, parenthesised (the
  * expression without names, as it would print unnamed up to parentheses). A number or null is
- * returned as it is.
+ * returned as it is. Throws a RangeError when an expansion would pass 2^20 characters (a chain of
+ * names each using the one before twice doubles at each).
  */
 export function expandDefinitions(src, definitions) {
   if (typeof src !== 'string' || !definitions?.length) return src;
-  const { defs, expanded: done } = definitionTable(definitions);
-  const expand = (text, depth) => tokenize(text).map((tok) => {
-    if (tok.t !== 'sym' || !defs.has(tok.v) || depth >= defs.size) return tok.s;
-    if (!done.has(tok.v)) done.set(tok.v, `(${expand(defs.get(tok.v), depth + 1)})`);
-    return done.get(tok.v);
-  }).join('');
-  return expand(src, 0);
+  const table = definitionTable(definitions);
+  const split = (text) => tokenize(text).map((tok) => (tok.t === 'sym' ? { sym: tok.v, s: tok.s } : { s: tok.s }));
+  const join = (name, parts) => {
+    let text = name === null ? '' : '(';
+    for (const p of parts) {
+      text += p;
+      if (text.length > MAX_EXPANSION) {
+        throw new RangeError(`onnx-shapes: expandDefinitions: the expansion of ${name === null ? src.slice(0, 80) : printSymbol(name)} is longer than ${MAX_EXPANSION} characters`);
+      }
+    }
+    return name === null ? text : `${text})`;
+  };
+  return throughNames(src, table, table.expanded, (item) => item.s, join, split);
 }
 
 /**
@@ -521,21 +567,10 @@ export function expandDefinitions(src, definitions) {
  */
 export function symbolsThrough(src, definitions) {
   if (!definitions?.length) return symbolsOf(src);
-  const { defs, symbols: known } = definitionTable(definitions);
-  // the symbols `text` stands for, in order of first appearance
-  const through = (text, depth) => {
-    const out = [];
-    for (const sym of symbolsOf(text)) {
-      if (!defs.has(sym) || depth >= defs.size) {
-        if (!out.includes(sym)) out.push(sym);
-        continue;
-      }
-      if (!known.has(sym)) known.set(sym, through(defs.get(sym), depth + 1));
-      for (const x of known.get(sym)) if (!out.includes(x)) out.push(x);
-    }
-    return out;
-  };
-  return through(src, 0);
+  const table = definitionTable(definitions);
+  const split = (text) => symbolsOf(text).map((sym) => ({ sym }));
+  const union = (name, parts) => [...new Set(parts.flat())];
+  return throughNames(src, table, table.symbols, (item) => [item.sym], union, split);
 }
 
 // Section - Names in texts printed without them
@@ -554,7 +589,7 @@ const namingTables = new WeakMap();
 function namingTable(definitions) {
   let t = namingTables.get(definitions);
   if (t && t.length === definitions.length) return t;
-  t = { length: definitions.length, forms: new Map(), monos: new Map(), named: new Map(), expansion: new Map() };
+  t = { length: definitions.length, forms: new Map(), monos: new Map(), combos: new Map(), named: new Map(), expansion: new Map() };
   for (const { name, expr } of definitions) {
     let form;
     try {
@@ -585,7 +620,9 @@ function combinationForm(t, l) {
   const entries = [...l.terms].filter(([, k]) => k !== 0n);
   if (l.c === 0n && entries.length === 1 && entries[0][1] === 1n) return entries[0][0];
   entries.sort((x, y) => x[0] - y[0]);
-  return formOf(t, `+${entries.map(([m, k]) => `${k}*${m}`).join(',')}|${l.c}`);
+  const f = formOf(t, `+${entries.map(([m, k]) => `${k}*${m}`).join(',')}|${l.c}`);
+  if (!t.combos.has(f)) t.combos.set(f, l);
+  return f;
 }
 
 /** The monomial of the product of `factors` (atom forms, repeats kept). */
@@ -637,6 +674,12 @@ function canonicalForm(e, t, visit = null) {
  */
 function linear(e, t, form) {
   if (e.float) return atomCombination(form(e));
+  if (e.k === 'sym' && t.expansion.has(e.v)) {
+    // a name read in a sum or a product is its definition's terms, not one atom
+    const f = form(e);
+    const l = t.combos.get(f);
+    return l ? scaled(l, 1n) : atomCombination(f);
+  }
   if (e.k === 'int') return combination(BigInt(e.v));
   if (e.k === 'neg') return scaled(linear(e.a, t, form), -1n);
   if (e.k === 'bin' && (e.op === '+' || e.op === '-')) {

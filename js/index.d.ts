@@ -656,7 +656,8 @@ export interface ShapeInferenceResult {
    * labels decide are derived (past_seq+seq == total_seq). A symbol without a size leaves the dims
    * that use it null.
    * @throws {RequirementError} naming the first relation these sizes break.
-   * @throws {TypeError} when `bindings` is not an object or Map, a size is not an integer (or is a
+   * @throws {TypeError} when `bindings` is not an object or Map (an array is neither), a name is not
+   *   a string, a size is not an integer (or is a
    *   number past 2^53: give it as a BigInt), or a name is a named size of `definitions` whose
    *   definition has no value at these sizes (bind the symbols it is defined over).
    * @throws {RangeError} when a size is negative or past int64.

@@ -124,7 +124,8 @@ static void write_value(OsiJson *j, OsiExprStore *s, const OsiAttr *a) {
   switch (a->type) {
     case OSI_ATTR_INT: write_int(j, a->i); return;
     case OSI_ATTR_FLOAT: write_float(j, a->f); return;
-    case OSI_ATTR_STRING: osi_json_string(j, a->s ? a->s : ""); return;
+    /* its n bytes: a string attribute may hold NUL bytes (it was cut at the first) */
+    case OSI_ATTR_STRING: osi_json_string_n(j, a->s ? a->s : "", a->s ? a->n : 0); return;
     case OSI_ATTR_TENSOR: write_tensor(j, a->t, 0); return;
     case OSI_ATTR_SPARSE_TENSOR: write_tensor(j, a->t, 1); return;
     case OSI_ATTR_GRAPH: write_graph(j, a->g); return;

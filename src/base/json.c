@@ -43,10 +43,11 @@ static const unsigned char byte_class[256] = {
     2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
     2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
 
-void osi_json_string_body(OsiJson *j, const char *s) {
+void osi_json_string_body(OsiJson *j, const char *s) { osi_json_string_body_n(j, s, strlen(s)); }
+
+void osi_json_string_body_n(OsiJson *j, const char *s, size_t n) {
   /* One reservation for the worst case (every byte a 6-byte \u escape), then
    * a single pass that copies plain bytes straight into the buffer. */
-  size_t n = strlen(s);
   if (n > (SIZE_MAX - 8) / 6) {
     j->failed = 1;
     return;
@@ -88,6 +89,12 @@ void osi_json_string_body(OsiJson *j, const char *s) {
 void osi_json_string(OsiJson *j, const char *s) {
   append(j, "\"", 1);
   osi_json_string_body(j, s);
+  append(j, "\"", 1);
+}
+
+void osi_json_string_n(OsiJson *j, const char *s, size_t n) {
+  append(j, "\"", 1);
+  osi_json_string_body_n(j, s, n);
   append(j, "\"", 1);
 }
 

@@ -22,6 +22,9 @@ void osi_json_bytes(OsiJson *j, const void *bytes, size_t n); /* n bytes as they
  * bytes). */
 void osi_json_string(OsiJson *j, const char *s);
 void osi_json_string_body(OsiJson *j, const char *s); /* escaped, without the quotes */
+/* The same for the n bytes at s, NUL bytes included (written \u0000), s[n] being a NUL. */
+void osi_json_string_n(OsiJson *j, const char *s, size_t n);
+void osi_json_string_body_n(OsiJson *j, const char *s, size_t n);
 void osi_json_int(OsiJson *j, int64_t v);
 void osi_json_char(OsiJson *j, char c); /* one byte as is (',', '[', ...) */
 void osi_json_free(OsiJson *j);
