@@ -255,6 +255,14 @@ static int prove_le(OsiFacts *f, OsiExprStore *s, OsiExpr a, OsiExpr b) {
   return a == b || prove_nonpositive(f, s, osi_expr_sub(s, a, b));
 }
 
+int osi_facts_prove_le(OsiRun *run, OsiExpr a, OsiExpr b) {
+  OsiFacts *f = run->facts;
+  if (!f || a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN) return 0;
+  int n_why = f->n_why, r = prove_le(f, run->exprs, a, b);
+  f->n_why = n_why;
+  return r;
+}
+
 /* Section - Ranges from facts on one symbol */
 
 typedef struct OneSymbol {
@@ -684,4 +692,15 @@ const OsiType *osi_facts_output(OsiRun *run, const OsiType *t, const char *name,
   }
   if (!shared) add_sizes(run, name, t, run->cur_node, run->cur_path, 0);
   return t;
+}
+
+const OsiType *osi_facts_decide_late(OsiRun *run, const OsiType *t, const char *name) {
+  if (!t || !run->facts || plain(run->facts, t) || !osi_facts_active(run)) return t;
+  Refiner r;
+  r.run = run, r.f = run->facts, r.s = run->exprs, r.value = name, r.events = OSI_EVENTS_ON(run);
+  r.in = NULL, r.n_in = 0, r.n_seen = -1;
+  run->facts->explain = r.events;
+  const OsiType *out = refine_type(&r, t, 0, 0);
+  run->facts->explain = 0;
+  return out;
 }

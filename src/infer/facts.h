@@ -60,6 +60,15 @@ void osi_facts_add_input_sizes(OsiRun *run, const char *name, const OsiType *t, 
  * one of the inputs' was decided where it was made and is kept. */
 const OsiType *osi_facts_output(OsiRun *run, const OsiType *t, const char *name, const OsiType *const *in,
                                 int n_in);
+/* t (value `name`, inferred before some of the facts) with every Min/Max
+ * of its dims and integer content that the facts now decide replaced by
+ * the winner: at the end of the main graph, every fact holds wherever the
+ * model runs, those found after the value included. t itself when nothing
+ * changes. */
+const OsiType *osi_facts_decide_late(OsiRun *run, const OsiType *t, const char *name);
+/* 1 when a <= b wherever the facts so far hold (by the ranges, or a
+ * relation): a requirement it proves need not be recorded. */
+int osi_facts_prove_le(OsiRun *run, OsiExpr a, OsiExpr b);
 /* 1 when some fact gave a range or a relation (else refine changes nothing). */
 int osi_facts_active(const OsiRun *run);
 

@@ -499,6 +499,12 @@ OsiStatus osi_infer_graph(OsiContext *scope, const OsiGraph *g, int n_in,
   if (st == OSI_OK && !scope->parent && osi_requirements_join_any(&scope->run->requirements, scope->run->exprs))
     for (int i = 0; i < scope->run->values_before_join && i < scope->n_order; i++)
       scope->order[i]->type = reduce_type(scope->run, scope->order[i]->type, 0);
+  /* A fact found late (a requirement of a later node) decides the Min/Max
+   * formed before it: a pool over a window that may overhang its input
+   * gives Max((H+1)//4,1) until a later convolution needs H >= 11. */
+  for (int i = 0; st == OSI_OK && !scope->parent && i < scope->n_order; i++)
+    if (scope->order[i]->type && !scope->order[i]->is_initializer)
+      scope->order[i]->type = osi_facts_decide_late(scope->run, scope->order[i]->type, scope->order[i]->name);
   return st;
 }
 

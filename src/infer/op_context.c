@@ -195,6 +195,30 @@ static const char *what_text(OsiOpCtx *ctx, OsiWhat w, char *buf, size_t cap) {
   return buf;
 }
 
+/* e with the constant arguments of its outer Max (want_max) or Min that
+ * can never make c <= e (Max: those below c) or e <= c (Min: those above
+ * c) dropped: the requirement holds exactly where it holds of the rest,
+ * and reads (and bounds its symbols) without the clamp, as 3 <= (H+1)//4
+ * for 3 <= Max((H+1)//4,1). e itself when nothing is dropped or nothing
+ * would be left. */
+static OsiExpr without_clamps(OsiExprStore *s, OsiExpr e, int64_t c, int want_max) {
+  int is_max;
+  if (!osi_expr_is_minmax(s, e, &is_max) || is_max != want_max) return e;
+  OsiExpr rest = OSI_EXPR_UNKNOWN;
+  int dropped = 0;
+  for (int i = 0, n = osi_expr_arity(s, e); i < n; i++) {
+    OsiExpr x = osi_expr_arg(s, e, i);
+    int64_t k;
+    if (osi_expr_is_const(s, x, &k) && (want_max ? k < c : k > c)) {
+      dropped = 1;
+      continue;
+    }
+    rest = rest == OSI_EXPR_UNKNOWN ? x : want_max ? osi_expr_max(s, rest, x) : osi_expr_min(s, rest, x);
+    if (rest == OSI_EXPR_UNKNOWN) return e;
+  }
+  return dropped && rest != OSI_EXPR_UNKNOWN ? rest : e;
+}
+
 /* `worded`: the requirement's message, instead of one made of rule, wa and wb.
  * `one_of`: a requirement that a size is 1 or a constant (a == b is its
  * product form), else NULL. */
@@ -206,6 +230,9 @@ static OsiStatus require_as(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat 
   char ta[160], tb[160], what[400];
   int64_t ca, cb;
   const char *prefix = rule && rule[0] ? rule : "", *sep = rule && rule[0] ? ": " : "";
+  if (le && osi_expr_is_const(s, a, &ca)) b = without_clamps(s, b, ca, 1);
+  else if (le && osi_expr_is_const(s, b, &cb)) a = without_clamps(s, a, cb, 0);
+  if (a == b) return OSI_OK;
   /* Sizes are never negative: 0 (or less) <= a size always holds. */
   if (le && osi_expr_is_const(s, a, &ca) && ca <= 0 && osi_expr_max(s, b, osi_expr_const(s, 0)) == b) return OSI_OK;
   if (osi_expr_is_const(s, a, &ca) && osi_expr_is_const(s, b, &cb)) {
@@ -287,6 +314,8 @@ OsiStatus osi_op_require_le(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat 
                             OsiWhat wb) {
   return require(ctx, rule, a, wa, b, wb, 1);
 }
+
+int osi_op_known_le(OsiOpCtx *ctx, OsiExpr a, OsiExpr b) { return osi_facts_prove_le(ctx->scope->run, a, b); }
 
 static OsiExpr in_dim(const OsiOpCtx *ctx, int i, int d) {
   const OsiType *t = osi_in_ranked(ctx, i);

@@ -204,14 +204,15 @@ static OsiStatus window_op(OsiOpCtx *ctx, int x_in, int w_in, int b_in, int32_t 
   int n = x->rank - 2;
   OsiSpatial sp;
   OsiStatus st = osi_read_spatial(ctx, n, layout == NHWC ? w : NULL, &sp);
-  for (int i = 0; i < n && st == OSI_OK; i++) st = osi_window_require_fit(ctx, x_in, i + 1, &sp, i, w_in >= 0);
+  for (int i = 0; i < n && st == OSI_OK; i++) st = osi_window_require_fit(ctx, x_in, i + 1, &sp, i, w_in >= 0 ? OSI_WINDOW_CONV : OSI_WINDOW_POOL);
   if (st != OSI_OK) return st;
   OsiType *y = osi_out_tensor(ctx, 0, dtype, x->rank);
   if (!y) return OSI_OK;
   OsiExpr *d = osi_type_dims_mut(y);
   d[0] = x->dims[0];
   d[n + 1] = w_in < 0 ? x->dims[n + 1] : w ? w->dims[0] : OSI_EXPR_UNKNOWN;
-  for (int i = 0; i < n; i++) d[i + 1] = osi_window_dim(s, x->dims[i + 1], &sp, i);
+  for (int i = 0; i < n; i++)
+    d[i + 1] = w_in >= 0 ? osi_window_dim(s, x->dims[i + 1], &sp, i) : osi_pool_window_dim(ctx, x->dims[i + 1], &sp, i);
   return OSI_OK;
 }
 

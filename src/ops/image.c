@@ -490,7 +490,7 @@ OsiStatus osi_op_deform_conv(OsiOpCtx *ctx) {
   int n = rank - 2;
   OsiSpatial sp;
   OsiStatus st = osi_read_spatial(ctx, n, w, &sp);
-  for (int i = 0; i < n && st == OSI_OK; i++) st = osi_window_require_fit(ctx, 0, i + 2, &sp, i, 0);
+  for (int i = 0; i < n && st == OSI_OK; i++) st = osi_window_require_fit(ctx, 0, i + 2, &sp, i, OSI_WINDOW_FLOOR);
   if (st != OSI_OK) return st;
   OsiExpr *d = osi_type_dims_mut(y);
   d[0] = x && x->dims[0] != OSI_EXPR_UNKNOWN ? x->dims[0] : off ? off->dims[0] : OSI_EXPR_UNKNOWN;

@@ -151,7 +151,17 @@ OsiStatus osi_op_conv_transpose(OsiOpCtx *ctx) {
         if (st != OSI_OK) return st;
       }
     } else if (same) {
-      d[i + 2] = osi_expr_mul(s, x->dims[i + 2], osi_expr_const(s, sp.stride[i]));
+      /* in * stride, from pads of extent + output_padding - stride in all;
+       * onnxruntime takes no pads where that is negative (a kernel shorter
+       * than the stride): stride * (in - 1) + extent + output_padding. */
+      int64_t op = nop == n ? outpad[i] : 0;
+      if (sp.extent[i] < 0 || sp.extent[i] >= sp.stride[i] - op)
+        d[i + 2] = osi_expr_mul(s, x->dims[i + 2], osi_expr_const(s, sp.stride[i]));
+      else if (op == 0)
+        d[i + 2] = osi_transpose_window_dim(s, x->dims[i + 2], sp.stride[i], osi_expr_const(s, sp.extent[i]), 0,
+                                            osi_expr_const(s, 0));
+      else
+        d[i + 2] = OSI_EXPR_UNKNOWN; /* (not measured) */
     } else {
       /* The kernel may be W's symbolic dim: the formula is linear in it. */
       int64_t op = nop == n ? outpad[i] : 0;

@@ -136,6 +136,9 @@ OsiStatus osi_op_require_one_of(OsiOpCtx *ctx, const char *rule, OsiExpr x, int6
 /* Requires a <= b. */
 OsiStatus osi_op_require_le(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b,
                             OsiWhat wb);
+/* 1 when a <= b wherever the model runs, by what the node's graph has
+ * required so far (infer/facts.h): a requirement it proves adds nothing. */
+int osi_op_known_le(OsiOpCtx *ctx, OsiExpr a, OsiExpr b);
 /* Requires dim da of input ia == dim db of input ib; nothing when either
  * input's rank is unknown or too small. */
 OsiStatus osi_op_require_dims_eq(OsiOpCtx *ctx, const char *rule, int ia, int da, int ib, int db);

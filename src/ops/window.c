@@ -133,6 +133,56 @@ OsiExpr osi_window_dim(OsiExprStore *s, OsiExpr in, const OsiSpatial *sp, int i)
   return out;
 }
 
+/* x / stride rounded toward zero (stride >= 1), plus 1, as onnxruntime
+ * counts a pool's windows over a span x: x // stride + 1 where x >= 0,
+ * CeilDiv(x, stride) + 1 below: Max((x + stride) // stride,
+ * Min(CeilDiv(x + stride, stride), 1)), Max((x + stride) // stride, 1)
+ * where x > -stride is known (known 1), (x + stride) // stride where x >=
+ * 0 is (known 2). The facts decide the Min and the Max later where they
+ * can (infer/facts.h); this is for what they know of the input but not of
+ * the output's expression. */
+static OsiExpr trunc_div_plus_one(OsiExprStore *s, OsiExpr x, int64_t stride, int known) {
+  OsiExpr one = osi_expr_const(s, 1);
+  if (stride == 1) return osi_expr_add(s, x, one);
+  OsiExpr st = osi_expr_const(s, stride), up = osi_expr_add(s, x, st), steps = osi_expr_floordiv(s, up, st);
+  if (known == 2) return steps;
+  return osi_expr_max(s, steps, known == 1 ? one : osi_expr_min(s, osi_expr_ceildiv(s, up, st), one));
+}
+
+/* What the requirements so far say of a pool's span x = in + shift: 2
+ * when x >= 0 (the window fits), 1 when x > -stride, else 0. */
+static int span_known(OsiOpCtx *ctx, OsiExpr in, int64_t shift, int64_t stride) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  int64_t least;
+  if (__builtin_sub_overflow(0, shift, &least)) return 0;
+  if (osi_op_known_le(ctx, osi_expr_const(s, least), in)) return 2;
+  return stride > 1 && !__builtin_sub_overflow(least, stride - 1, &least) && osi_op_known_le(ctx, osi_expr_const(s, least), in);
+}
+
+OsiExpr osi_pool_window_dim(OsiOpCtx *ctx, OsiExpr in, const OsiSpatial *sp, int i) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  int64_t c, k = sp->kernel[i], stride = sp->stride[i], shift, dk;
+  if (in == OSI_EXPR_UNKNOWN || k < 1) return osi_window_dim(s, in, sp, i);
+  if (is_same(sp)) {
+    /* onnxruntime pads a SAME pool for the undilated kernel, (CeilDiv(in,
+     * stride) - 1) * stride + kernel - in, and then slides the dilated
+     * one: the span is (CeilDiv(in, stride) - 1) * stride - (kernel - 1)
+     * * (dilation - 1); with dilation 1 the output is CeilDiv(in, stride). */
+    if (sp->dilation[i] == 1) return osi_window_dim(s, in, sp, i);
+    if (__builtin_mul_overflow(k - 1, sp->dilation[i] - 1, &dk) || __builtin_add_overflow(dk, stride, &shift))
+      return OSI_EXPR_UNKNOWN;
+    OsiExpr st = osi_expr_const(s, stride);
+    OsiExpr span = osi_expr_sub(s, osi_expr_mul(s, osi_expr_ceildiv(s, in, st), st), osi_expr_const(s, shift));
+    if (!sp->ceil_mode) return trunc_div_plus_one(s, span, stride, 0);
+    return osi_expr_add(s, osi_expr_ceildiv(s, span, st), osi_expr_const(s, 1));
+  }
+  if (sp->ceil_mode || osi_expr_is_const(s, in, &c)) return osi_window_dim(s, in, sp, i);
+  int64_t pads = !strcmp(sp->auto_pad, "VALID") ? 0 : sp->pads[i];
+  if (__builtin_sub_overflow(pads, sp->extent[i], &shift)) return OSI_EXPR_UNKNOWN;
+  OsiExpr span = osi_expr_add(s, in, osi_expr_const(s, shift));
+  return trunc_div_plus_one(s, span, stride, span_known(ctx, in, shift, stride));
+}
+
 /* snprintf(buf, cap, "%s window along spatial dim %d", op, i) for i >= 0,
  * truncated alike, without snprintf: it runs for every window of every
  * node, and the text is read only if the requirement is kept or broken. */
@@ -149,40 +199,81 @@ static const char *window_rule(char *buf, size_t cap, const char *op, int i) {
   return buf;
 }
 
-OsiStatus osi_window_require_fit(OsiOpCtx *ctx, int x_in, int d, const OsiSpatial *sp, int i, int conv) {
+/* A symbolic spatial dim n of a window's input: onnxruntime refuses n = 0
+ * for a convolution with SAME padding, and for a pool unless the batch is
+ * empty too (an explicitly padded convolution at n = 0 is the window
+ * rule's: it runs where the pads hold the kernel). Nothing when the
+ * requirements so far already give n >= 1. */
+static OsiStatus require_nonempty(OsiOpCtx *ctx, int x_in, const OsiType *x, int d, const OsiSpatial *sp,
+                                  OsiWindowKind kind, const char *rule) {
   OsiExprStore *s = osi_op_exprs(ctx);
+  OsiExpr n = x->dims[d], one = osi_expr_const(s, 1), least;
+  int64_t c;
+  if (n == OSI_EXPR_UNKNOWN || (osi_expr_is_const(s, n, &c) && c >= 1)) return OSI_OK;
+  if (kind == OSI_WINDOW_CONV && !is_same(sp)) return OSI_OK;
+  if (kind == OSI_WINDOW_FLOOR) return OSI_OK;
+  if (kind == OSI_WINDOW_CONV) least = one;
+  else if (x->dims[0] == OSI_EXPR_UNKNOWN) return OSI_OK; /* n = 0 may be an empty batch's */
+  else least = osi_expr_min(s, x->dims[0], one);
+  if (osi_op_known_le(ctx, one, n)) return OSI_OK;
+  return osi_op_require_le(ctx, rule, least, OSI_WHAT(kind == OSI_WINDOW_CONV ? "1" : "1 (0 in an empty batch)"), n,
+                           OSI_DIM(x_in, d));
+}
+
+static OsiStatus require_window(OsiOpCtx *ctx, int x_in, const OsiType *x, int d, const OsiSpatial *sp, int i,
+                                OsiWindowKind kind, const char *rule);
+
+OsiStatus osi_window_require_fit(OsiOpCtx *ctx, int x_in, int d, const OsiSpatial *sp, int i, OsiWindowKind kind) {
   const OsiType *x = osi_in_ranked(ctx, x_in);
-  if (!x || d >= x->rank || is_same(sp)) return OSI_OK;
-  OsiExpr extent = osi_window_extent(s, sp, i);
-  if (extent == OSI_EXPR_UNKNOWN) return OSI_OK;
-  /* The least input the window fits: onnxruntime computes a convolution's
-   * output as (in + pads - extent) / stride + 1 rounded toward zero and
-   * refuses one below 1 (in float with explicit pads: in >= extent - pads;
-   * in integers for VALID: in >= extent - stride + 1); a pool's output,
-   * rounded toward zero (or up with ceil_mode), must not be negative:
-   * (in + pads - extent) / stride > -2, in >= extent - pads - 2 * stride + 1.
-   * On a symbolic input without ceil_mode the output is the floor form
-   * (osi_window_out), which agrees with rounding toward zero only where
-   * the window fits (in + pads >= extent) or overhangs by exactly one
-   * stride: in between, floor gives 0 outputs where onnxruntime gives 1.
-   * The requirement keeps the symbols where they agree (in >= extent -
-   * pads, or one less with stride 1), leaving out the tiny inputs whose
-   * window overhangs rather than giving them a wrong size. */
-  int valid = !strcmp(sp->auto_pad, "VALID");
-  int64_t pads = valid ? 0 : sp->pads[i], slack, strides = sp->stride[i], c;
-  int floor_form = !sp->ceil_mode && !osi_expr_is_const(s, x->dims[d], &c);
-  if (!conv && !floor_form && __builtin_mul_overflow(sp->stride[i], 2, &strides)) return OSI_OK;
-  if (!conv && !floor_form) strides -= 1;
-  if (conv && !valid) slack = pads;
-  else if (conv) slack = sp->stride[i] - 1;
-  else if (floor_form) slack = sp->stride[i] == 1 && pads < INT64_MAX ? pads + 1 : pads;
-  else if (__builtin_add_overflow(pads, strides, &slack)) return OSI_OK;
-  OsiExpr least = osi_expr_sub(s, extent, osi_expr_const(s, slack));
-  const char *what = conv || floor_form
-                         ? (conv && valid ? "the dilated kernel less stride - 1" : "the dilated kernel less the pads")
-                         : "the dilated kernel less the pads and a stride";
+  if (!x || d >= x->rank) return OSI_OK;
   char rule[96];
   window_rule(rule, sizeof rule, osi_op_type(ctx), i);
+  /* The window's bound first: n >= 1 is then often one of its facts. */
+  OsiStatus st = require_window(ctx, x_in, x, d, sp, i, kind, rule);
+  return st == OSI_OK ? require_nonempty(ctx, x_in, x, d, sp, kind, rule) : st;
+}
+
+/* The least input onnxruntime runs a window of spatial dim i over. */
+static OsiStatus require_window(OsiOpCtx *ctx, int x_in, const OsiType *x, int d, const OsiSpatial *sp, int i,
+                                OsiWindowKind kind, const char *rule) {
+  OsiExprStore *s = osi_op_exprs(ctx);
+  if (is_same(sp) && (kind != OSI_WINDOW_POOL || sp->dilation[i] == 1 || sp->kernel[i] < 1)) return OSI_OK;
+  if (is_same(sp)) {
+    /* A dilated SAME pool (osi_pool_window_dim) gives no negative output
+     * from CeilDiv(in, stride) >= m = CeilDiv(D - stride + 1, stride) on,
+     * D = (kernel - 1) * (dilation - 1): in >= (m - 1) * stride + 1. */
+    int64_t dk, stride = sp->stride[i], num, m, at_least;
+    if (__builtin_mul_overflow(sp->kernel[i] - 1, sp->dilation[i] - 1, &dk) || __builtin_sub_overflow(dk, stride - 1, &num))
+      return OSI_OK;
+    m = num > 0 ? num / stride + (num % stride != 0) : 0;
+    if (m <= 0 || __builtin_mul_overflow(m - 1, stride, &at_least) || __builtin_add_overflow(at_least, 1, &at_least))
+      return OSI_OK;
+    return osi_op_require_le(ctx, rule, osi_expr_const(s, at_least), OSI_WHAT("the least input without a negative output"),
+                             x->dims[d], OSI_DIM(x_in, d));
+  }
+  OsiExpr extent = osi_window_extent(s, sp, i);
+  if (extent == OSI_EXPR_UNKNOWN) return OSI_OK;
+  /* The least input onnxruntime runs (measured on every mode: README
+   * "Windows over tiny inputs"): a convolution's output,
+   * (in + pads - extent) / stride + 1, must be at least 1: in >= extent -
+   * pads (in >= extent for VALID); a pool's, rounded toward zero (or up
+   * with ceil_mode), must not be negative: (in + pads - extent) / stride >
+   * -2, in >= extent - pads - 2 * stride + 1 (osi_pool_window_dim gives
+   * the sizes in between, where the window overhangs its input).
+   * OSI_WINDOW_FLOOR (DeformConv): the floor form's own fit, in >= extent
+   * - pads (one less at stride 1), where floor agrees with rounding toward
+   * zero. */
+  int valid = !strcmp(sp->auto_pad, "VALID");
+  int64_t pads = valid ? 0 : sp->pads[i], slack, strides, c;
+  int floor_form = kind == OSI_WINDOW_FLOOR && !sp->ceil_mode && !osi_expr_is_const(s, x->dims[d], &c);
+  if (kind == OSI_WINDOW_CONV) slack = pads;
+  else if (floor_form) slack = sp->stride[i] == 1 && pads < INT64_MAX ? pads + 1 : pads;
+  else if (__builtin_mul_overflow(sp->stride[i], 2, &strides) || __builtin_add_overflow(pads, strides - 1, &slack))
+    return OSI_OK;
+  OsiExpr least = osi_expr_sub(s, extent, osi_expr_const(s, slack));
+  const char *what = kind == OSI_WINDOW_CONV ? (valid ? "the dilated kernel" : "the dilated kernel less the pads")
+                   : floor_form ? "the dilated kernel less the pads"
+                                : "the dilated kernel less the pads and 2 * stride - 1";
   return osi_op_require_le(ctx, rule, least, OSI_WHAT(what), x->dims[d], OSI_DIM(x_in, d));
 }
 
@@ -247,23 +338,32 @@ OsiStatus osi_conv_out(OsiOpCtx *ctx, int x_in, int w_in, int b_in, int32_t dtyp
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "input 'X' has rank %d; expected at least 2 ([N, C, ...])", x->rank);
   int n = x->rank - 2;
   int64_t group = 1, c;
-  /* onnxruntime refuses a convolution over an empty spatial dim (even with
-   * pads or SAME padding), and a pool over any empty dim but the batch. */
-  for (int i = 2; is_conv && i < x->rank; i++)
-    if (osi_expr_is_const(s, x->dims[i], &c) && c == 0)
-      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s: spatial dim %d of the input is 0; onnxruntime needs it positive",
-                         osi_op_type(ctx), i);
+  /* onnxruntime refuses a convolution over an empty spatial dim, unless
+   * its explicit pads hold the dilated kernel (checked once they are
+   * read), and a pool over any empty dim but the batch. */
+  int empty = 0, padded = !strcmp(osi_attr_str(ctx, "auto_pad", "NOTSET"), "NOTSET");
+  for (int i = 2; is_conv && i < x->rank && !empty; i++)
+    if (osi_expr_is_const(s, x->dims[i], &c) && c == 0) empty = i;
+  if (empty && !padded)
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s: spatial dim %d of the input is 0; onnxruntime needs it positive",
+                       osi_op_type(ctx), empty);
   OsiStatus st = is_conv ? check_conv_inputs(ctx, x_in, w_in, b_in, x, w, &group) : osi_refuse_empty_pool_input(ctx, x);
   OsiSpatial sp;
   if (st == OSI_OK) st = osi_read_spatial(ctx, n, w, &sp);
-  for (int i = 0; i < n && st == OSI_OK; i++) st = osi_window_require_fit(ctx, x_in, i + 2, &sp, i, is_conv);
+  for (int i = 2; st == OSI_OK && empty && i < x->rank; i++)
+    if (osi_expr_is_const(s, x->dims[i], &c) && c == 0 && (sp.extent[i - 2] < 0 || sp.pads[i - 2] < sp.extent[i - 2]))
+      return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s: spatial dim %d of the input is 0; onnxruntime needs it positive",
+                         osi_op_type(ctx), i);
+  for (int i = 0; i < n && st == OSI_OK; i++)
+    st = osi_window_require_fit(ctx, x_in, i + 2, &sp, i, is_conv ? OSI_WINDOW_CONV : OSI_WINDOW_POOL);
   if (st != OSI_OK) return st;
   OsiType *y = osi_out_tensor(ctx, 0, dtype, x->rank);
   if (!y) return OSI_OK;
   OsiExpr *d = osi_type_dims_mut(y);
   d[0] = x->dims[0];
   d[1] = is_conv ? (w ? w->dims[0] : OSI_EXPR_UNKNOWN) : x->dims[1];
-  for (int i = 0; i < n; i++) d[i + 2] = osi_window_dim(s, x->dims[i + 2], &sp, i);
+  for (int i = 0; i < n; i++)
+    d[i + 2] = is_conv ? osi_window_dim(s, x->dims[i + 2], &sp, i) : osi_pool_window_dim(ctx, x->dims[i + 2], &sp, i);
   return OSI_OK;
 }
 

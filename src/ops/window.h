@@ -33,13 +33,24 @@ OsiStatus osi_read_spatial(OsiOpCtx *ctx, int n, const OsiType *w, OsiSpatial *s
 /* Length of spatial dim i of a convolution or pooling window over `in`
  * (auto_pad, pads, dilation and ceil_mode of sp). */
 OsiExpr osi_window_dim(OsiExprStore *s, OsiExpr in, const OsiSpatial *sp, int i);
+/* osi_window_dim for a pool, as onnxruntime sizes it where that differs:
+ * the span divided rounding toward zero (a window that overhangs its
+ * input by less than a stride still gives one output), and SAME padding
+ * computed for the undilated kernel. Written as simply as the node's
+ * requirements so far allow. */
+OsiExpr osi_pool_window_dim(OsiOpCtx *ctx, OsiExpr in, const OsiSpatial *sp, int i);
 /* The dilated kernel extent (kernel - 1) * dilation + 1 of dim i, as a dim. */
 OsiExpr osi_window_extent(OsiExprStore *s, const OsiSpatial *sp, int i);
-/* Requires the window of spatial dim i to fit its input `in` (dim d of
- * input x_in, for messages): at least one output position for a
- * convolution (conv: onnxruntime refuses an empty one), none negative for
- * a pool. Symbolic `in`: a requirement on it. */
-OsiStatus osi_window_require_fit(OsiOpCtx *ctx, int x_in, int d, const OsiSpatial *sp, int i, int conv);
+/* Which rule a window's input size follows (osi_window_require_fit). */
+typedef enum OsiWindowKind {
+  OSI_WINDOW_POOL,  /* onnxruntime's pools: no output size below 0; n >= 1 unless the batch is empty */
+  OSI_WINDOW_CONV,  /* its convolutions: at least one output; n >= 1 with SAME padding */
+  OSI_WINDOW_FLOOR  /* the floor form's fit (osi_window_out) */
+} OsiWindowKind;
+/* Requires the input of the window of spatial dim i (dim d of input x_in)
+ * to be one onnxruntime runs, by `kind`; a constant breaking it fails the
+ * node, a symbolic one gets the requirement. */
+OsiStatus osi_window_require_fit(OsiOpCtx *ctx, int x_in, int d, const OsiSpatial *sp, int i, OsiWindowKind kind);
 
 /* onnxruntime's pools (windowed and global) refuse an input with an empty
  * dim unless the batch itself is empty. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "infer/context.h"
+#include "infer/facts.h"
 #include "infer/op_context.h"
 #include "ops/fold.h"
 #include "ops/op_registry.h"
@@ -375,6 +376,7 @@ const char *op_run(OpTest *t, const char *domain, const char *op, int opset, ...
   t->run.n_diags = 0;
   t->run.has_first_error = 0;
   osi_requirements_rollback(&t->run.requirements, 0);
+  osi_facts_rollback(&t->run, 0); /* (each run is a model of its own: no facts from the one before) */
   t->run.less_equal.count = 0;
   t->run.status = OSI_OK;
 

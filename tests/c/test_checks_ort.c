@@ -71,12 +71,23 @@ static void test_pool_rounding(OpTest *t) {
   op_attr_ints(t, "kernel_shape", 1, (int64_t[]){2});
   op_attr_ints(t, "strides", 1, (int64_t[]){2});
   CHECK_STR(op_run(t, "", "MaxPool", 12, "float[1,1,1]", NULL), "float[1,1,1]");
-  /* A symbolic input keeps the floor form, required where it agrees with
-   * rounding toward zero: H = 2..4 would give 0 windows where onnxruntime gives 1. */
+  /* A symbolic input: rounded toward zero too, (H - 5) / 3 + 1 windows,
+   * 0 at H = 1 and 2, 1 at H = 3..7 (floor would give 0 at 3 and 4), 2 at
+   * 8; onnxruntime runs from H = 1 (an empty input only in an empty batch). */
   op_attr_ints(t, "kernel_shape", 1, (int64_t[]){5});
   op_attr_ints(t, "strides", 1, (int64_t[]){3});
-  CHECK_STR(op_run(t, "", "MaxPool", 12, "float[1,1,H]", NULL), "float[1,1,(H+1)//3-1]");
-  CHECK_STR(op_requirements(t), "5 <= H");
+  CHECK_STR(op_run(t, "", "MaxPool", 12, "float[1,1,H]", NULL), "float[1,1,Max(Min(H//3,1),(H+1)//3-1)]");
+  CHECK_STR(op_requirements(t), "1 <= H");
+  CHECK(op_requirements_hold(t, "H", 1) && !op_requirements_hold(t, "H", 0));
+  op_attr_ints(t, "kernel_shape", 1, (int64_t[]){5});
+  op_attr_ints(t, "strides", 1, (int64_t[]){3});
+  CHECK_STR(op_run(t, "", "MaxPool", 12, "float[N,1,H]", NULL), "float[N,1,Max(Min(H//3,1),(H+1)//3-1)]");
+  CHECK_STR(op_requirements(t), "Min(N,1) <= H");
+  /* Kernel 7, stride 2: (H - 7) / 2 + 1 is -1 up to H = 3. */
+  op_attr_ints(t, "kernel_shape", 1, (int64_t[]){7});
+  op_attr_ints(t, "strides", 1, (int64_t[]){2});
+  op_run(t, "", "MaxPool", 12, "float[1,1,H]", NULL);
+  CHECK_STR(op_requirements(t), "4 <= H");
 }
 
 static void test_normalizations(OpTest *t) {

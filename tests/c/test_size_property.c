@@ -140,30 +140,20 @@ static Ref conv_ref(i128 in, const i128 *p) {
 }
 
 /* onnxruntime's pool output: (in + pads - extent) / stride + 1 rounded
- * toward zero (C division), or up with ceil_mode; refused below 0. On a
- * symbolic input the engine keeps the floor form, which agrees with it
- * where the window fits or overhangs by exactly a stride, and requires
- * that (pool_floor_ref). */
-static Ref pool_ref_rounded(i128 in, const i128 *p, int toward_zero) {
+ * toward zero (C division), or up with ceil_mode; refused below 0, and on
+ * an empty input unless the batch is empty too (it is 1 here). */
+static Ref pool_ref(i128 in, const i128 *p) {
   Ref r = {0, window_attrs_valid(p), window_exotic(p)};
   if (!r.valid) return r;
   i128 num = in + p[0] + p[1] - ((p[4] - 1) * p[3] + 1);
-  i128 out = (p[5] ? ceil_div(num, p[2]) : toward_zero ? num / p[2] : floor_div(num, p[2])) + 1;
+  i128 out = (p[5] ? ceil_div(num, p[2]) : num / p[2]) + 1;
   if (p[5] && (out - 1) * p[2] >= in + p[0]) out -= 1;
-  r.valid = out >= 0;
-  /* The floor form is promised only where it is onnxruntime's size, and
-   * required by one bound: not where the window overhangs by less than a
-   * stride (floor 0, onnxruntime 1), nor, past stride 1, by a whole stride
-   * (both 0, but no single bound keeps it and leaves the others out). */
-  if (!toward_zero && !p[5] && num < 0 && !(p[2] == 1 && num == -1)) r.valid = 0;
+  r.valid = out >= 0 && in >= 1;
   r.out = out;
   /* A last window dropped from the end padding is left unknown by the engine. */
   r.exotic |= p[5] && p[1] >= (p[4] - 1) * p[3] + 1;
   return r;
 }
-
-static Ref pool_ref(i128 in, const i128 *p) { return pool_ref_rounded(in, p, 1); }
-static Ref pool_floor_ref(i128 in, const i128 *p) { return pool_ref_rounded(in, p, 0); }
 
 static Ref conv_transpose_ref(i128 in, const i128 *p) {
   Ref r = {0, window_attrs_valid(p), window_exotic(p)};
@@ -501,8 +491,8 @@ static void generic_cases(OpTest *t) {
 int main(void) {
   OpTest *t = op_test_new();
   window_cases(t, "Conv", conv_ref, conv_ref, "float[1,1,10]", 10);
-  window_cases(t, "MaxPool", pool_ref, pool_floor_ref, "float[1,1,10]", 10);
-  window_cases(t, "AveragePool", pool_ref, pool_floor_ref, "float[1,1,10]", 10);
+  window_cases(t, "MaxPool", pool_ref, pool_ref, "float[1,1,10]", 10);
+  window_cases(t, "AveragePool", pool_ref, pool_ref, "float[1,1,10]", 10);
   window_cases(t, "ConvTranspose", conv_transpose_ref, conv_transpose_ref, "float[1,1,5]", 5);
   window_cases(t, "MaxUnpool", max_unpool_ref, max_unpool_ref, "float[1,1,3]", 3);
   pad_tile_cases(t);

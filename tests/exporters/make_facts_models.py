@@ -33,6 +33,13 @@ property test moves (the others keep the first binding's sizes).
                          2.3's Silero export nests its LSTM: the failure that rules out the
                          unsqueezed branch is inside a branch the sizes decide.
   cnn_dynamic            examples/models/cnn_dynamic.onnx, whose smallest image is 11x11.
+  tiny_pools_op17        windows that overhang their input (README "Windows over tiny inputs"): a
+                         3x3 padded conv, a 2x2 stride-2 average pool (DenseNet's transition), a 1x1
+                         conv, a max pool of kernel [2, 5], stride 2. onnxruntime divides a pool's
+                         span rounding toward zero and runs wherever no output size is negative:
+                         H from 1 (1 row at each step), W from 4 (the 2 columns of the max pool's
+                         input give (2-5)/2+1 = 0 columns; from 3, that is -1). The floor rule
+                         (the window fits) gave H >= 2, W >= 10.
 """
 import os
 import sys
@@ -224,6 +231,23 @@ def cnn_dynamic(outdir):
                "domain": {"N": {"min": 0}, "H": {"min": 11}, "W": {"min": 11}}, "vary": ["H", "W"]})
 
 
+def tiny_pools(outdir):
+    rng = np.random.default_rng(5)
+    w = lambda name, shape: numpy_helper.from_array((rng.standard_normal(shape) * 0.2).astype(np.float32), name)
+    nodes = [N("Conv", ["image", "w1"], ["c1"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             N("AveragePool", ["c1"], ["t1"], kernel_shape=[2, 2], strides=[2, 2]),
+             N("Conv", ["t1", "w2"], ["c2"], kernel_shape=[1, 1]),
+             N("MaxPool", ["c2"], ["p2"], kernel_shape=[2, 5], strides=[2, 2]),
+             N("Relu", ["p2"], ["out"])]
+    graph = helper.make_graph(nodes, "tiny_pools", [helper.make_tensor_value_info("image", F32, ["N", 3, "H", "W"])],
+                              [helper.make_tensor_value_info("out", F32, None)], [w("w1", [8, 3, 3, 3]), w("w2", [8, 8, 1, 1])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="onnx-shapes-tests")
+    model.ir_version = 8
+    mm.record(outdir, "tiny_pools_op17", model, 17, {"image": {"dtype": "float32"}},
+              {"bindings": [{"N": 2, "H": 1, "W": 4}, {"N": 1, "H": 9, "W": 13}],
+               "domain": {"N": {"min": 0}, "H": {"min": 1}, "W": {"min": 4}}, "vary": ["H", "W"]}, unshaped_outputs=True)
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
@@ -234,6 +258,7 @@ def main():
     silero_pt2_nested(outdir)
     silero_v5_like(outdir)
     cnn_dynamic(outdir)
+    tiny_pools(outdir)
     with open(os.path.join(outdir, "manifest.json"), "w") as fh:
         import json
         json.dump(mm.MODELS, fh, indent=1)
