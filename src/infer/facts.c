@@ -14,6 +14,8 @@
 /* Relations tried per proof (the newest first), and Min/Max arguments
  * compared pairwise. */
 #define MAX_RELATIONS_TRIED 16
+#define SCAN_TRIES 4096          /* sizes tried upward for one fact of no known direction */
+#define SCAN_BUDGET (1 << 16)    /* and for all of a run's */
 #define MAX_MINMAX_ARGS 8
 #define MEMO_CAP 4096u
 #define MAX_WHY 4
@@ -69,6 +71,7 @@ typedef struct OsiFacts {
   int why[MAX_WHY];
   int n_why;
   int explain;
+  int64_t scanned; /* sizes tried by scan_least */
 } OsiFacts;
 
 static OsiFacts *facts_of(OsiRun *run) {
@@ -360,6 +363,26 @@ static void derive_range(OsiFacts *f, OsiExprStore *s, int i, OsiExpr x, const c
   narrow(f, s, x, new_lo, new_hi, i);
 }
 
+/* A fact on one symbol x along which g = rhs - lhs has no known direction
+ * (7 <= 2*q - Max(q-4,0) + Min(q,4) - 2, q = x//64): the least size of x's
+ * range where it can hold, by trying sizes upward. Every size passed
+ * breaks it, so the range drops none the model runs at; sizes above may
+ * still break it, so the fact stays a relation of the domain too. */
+static void scan_least(OsiFacts *f, OsiExprStore *s, int i, OsiExpr x, const char *name) {
+  const SymRange *r = find_range(f, x);
+  int64_t lo = r ? r->lo : 0, hi = r ? r->hi : INT64_MAX, v = lo;
+  int eq = !f->items[i].less_equal;
+  for (int tried = 0; v <= hi && tried < SCAN_TRIES && f->scanned < SCAN_BUDGET; v++, tried++, f->scanned++) {
+    int sign = sign_at(s, f->gap[i], name, v);
+    if (sign == 2 || (eq ? sign == 0 : sign >= 0)) break; /* (no value: not shown to break it) */
+    if (v == INT64_MAX) return;
+  }
+  if (v > lo && v <= hi) {
+    narrow(f, s, x, v, hi, i);
+    f->items[i].range = 0;
+  }
+}
+
 /* 1 when g >= 0 (== 0 when eq) already holds wherever the facts do. */
 static int implied(OsiFacts *f, OsiExprStore *s, OsiExpr g, int eq) {
   int64_t lo, hi;
@@ -399,6 +422,7 @@ static void add_fact(OsiRun *run, const OsiFact *q) {
     OsiExpr x = osi_expr_symbol(s, one.name);
     int dir = osi_expr_direction(s, g, x);
     if (dir == 1 || dir == -1) derive_range(f, s, i, x, one.name, dir);
+    else scan_least(f, s, i, x, one.name);
   }
   /* A bound of a compound (0 <= a dim on several symbols, c <= e): the
    * expression's own range, which a Broadcast or Min of it reads. */
