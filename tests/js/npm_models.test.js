@@ -41,5 +41,9 @@ test('no false alarm; the Silero window is the domain, where onnxruntime runs at
   for (const name of ['silero_vad_v5', 'silero_vad_v6', 'silero_vad_16k_op15', 'silero_vad_half']) {
     expect([name, out.models.find((m) => m.name === name).domain.sequence]).toEqual([name, { min: 192, max: 703 }]);
   }
+  // The legacy export's window is a Conv's requirement whose direction a Max hides: tried upward,
+  // it begins where onnxruntime runs (192; the reflect Pad alone said 97).
+  expect(out.models.find((m) => m.name === 'silero_vad_legacy').domain.sequence).toEqual({ min: 192, max: null });
+  expect(out.summary.edgesExact).toBe(out.summary.edges);
   expect(out.summary.edgesExact).toBeGreaterThanOrEqual(8);
 });
