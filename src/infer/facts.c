@@ -718,11 +718,12 @@ const OsiType *osi_facts_output(OsiRun *run, const OsiType *t, const char *name,
   return t;
 }
 
-const OsiType *osi_facts_decide_late(OsiRun *run, const OsiType *t, const char *name) {
+const OsiType *osi_facts_decide_late(OsiRun *run, const OsiType *t, const char *name, const OsiType *const *in,
+                                     int n_in) {
   if (!t || !run->facts || plain(run->facts, t) || !osi_facts_active(run)) return t;
   Refiner r;
   r.run = run, r.f = run->facts, r.s = run->exprs, r.value = name, r.events = OSI_EVENTS_ON(run);
-  r.in = NULL, r.n_in = 0, r.n_seen = -1;
+  r.in = in, r.n_in = n_in, r.n_seen = -1;
   run->facts->explain = r.events;
   const OsiType *out = refine_type(&r, t, 0, 0);
   run->facts->explain = 0;

@@ -63,9 +63,11 @@ const OsiType *osi_facts_output(OsiRun *run, const OsiType *t, const char *name,
 /* t (value `name`, inferred before some of the facts) with every Min/Max
  * of its dims and integer content that the facts now decide replaced by
  * the winner: at the end of the main graph, every fact holds wherever the
- * model runs, those found after the value included. t itself when nothing
+ * model runs, those found after the value included. A dim or element one
+ * of in[0..n_in) has (the graph inputs) is kept. t itself when nothing
  * changes. */
-const OsiType *osi_facts_decide_late(OsiRun *run, const OsiType *t, const char *name);
+const OsiType *osi_facts_decide_late(OsiRun *run, const OsiType *t, const char *name, const OsiType *const *in,
+                                     int n_in);
 /* 1 when a <= b wherever the facts so far hold (by the ranges, or a
  * relation): a requirement it proves need not be recorded. */
 int osi_facts_prove_le(OsiRun *run, OsiExpr a, OsiExpr b);

@@ -472,6 +472,9 @@ static int keep_top_io(OsiRun *run, const OsiGraph *g) {
   return run->top_io != NULL;
 }
 
+/* The graph inputs whose dims the end-of-graph decisions leave as declared. */
+#define LATE_INPUTS_SEEN 64
+
 OsiStatus osi_infer_graph(OsiContext *scope, const OsiGraph *g, int n_in,
                           const OsiType *const *in_types) {
   OsiStatus st = seed(scope, g, n_in, in_types);
@@ -500,11 +503,20 @@ OsiStatus osi_infer_graph(OsiContext *scope, const OsiGraph *g, int n_in,
     for (int i = 0; i < scope->run->values_before_join && i < scope->n_order; i++)
       scope->order[i]->type = reduce_type(scope->run, scope->order[i]->type, 0);
   /* A fact found late (a requirement of a later node) decides the Min/Max
-   * formed before it: a pool over a window that may overhang its input
-   * gives Max((H+1)//4,1) until a later convolution needs H >= 11. */
-  for (int i = 0; st == OSI_OK && !scope->parent && i < scope->n_order; i++)
-    if (scope->order[i]->type && !scope->order[i]->is_initializer)
-      scope->order[i]->type = osi_facts_decide_late(scope->run, scope->order[i]->type, scope->order[i]->name);
+   * a node formed before it: a pool over a window that may overhang its
+   * input gives Max((H+1)//4,1) until a later convolution needs H >= 11.
+   * The graph inputs' dims are as declared, and so are their copies. */
+  if (st == OSI_OK && !scope->parent) {
+    const OsiType *inputs[LATE_INPUTS_SEEN];
+    int n = 0;
+    for (int i = 0; i < g->n_inputs && n < LATE_INPUTS_SEEN; i++) {
+      const OsiValueEntry *e = osi_context_lookup(scope, g->inputs[i].name);
+      if (e && e->type && !e->is_initializer) inputs[n++] = e->type;
+    }
+    for (int i = 0; i < scope->n_order; i++)
+      if (scope->order[i]->type && scope->order[i]->producer >= 0)
+        scope->order[i]->type = osi_facts_decide_late(scope->run, scope->order[i]->type, scope->order[i]->name, inputs, n);
+  }
   return st;
 }
 
