@@ -88,7 +88,7 @@ export const BUGS = [
   {
     id: 'bind-derivation',
     what: "--bind solves a relation for its first symbol, one already given (past_seq=5,total_seq=8 derives no seq and drops past_seq)",
-    edit: ['js/cli_bind.js', '  const s = free[0];\n  const at = (v) =>', '  const s = symbolsOf(text)[0];\n  const at = (v) =>'],
+    edit: ['js/bindings.js', '  const s = free[0];\n  const at = (v) =>', '  const s = symbolsOf(text)[0];\n  const at = (v) =>'],
     jest: ['tests/js/cli.test.js'],
   },
   {
@@ -103,8 +103,8 @@ export const BUGS = [
     id: 'matmul-inner-dim',
     what: "MatMul's inner-dim check removed",
     edit: ['src/ops/helpers.c',
-      '  OsiStatus rs = osi_op_require_eq(ctx, "MatMul inner dims", bd[br - 2], wb, ad[ar - 1], wa);\n  if (rs != OSI_OK) return rs;',
-      '  (void)wa;\n  (void)wb;'],
+      '  OsiStatus rs = osi_op_require_eq(ctx, "MatMul inner dims", bd[br - 2], wb, ad[ar - 1], wa);\n',
+      '  (void)wa;\n  (void)wb;\n  OsiStatus rs = OSI_OK;\n'],
     jest: ['tests/js/shape_checking.test.js'],
   },
 ];
