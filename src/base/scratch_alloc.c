@@ -7,7 +7,6 @@
 
 struct OsiScratchChunk {
   OsiScratchChunk *next;
-  size_t used;
   max_align_t data[];
 };
 
@@ -61,7 +60,13 @@ static int big_remove(OsiScratch *s, const void *p) {
   return 1;
 }
 
-void *osi_scratch_alloc(OsiScratch *s, size_t size) {
+/* What osi_scratch_alloc does when the block is large, or the newest chunk
+ * has no room for it (size: rounded already, when small). Kept out of line:
+ * inlined, it made every call save and restore five registers. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void *alloc_slow(OsiScratch *s, size_t size) {
   if (size > OSI_SCRATCH_SMALL) {
     void *p = malloc(size);
     if (p && !big_add(s, p)) {
@@ -70,23 +75,34 @@ void *osi_scratch_alloc(OsiScratch *s, size_t size) {
     }
     return p;
   }
-  size = size ? (size + 15) & ~(size_t)15 : 16;
-  OsiScratchChunk *c = s->chunks;
-  if (!c || CHUNK_BYTES - c->used < size) {
-    c = malloc(sizeof *c + CHUNK_BYTES);
-    if (!c) return NULL;
-    c->next = s->chunks;
-    c->used = 0;
-    s->chunks = c;
+  OsiScratchChunk *c = malloc(sizeof *c + CHUNK_BYTES);
+  if (!c) return NULL;
+  c->next = s->chunks;
+  s->chunks = c;
+  s->at = (char *)c->data + size;
+  s->left = CHUNK_BYTES - size;
+  return c->data;
+}
+
+void *osi_scratch_alloc(OsiScratch *s, size_t size) {
+  if (size <= OSI_SCRATCH_SMALL) {
+    size = size ? (size + 15) & ~(size_t)15 : 16;
+    if (size <= s->left) {
+      void *p = s->at;
+      s->at += size;
+      s->left -= size;
+      return p;
+    }
   }
-  void *p = (char *)c->data + c->used;
-  c->used += size;
-  return p;
+  return alloc_slow(s, size);
 }
 
 void osi_scratch_free(OsiScratch *s, void *p) {
-  if (p && big_remove(s, p)) free(p);
+  if (p && s->big_count && big_remove(s, p)) free(p);
 }
+
+void *osi_scratch_alloc_cb(void *scratch, size_t size) { return osi_scratch_alloc(scratch, size); }
+void osi_scratch_free_cb(void *scratch, void *p) { osi_scratch_free(scratch, p); }
 
 void osi_scratch_release(OsiScratch *s) {
   for (OsiScratchChunk *c = s->chunks, *next; c; c = next) {
@@ -96,6 +112,8 @@ void osi_scratch_release(OsiScratch *s) {
   for (size_t i = 0; i < s->big_cap; i++) free(s->big[i]);
   free(s->big);
   s->chunks = NULL;
+  s->at = NULL;
+  s->left = 0;
   s->big = NULL;
   s->big_cap = s->big_count = 0;
 }
@@ -108,7 +126,8 @@ void osi_scratch_rewind(OsiScratch *s) {
       free(c);
     }
     keep->next = NULL;
-    keep->used = 0;
+    s->at = (char *)keep->data;
+    s->left = CHUNK_BYTES;
   }
   /* (Rewound once per node: the table is walked only when it holds a block.) */
   for (size_t i = 0; s->big_count && i < s->big_cap; i++) {

@@ -23,6 +23,10 @@
 typedef struct OsiScratchChunk OsiScratchChunk;
 
 typedef struct OsiScratch {
+  /* The free bytes of the newest chunk: a small block is carved from here
+   * without reading the chunk (protobuf-c asks for ~10 blocks a node). */
+  char *at;
+  size_t left;
   OsiScratchChunk *chunks;
   void **big;          /* open addressing set of large blocks; NULL = empty */
   size_t big_cap, big_count;
@@ -32,6 +36,10 @@ typedef struct OsiScratch {
 void *osi_scratch_alloc(OsiScratch *s, size_t size);
 /* p must come from osi_scratch_alloc(s, ...) or be NULL. */
 void osi_scratch_free(OsiScratch *s, void *p);
+/* The same two with the scratch as a `void *`, for an allocator's function
+ * pointers (protobuf-c's ProtobufCAllocator): no wrapper call per block. */
+void *osi_scratch_alloc_cb(void *scratch, size_t size);
+void osi_scratch_free_cb(void *scratch, void *p);
 /* Frees every block but keeps one chunk for the next ones: for a tree
  * unpacked, read and dropped over and over (one node at a time). */
 void osi_scratch_rewind(OsiScratch *s);

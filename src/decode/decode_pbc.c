@@ -380,6 +380,12 @@ static int decode_node(Decoder *d, const NodeParts *np, OsiNode *out, NameVec *i
   if (!out->name || !out->op_type || !out->domain || !out->overload) return 0;
   if (!push_names(d, ins, np->input, np->input_bytes, np->n_input)) return 0;
   if (!push_names(d, outs, np->output, np->output_bytes, np->n_output)) return 0;
+  if (np->n_attribute == 0) { /* most nodes: no zeroed array of one each */
+    static const OsiAttr none[1];
+    out->attrs = none;
+    out->graph_free = 1;
+    return 1;
+  }
   OsiAttr *attrs = ALLOC_ARRAY(d, np->n_attribute, OsiAttr);
   if (!attrs) return 0;
   for (size_t i = 0; i < np->n_attribute; i++)
@@ -615,9 +621,6 @@ static int later_nodes_unpack(Decoder *d, const Onnx__ModelProtoNodesLater *mp) 
   return 1;
 }
 
-static void *scratch_alloc(void *user, size_t size) { return osi_scratch_alloc(user, size); }
-static void scratch_free(void *user, void *p) { osi_scratch_free(user, p); }
-
 /* The caller's bytes, of which only the nodes are read now: cut after the
  * last one. Exporters write the nodes before the weights, so the weights'
  * memory goes back to the heap before the model is built (in wasm, a heap
@@ -676,7 +679,7 @@ static const OsiModel *decode(const uint8_t *bytes, size_t len, uint8_t *owned, 
   }
   if (merged) bytes = merged;
   OsiScratch scratch = {0};
-  ProtobufCAllocator alloc = {scratch_alloc, scratch_free, &scratch};
+  ProtobufCAllocator alloc = {osi_scratch_alloc_cb, osi_scratch_free_cb, &scratch};
   Onnx__ModelProtoNodesLater *mp = onnx__model_proto_nodes_later__unpack(&alloc, len, bytes);
   free(merged); /* protobuf-c copied every field (the nodes' bytes too, when they were in it) */
   if (!mp) {
@@ -688,7 +691,7 @@ static const OsiModel *decode(const uint8_t *bytes, size_t len, uint8_t *owned, 
     return NULL;
   }
   if (owned && d.strips) keep_nodes_only(&owned, &strips);
-  d.node_alloc = (ProtobufCAllocator){scratch_alloc, scratch_free, &d.node_scratch};
+  d.node_alloc = (ProtobufCAllocator){osi_scratch_alloc_cb, osi_scratch_free_cb, &d.node_scratch};
   const OsiModel *m = convert(&d, mp);
   if (!m && err->status != OSI_ERR_PARSE && !later_nodes_unpack(&d, mp)) {
     err->status = OSI_OK; /* as when the whole model was unpacked first */
