@@ -15,11 +15,19 @@ uint64_t osi_str_hash(const char *s, size_t n) {
   }
   uint64_t tail = 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  if (n >= 8 && i < n) {
+  if (n >= 8) {
     /* The last 8 bytes, shifted down to the ones past i: the same value as
      * the loop below, in one load instead of up to 7 (little-endian). */
-    memcpy(&tail, s + n - 8, 8);
-    tail >>= 8 * (8 - (n - i));
+    if (i < n) {
+      memcpy(&tail, s + n - 8, 8);
+      tail >>= 8 * (8 - (n - i));
+    }
+  } else if (n >= 4) {
+    /* Bytes 0-3 and n-4..n-1, overlapping: the same value again. */
+    uint32_t lo, hi;
+    memcpy(&lo, s, 4);
+    memcpy(&hi, s + n - 4, 4);
+    tail = lo | (uint64_t)hi << (8 * (n - 4));
   } else
 #endif
     for (size_t k = 0; i + k < n; k++) tail |= (uint64_t)(unsigned char)s[i + k] << (8 * k);

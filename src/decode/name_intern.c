@@ -73,9 +73,11 @@ const char *osi_names_intern(OsiNameInterner *n, const char *s, size_t len) {
   if (len == 0) return "";
   /* Without room in the table, a plain copy (not shared: a lookup then
    * compares the strings, as for any name not interned). */
-  if (len > UINT32_MAX || n->count + 1 >= UINT32_MAX || ((n->count + 1) * 2 > n->cap && !grow(n))) {
-    n->incomplete = 1;
-    return osi_arena_strndup(n->arena, s, len);
+  if ((n->count + 1) * 2 > n->cap || len > UINT32_MAX) { /* (one test on the way of most names) */
+    if (len > UINT32_MAX || n->count + 1 >= UINT32_MAX || ((n->count + 1) * 2 > n->cap && !grow(n))) {
+      n->incomplete = 1;
+      return osi_arena_strndup(n->arena, s, len);
+    }
   }
   uint32_t h = (uint32_t)osi_str_hash(s, len);
   OsiNameSlot *r = &n->recent[(h ^ (h >> 8)) & 255];

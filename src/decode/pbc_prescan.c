@@ -129,12 +129,26 @@ static int scan_bad_key(const uint8_t *p, size_t len) {
 
 /* Whether the n bytes at p hold a 0: memchr(p, 0, n) != NULL, 8 bytes at a
  * time (musl's memchr, in wasm, goes 4 at a time after a byte loop to
- * alignment; every name of every node goes through here). */
+ * alignment; every name of every node goes through here). The last 1-8
+ * bytes are one load ending at the end (overlapping bytes already looked
+ * at), a string of 4-7 bytes two 4-byte loads. */
+#define ZERO_BYTE64(w) (((w) - 0x0101010101010101ull) & ~(w) & 0x8080808080808080ull)
+#define ZERO_BYTE32(w) (((w) - 0x01010101u) & ~(w) & 0x80808080u)
 static int has_nul(const uint8_t *p, size_t n) {
-  for (; n >= 8; n -= 8, p += 8) {
+  if (n >= 8) {
     uint64_t w;
-    memcpy(&w, p, 8);
-    if ((w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull) return 1;
+    for (; n > 8; n -= 8, p += 8) {
+      memcpy(&w, p, 8);
+      if (ZERO_BYTE64(w)) return 1;
+    }
+    memcpy(&w, p + n - 8, 8);
+    return ZERO_BYTE64(w) != 0;
+  }
+  if (n >= 4) {
+    uint32_t a, b;
+    memcpy(&a, p, 4);
+    memcpy(&b, p + n - 4, 4);
+    return (ZERO_BYTE32(a) | ZERO_BYTE32(b)) != 0;
   }
   for (; n; n--, p++)
     if (!*p) return 1;
