@@ -78,7 +78,13 @@ typedef struct Scan {
   Sub *subs;
   size_t n_subs, cap_subs;
   Scanned *scanned; /* SCANNED_SLOTS, malloc'ed on first use; NULL: none */
+  /* NodeProto's fields 1-15 (one-byte keys), by number: NODE_STRING,
+   * NODE_MESSAGES (repeated, e.g. its attributes) or 0 (any other). */
+  unsigned char node_field[16];
 } Scan;
+
+#define NODE_STRING 1
+#define NODE_MESSAGES 2
 
 /* Whether the attribute `sub` (at `depth`, under `nest` graphs and types)
  * has the bytes of one scanned before without a finding; else, when it
@@ -134,7 +140,7 @@ static int scan_bad_key(const uint8_t *p, size_t len) {
  * at), a string of 4-7 bytes two 4-byte loads. */
 #define ZERO_BYTE64(w) (((w) - 0x0101010101010101ull) & ~(w) & 0x8080808080808080ull)
 #define ZERO_BYTE32(w) (((w) - 0x01010101u) & ~(w) & 0x80808080u)
-static int has_nul(const uint8_t *p, size_t n) {
+static inline int has_nul(const uint8_t *p, size_t n) {
   if (n >= 8) {
     uint64_t w;
     for (; n > 8; n -= 8, p += 8) {
@@ -291,10 +297,33 @@ static int scan_msg(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8
   int model_graph = depth == 2 && desc == &onnx__graph_proto__descriptor;
   uint64_t seen = 0; /* non-repeated message fields met, by index */
   size_t subs = s->n_subs; /* this message's submessages: s->subs[subs ..] */
+  int node = desc == &onnx__node_proto__descriptor;
   for (size_t at = 0; at < len;) {
     const uint8_t *field = p + at;
     size_t avail = len - at;
     uint64_t key, n;
+    /* A node's names and attributes (most fields of a model), with a
+     * one-byte key and length and within the message: what the general
+     * path below does for them, without looking the field up. */
+    if (node && avail >= 2 && field[0] < 0x80 && (field[0] & 7) == 2 && field[1] < 0x80 &&
+        field[1] <= avail - 2) {
+      unsigned kind = s->node_field[field[0] >> 3];
+      const uint8_t *v = field + 2;
+      size_t vlen = field[1];
+      if (kind == NODE_STRING) {
+        if (has_nul(v, vlen)) {
+          osi_mb_nul_in_string(s->err, (uint64_t)(field - s->base), (const char *)v, vlen);
+          return 0;
+        }
+        at += 2 + vlen;
+        continue;
+      }
+      if (kind == NODE_MESSAGES) {
+        if (!push_sub(s, pbc_field_of(desc, field[0])->descriptor, v, vlen)) return 0;
+        at += 2 + vlen;
+        continue;
+      }
+    }
     size_t used = pbc_varint1(field, avail, &key);
     if (!used || used > 5) {
       if (used || avail > 5) return refuse(s, field, "a field key is longer than 5 bytes");
@@ -376,7 +405,14 @@ static int scan_msg(Scan *s, const ProtobufCMessageDescriptor *desc, const uint8
 
 int osi_pbc_prescan(const uint8_t *bytes, size_t len, OsiDecodeError *err, int *merge,
                     OsiPbcStrips *strips) {
-  Scan s = {bytes ? bytes : (const uint8_t *)"", len, err, 0, strips, NULL, 0, 0, NULL};
+  Scan s = {bytes ? bytes : (const uint8_t *)"", len, err, 0, strips, NULL, 0, 0, NULL, {0}};
+  for (unsigned id = 1; id < 16; id++) {
+    const ProtobufCFieldDescriptor *f = pbc_field_of(&onnx__node_proto__descriptor, (uint64_t)id << 3 | 2);
+    if (f && f->type == PROTOBUF_C_TYPE_STRING)
+      s.node_field[id] = NODE_STRING;
+    else if (f && f->type == PROTOBUF_C_TYPE_MESSAGE && f->label == PROTOBUF_C_LABEL_REPEATED)
+      s.node_field[id] = NODE_MESSAGES;
+  }
   int ok = scan_msg(&s, &onnx__model_proto__descriptor, s.base, len, 1, 0);
   free(s.subs);
   free(s.scanned);
