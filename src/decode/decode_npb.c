@@ -568,7 +568,7 @@ done:
 }
 
 static const OsiModel *run(NpbSource *src, OsiArena *arena, OsiExprStore *exprs, OsiDecodeError *err) {
-  NpbDecoder d = {arena, exprs, err, 0, {0}};
+  NpbDecoder d = {arena, exprs, err, 0, {0}, {0}};
   osi_names_init(&d.names, arena);
   err->status = OSI_OK;
   err->message[0] = 0;
@@ -579,6 +579,7 @@ static const OsiModel *run(NpbSource *src, OsiArena *arena, OsiExprStore *exprs,
   pb_istream_t stream = {npb_source_read, src, (size_t)src->total, NULL};
   const OsiModel *m = decode_model(&d, &stream, src);
   osi_names_free(&d.names);
+  osi_mb_dim_memo_free(&d.dim_memo);
   return m;
 }
 

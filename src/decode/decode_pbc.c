@@ -37,6 +37,7 @@ typedef struct Decoder {
   const OsiPbcStrips *strips;
   size_t strip_at;
   OsiAttrMemo attr_memo; /* the model graph's attributes, by their bytes */
+  OsiMbDimMemo dim_memo;
 } Decoder;
 
 #define PBC_REFUSED "the bytes are not a valid ONNX ModelProto (protobuf decoding failed)"
@@ -74,7 +75,7 @@ static const OsiType *decode_tensor_type(Decoder *d, OsiKind kind, int32_t elem_
         dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE   ? OSI_MB_DIM_VALUE
         : dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ? OSI_MB_DIM_PARAM
                                                                                    : OSI_MB_DIM_NONE;
-    dims[i] = osi_mb_dim(d->exprs, which, which == OSI_MB_DIM_VALUE ? dim->dim_value : 0,
+    dims[i] = osi_mb_dim(d->exprs, &d->dim_memo, which, which == OSI_MB_DIM_VALUE ? dim->dim_value : 0,
                          which == OSI_MB_DIM_PARAM ? dim->dim_param : NULL);
   }
   return t;
@@ -699,6 +700,7 @@ static const OsiModel *decode(const uint8_t *bytes, size_t len, uint8_t *owned, 
   }
   osi_names_free(&d.names);
   osi_attr_memo_free(&d.attr_memo);
+  osi_mb_dim_memo_free(&d.dim_memo);
   free(owned); /* (the nodes were read from it) */
   free(strips.items);
   free(strips.nodes);

@@ -1,7 +1,10 @@
 #include "decode/model_build.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "base/str_hash.h"
 
 int osi_mb_fail(OsiDecodeError *err, OsiStatus status, const char *msg) {
   if (err->status == OSI_OK) {
@@ -58,20 +61,65 @@ const char *osi_mb_domain(OsiArena *arena, const char *s) {
   return (s && strcmp(s, "ai.onnx") == 0) ? "" : osi_mb_str(arena, s);
 }
 
-OsiExpr osi_mb_dim(OsiExprStore *exprs, OsiMbDimCase which, int64_t value, const char *param) {
+/* A dim_param parsed isolated: its expression, and the work it took
+ * (osi_expr_store_isolate makes both the same whatever was parsed before). */
+static OsiExpr parse_dim_param(OsiExprStore *exprs, const char *text) {
+  osi_expr_store_isolate(exprs, 1);
+  OsiExpr e = osi_expr_from_dim_param(exprs, text);
+  osi_expr_store_isolate(exprs, 0);
+  return e;
+}
+
+/* A dim_param parsed before gives the same expression and takes the same
+ * work again: the memo hands out the one and takes the other from the
+ * store's budget, when the parse would have had its whole cap (more than
+ * it left) and the budget was not spent; a parse that was cut, or ran with
+ * less than its cap, is not remembered. Either way the store ends as the
+ * parse would have left it (same nodes, same budget, no run-out). */
+static OsiExpr dim_param(OsiExprStore *exprs, OsiMbDimMemo *memo, const char *text) {
+  size_t len = strlen(text);
+  if (!memo || !exprs || len == 0 || len > OSI_MB_DIM_MEMO_TEXT || osi_expr_work_exhausted(exprs) ||
+      osi_expr_work_left(exprs) <= OSI_EXPR_WORK_PER_TEXT)
+    return parse_dim_param(exprs, text);
+  if (!memo->slot && (memo->failed || !(memo->slot = calloc(OSI_MB_DIM_MEMO_SLOTS, sizeof *memo->slot)))) {
+    memo->failed = 1;
+    return parse_dim_param(exprs, text);
+  }
+  uint32_t h = (uint32_t)osi_str_hash(text, len);
+  OsiMbDimMemoSlot *m = &memo->slot[(h ^ (h >> 16)) & (OSI_MB_DIM_MEMO_SLOTS - 1)];
+  uint64_t left = osi_expr_work_left(exprs);
+  if (m->len == len && m->hash == h && osi_bytes_equal(m->text, text, len)) {
+    osi_expr_set_work_budget(exprs, left - m->work);
+    return m->e;
+  }
+  OsiExpr e = parse_dim_param(exprs, text);
+  uint64_t work = left - osi_expr_work_left(exprs);
+  if (!osi_expr_work_exhausted(exprs) && work < OSI_EXPR_WORK_PER_TEXT) {
+    m->len = (uint32_t)len;
+    m->hash = h;
+    m->e = e;
+    m->work = work;
+    memcpy(m->text, text, len);
+  }
+  return e;
+}
+
+void osi_mb_dim_memo_free(OsiMbDimMemo *memo) {
+  free(memo->slot);
+  memo->slot = NULL;
+}
+
+OsiExpr osi_mb_dim(OsiExprStore *exprs, OsiMbDimMemo *memo, OsiMbDimCase which, int64_t value,
+                   const char *param) {
   switch (which) {
   case OSI_MB_DIM_VALUE:
     /* A negative declared size is meaningless: treat it as unknown. */
     return value >= 0 ? osi_expr_const(exprs, value) : OSI_EXPR_UNKNOWN;
-  case OSI_MB_DIM_PARAM: {
+  case OSI_MB_DIM_PARAM:
     /* Isolated: what a text takes of the work budget, and so whether it is
      * cut, must not depend on the texts read before it (the decoders read
      * them in different orders). */
-    osi_expr_store_isolate(exprs, 1);
-    OsiExpr e = osi_expr_from_dim_param(exprs, param ? param : "");
-    osi_expr_store_isolate(exprs, 0);
-    return e;
-  }
+    return dim_param(exprs, memo, param ? param : "");
   default: return OSI_EXPR_UNKNOWN;
   }
 }

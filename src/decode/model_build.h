@@ -39,9 +39,30 @@ const char *osi_mb_domain(OsiArena *arena, const char *s);
 /* One declared dimension of a TensorShapeProto (the oneof `value`). */
 typedef enum OsiMbDimCase { OSI_MB_DIM_NONE = 0, OSI_MB_DIM_VALUE, OSI_MB_DIM_PARAM } OsiMbDimCase;
 
+/* The dim_params a decode parsed, each with its expression and the work its
+ * parse took (osi_mb_dim): exporters repeat names (a 32-layer Llama export:
+ * batch_size 132 times, past_sequence_length 64, each If branch's own names
+ * twice) and a parse is thousands of instructions. All zeros: empty; free
+ * with osi_mb_dim_memo_free. */
+#define OSI_MB_DIM_MEMO_SLOTS 256
+#define OSI_MB_DIM_MEMO_TEXT 80
+typedef struct OsiMbDimMemoSlot {
+  uint32_t len, hash; /* len 0: empty */
+  OsiExpr e;
+  uint64_t work;
+  char text[OSI_MB_DIM_MEMO_TEXT];
+} OsiMbDimMemoSlot;
+typedef struct OsiMbDimMemo {
+  OsiMbDimMemoSlot *slot; /* OSI_MB_DIM_MEMO_SLOTS, calloc'ed on first use */
+  int failed;             /* no memory for them: nothing is remembered */
+} OsiMbDimMemo;
+void osi_mb_dim_memo_free(OsiMbDimMemo *memo);
+
 /* The expression for one declared dimension: a constant, a parsed
- * dim_param, or unknown (a negative dim_value or no value at all). */
-OsiExpr osi_mb_dim(OsiExprStore *exprs, OsiMbDimCase which, int64_t value, const char *param);
+ * dim_param, or unknown (a negative dim_value or no value at all). memo
+ * (or NULL): the decode's, which changes nothing but the time taken. */
+OsiExpr osi_mb_dim(OsiExprStore *exprs, OsiMbDimMemo *memo, OsiMbDimCase which, int64_t value,
+                   const char *param);
 
 /* A tensor (or sparse tensor) type of the given rank (-1: no shape) with
  * unknown dims, or NULL: on a rank over OSI_MAX_RANK (err is set) or when

@@ -77,6 +77,7 @@ typedef struct NpbDecoder {
   OsiDecodeError *err;
   int depth;
   OsiNameInterner names; /* value names, op types, attribute names */
+  OsiMbDimMemo dim_memo;
 } NpbDecoder;
 
 /* A growable array in malloc memory; npb_vec_finish moves it into the arena. */

@@ -182,7 +182,7 @@ static const OsiType *tensor_type_finish(NpbDecoder *d, const NpbTypeB *b, OsiKi
   if (t) {
     OsiExpr *dims = osi_type_dims_mut(t);
     const DimB *src = (const DimB *)b->dims.p;
-    for (int i = 0; i < rank; i++) dims[i] = osi_mb_dim(d->exprs, src[i].which, src[i].value, src[i].param);
+    for (int i = 0; i < rank; i++) dims[i] = osi_mb_dim(d->exprs, &d->dim_memo, src[i].which, src[i].value, src[i].param);
   }
   return t;
 }
