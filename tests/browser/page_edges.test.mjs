@@ -5,7 +5,7 @@
 // 100k-node model with 10k diagnostics shows its first rows before the rest, which comes in parts.
 import assert from 'node:assert/strict';
 import { model, attr } from '../js/onnx_builder.js';
-import { floatSizeParts } from '../js/model_parts.js';
+import { namedSizeModel } from '../js/model_parts.js';
 import { test, ctx, waitReady, row, openPage, bindSizes } from './harness.mjs';
 
 const upload = (page, name, bytes) => page.setInputFiles('#file-input', { name, mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
@@ -145,19 +145,7 @@ test('only symbols of the graph inputs get a size field; others are listed witho
 
 test('a size computed in float is a named size: listed with its definition, evaluated by the bindings', async () => {
   // y = ConstantOfShape([Floor(1.5*h), Floor(1.5*h)+w]), computed in float as exporters do.
-  const parts = floatSizeParts();
-  const bytes = model({
-    opset: 17,
-    inputs: [{ name: 'x', elemType: 'float', dims: ['h', 'w'] }],
-    outputs: ['y'],
-    initializers: parts.initializers,
-    nodes: [
-      ...parts.nodes,
-      { op: 'Add', inputs: ['fi1', 'ws'], outputs: ['fw'] },
-      { op: 'Concat', inputs: ['fi1', 'fw'], outputs: ['shape'], attrs: { axis: 0 } },
-      { op: 'ConstantOfShape', inputs: ['shape'], outputs: ['y'] },
-    ],
-  });
+  const bytes = namedSizeModel();
   const page = await openPage();
   await upload(page, 'float_size.onnx', bytes);
   await waitReady(page, 'float_size.onnx');

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { matmulChain, writePieces } from '../js/big_model.js';
 import { model } from '../js/onnx_builder.js';
-import { floatSizeParts } from '../js/model_parts.js';
+import { namedSizeModel } from '../js/model_parts.js';
 import { test, ctx, waitReady, openPage, row } from './harness.mjs';
 
 // x -> Relu 're\u0001lu' -> 'a\u0001b' -> Mul with input '\u0001' -> 'w|\u0002,' -> Neg -> y. (A NUL
@@ -128,20 +128,7 @@ test('a file over 32 MiB is streamed (its weights unread) and shown like any oth
 test('"Why this shape" prints the derivation with the named sizes the table shows (the log spells them out)', async () => {
   // y = ConstantOfShape([Floor(1.5*h), w+Floor(1.5*h)]), y2 = Flatten(y): the table says floor_1;
   // the event log, written before the names were chosen, says Floor(1.5*h).
-  const parts = floatSizeParts();
-  const bytes = model({
-    opset: 17,
-    inputs: [{ name: 'x', elemType: 'float', dims: ['h', 'w'] }],
-    outputs: ['y2'],
-    initializers: parts.initializers,
-    nodes: [
-      ...parts.nodes,
-      { op: 'Add', inputs: ['fi1', 'ws'], outputs: ['fw'] },
-      { op: 'Concat', inputs: ['fi1', 'fw'], outputs: ['shape'], attrs: { axis: 0 } },
-      { op: 'ConstantOfShape', inputs: ['shape'], outputs: ['y'] },
-      { op: 'Flatten', inputs: ['y'], outputs: ['y2'], attrs: { axis: 0 } },
-    ],
-  });
+  const bytes = namedSizeModel({ tail: [{ op: 'Flatten', inputs: ['y'], outputs: ['y2'], attrs: { axis: 0 } }], output: 'y2' });
   const page = await openPage();
   ctx.page = page;
   await page.setInputFiles('#file-input', { name: 'named.onnx', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });

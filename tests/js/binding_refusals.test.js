@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { init } from '../../js/index.js';
 import { bindDefinitions, evaluateDim } from '../../js/expr.js';
 import { REPO } from './helpers.js';
-import { model } from './onnx_builder.js';
-import { floatSizeParts } from './model_parts.js';
+// namedSizeModel: y = ConstantOfShape([Floor(1.5*h), Floor(1.5*h)+w]), y's dims print the named size floor_1.
+import { namedSizeModel } from './model_parts.js';
 
 let engine;
 beforeAll(async () => {
@@ -28,23 +28,6 @@ function thrown(fn) {
   } catch (err) {
     return err;
   }
-}
-
-// y = ConstantOfShape([Floor(1.5*h), Floor(1.5*h)+w]): y's dims print the named size floor_1.
-function namedSizeModel() {
-  const parts = floatSizeParts();
-  return model({
-    opset: 17,
-    inputs: [{ name: 'x', elemType: 'float', dims: ['h', 'w'] }],
-    outputs: ['y'],
-    initializers: parts.initializers,
-    nodes: [
-      ...parts.nodes,
-      { op: 'Add', inputs: ['fi1', 'ws'], outputs: ['fw'] },
-      { op: 'Concat', inputs: ['fi1', 'fw'], outputs: ['shape'], attrs: { axis: 0 } },
-      { op: 'ConstantOfShape', inputs: ['shape'], outputs: ['y'] },
-    ],
-  });
 }
 
 test('evaluate: a size past int64 is a RangeError (it gave null dims), 2^63-1 is a size', () => {

@@ -10,7 +10,7 @@ import { init } from '../../js/index.js';
 import { bindDefinitions, evaluateDim, expandDefinitions, nameDefinitions, nameDefinitionsIn, symbolsThrough } from '../../js/expr.js';
 import { REPO } from './helpers.js';
 import { model } from './onnx_builder.js';
-import { floatSizeParts } from './model_parts.js';
+import { floatSizeParts, namedSizeModel } from './model_parts.js';
 
 // y = ConstantOfShape([Floor(1.5*h), Floor(1.5*h)+w]) with h = x.shape[0], w = x.shape[1], computed
 // in float as exporters do (Shape -> Gather -> Cast(float) -> Mul -> Floor -> Cast(int64)). The
@@ -116,20 +116,7 @@ describe('result.definitions', () => {
   test('costs print the named sizes too, though they are summed after the names are chosen', () => {
     // Relu(ConstantOfShape([floor, floor + w])): its FLOPs, floor*(floor+w), is an expression the
     // cost model makes after the dims were named; it printed Floor(1.5*h) spelled out.
-    const parts = floatSizeParts();
-    const r = engine.inferShapes(model({
-      opset: 17,
-      inputs: [{ name: 'x', elemType: 'float', dims: ['h', 'w'] }],
-      outputs: ['yr'],
-      initializers: parts.initializers,
-      nodes: [
-        ...parts.nodes,
-        { op: 'Add', inputs: ['fi1', 'ws'], outputs: ['fw'] },
-        { op: 'Concat', inputs: ['fi1', 'fw'], outputs: ['shape'], attrs: { axis: 0 } },
-        { op: 'ConstantOfShape', inputs: ['shape'], outputs: ['y'] },
-        { op: 'Relu', inputs: ['y'], outputs: ['yr'] },
-      ],
-    }), { cost: true });
+    const r = engine.inferShapes(namedSizeModel({ tail: [{ op: 'Relu', inputs: ['y'], outputs: ['yr'] }], output: 'yr' }), { cost: true });
     const floor = r.definitions.find((d) => d.expr.startsWith('Floor('));
     expect(floor).toBeDefined();
     const texts = JSON.stringify([r.costModel, r.cost(), r.memoryProfile()]);
@@ -151,20 +138,7 @@ describe('result.definitions', () => {
   test('the event log, written before the names are chosen, is printed with them (--events, the page)', () => {
     // y2 = Flatten(ConstantOfShape([floor, floor + w])): the log's `set` of y2 spelled Floor(1.5*h)
     // three times where the table prints floor_1.
-    const parts = floatSizeParts();
-    const bytes = model({
-      opset: 17,
-      inputs: [{ name: 'x', elemType: 'float', dims: ['h', 'w'] }],
-      outputs: ['y2'],
-      initializers: parts.initializers,
-      nodes: [
-        ...parts.nodes,
-        { op: 'Add', inputs: ['fi1', 'ws'], outputs: ['fw'] },
-        { op: 'Concat', inputs: ['fi1', 'fw'], outputs: ['shape'], attrs: { axis: 0 } },
-        { op: 'ConstantOfShape', inputs: ['shape'], outputs: ['y'] },
-        { op: 'Flatten', inputs: ['y'], outputs: ['y2'], attrs: { axis: 0 } },
-      ],
-    });
+    const bytes = namedSizeModel({ tail: [{ op: 'Flatten', inputs: ['y'], outputs: ['y2'], attrs: { axis: 0 } }], output: 'y2' });
     const r = engine.inferShapes(bytes, { events: true });
     expect(r.definitions).toEqual([{ name: 'floor_1', expr: 'Floor(1.5*h)' }]);
     expect(r.getShape('y2').dims).toEqual([1, 'w*floor_1+floor_1*floor_1']);

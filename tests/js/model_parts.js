@@ -1,5 +1,5 @@
 // Pieces of test models that several suites build the same way (not a test file).
-import { tensor } from './onnx_builder.js';
+import { model, tensor } from './onnx_builder.js';
 
 /**
  * A size computed in float as exporters do, from x: [h, w]: Shape -> Gather -> Cast(float) -> Mul
@@ -26,4 +26,26 @@ export function floatSizeParts() {
       { op: 'Unsqueeze', inputs: ['fi', 'ax'], outputs: ['fi1'] },
     ],
   };
+}
+
+/**
+ * The named-size model of several suites: from x: [h, w], y = ConstantOfShape([Floor(1.5*h),
+ * Floor(1.5*h)+w]) (floatSizeParts), whose dims print the named size floor_1; `tail` nodes read y
+ * and `output` is the graph's output.
+ */
+export function namedSizeModel({ tail = [], output = 'y' } = {}) {
+  const parts = floatSizeParts();
+  return model({
+    opset: 17,
+    inputs: [{ name: 'x', elemType: 'float', dims: ['h', 'w'] }],
+    outputs: [output],
+    initializers: parts.initializers,
+    nodes: [
+      ...parts.nodes,
+      { op: 'Add', inputs: ['fi1', 'ws'], outputs: ['fw'] },
+      { op: 'Concat', inputs: ['fi1', 'fw'], outputs: ['shape'], attrs: { axis: 0 } },
+      { op: 'ConstantOfShape', inputs: ['shape'], outputs: ['y'] },
+      ...tail,
+    ],
+  });
 }
