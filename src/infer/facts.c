@@ -20,6 +20,7 @@
 #define MEMO_CAP 4096u
 #define MAX_WHY 4
 #define SEEN_CAP 256
+#define LATE_IN_CAP 64 /* graph inputs whose list decide_late keeps between calls */
 #define MAX_REFINED_CONTENT 64
 
 typedef struct SymRange {
@@ -72,6 +73,13 @@ typedef struct OsiFacts {
   int n_why;
   int explain;
   int64_t scanned; /* sizes tried by scan_least */
+  /* decide_late's inputs and their seen list (see Refiner), kept while the
+   * same inputs come again: it is asked of every value of the graph with
+   * the graph inputs, and listing them each time took most of its work.
+   * Zeroed: the list of no inputs. */
+  const OsiType *late_in[LATE_IN_CAP];
+  int late_n_in, late_n_seen;
+  OsiExpr late_seen[SEEN_CAP];
 } OsiFacts;
 
 static OsiFacts *facts_of(OsiRun *run) {
@@ -532,21 +540,34 @@ typedef struct Refiner {
   int events;
   /* The node's input dims and small contents (n_seen -1: not listed yet):
    * an output's dim that is one of them was decided where it was made (an
-   * elementwise op's dims, a Shape's content), so it is left as it is. */
+   * elementwise op's dims, a Shape's content), so it is left as it is.
+   * Only those with a Min/Max inside are listed (seen is asked of no
+   * other), at the places the first SEEN_CAP of all would have. */
   const OsiType *const *in;
   int n_in;
-  OsiExpr seen[SEEN_CAP];
+  const OsiExpr *seen; /* own, or the facts' list for decide_late */
   int n_seen;
+  int late; /* decide_late's: in[] are the graph inputs, listed once (OsiFacts.late_in) */
+  OsiExpr own[SEEN_CAP];
 } Refiner;
 
-static void note_seen(const OsiType *t, OsiExpr *list, int *n, int cap, int depth);
+static int list_seen(OsiFacts *f, OsiExprStore *s, const OsiType *const *in, int n_in, OsiExpr *list);
 
-/* 1 when e is one of the node's input expressions (listed on first use). */
+/* 1 when e (with a Min/Max inside) is one of the node's input expressions
+ * (listed on first use). */
 static int seen(Refiner *r, OsiExpr e) {
-  if (r->n_seen < 0) {
-    r->n_seen = 0;
-    for (int i = 0; i < r->n_in; i++) note_seen(r->in[i], r->seen, &r->n_seen, SEEN_CAP, 0);
+  if (r->n_seen < 0 && r->late && r->n_in <= LATE_IN_CAP) {
+    OsiFacts *f = r->f; /* types are never changed once made: the same pointers, the same list */
+    int same = f->late_n_in == r->n_in;
+    for (int i = 0; i < r->n_in && same; i++) same = f->late_in[i] == r->in[i];
+    if (!same) {
+      for (int i = 0; i < r->n_in; i++) f->late_in[i] = r->in[i];
+      f->late_n_in = r->n_in;
+      f->late_n_seen = list_seen(f, r->s, r->in, r->n_in, f->late_seen);
+    }
+    r->seen = f->late_seen, r->n_seen = f->late_n_seen;
   }
+  if (r->n_seen < 0) r->n_seen = list_seen(r->f, r->s, r->in, r->n_in, r->own), r->seen = r->own;
   for (int i = 0; i < r->n_seen; i++)
     if (r->seen[i] == e) return 1;
   return 0;
@@ -675,13 +696,20 @@ static const OsiType *refine_type(Refiner *r, const OsiType *t, int skip_dims, i
 }
 
 /* Adds t's dims (and content, when short) to the seen list (up to cap). */
-static void note_seen(const OsiType *t, OsiExpr *list, int *n, int cap, int depth) {
-  for (; t && depth < 8; t = t->elem, depth++) {
-    for (int i = 0; (t->kind == OSI_KIND_TENSOR || t->kind == OSI_KIND_SPARSE_TENSOR) && i < t->rank && *n < cap; i++)
-      list[(*n)++] = t->dims[i];
-    for (int64_t k = 0; t->value && t->value->ints && t->value->count <= 16 && k < t->value->count && *n < cap; k++)
-      list[(*n)++] = t->value->ints[k];
+/* The dims and small contents of in[0..n_in), the first SEEN_CAP of them,
+ * those with a Min/Max inside -> list; their count. */
+static int list_seen(OsiFacts *f, OsiExprStore *s, const OsiType *const *in, int n_in, OsiExpr *list) {
+  int n = 0, at = 0; /* at: places used, listed or not */
+  for (int j = 0; j < n_in; j++) {
+    const OsiType *t = in[j];
+    for (int depth = 0; t && depth < 8; t = t->elem, depth++) {
+      for (int i = 0; (t->kind == OSI_KIND_TENSOR || t->kind == OSI_KIND_SPARSE_TENSOR) && i < t->rank && at < SEEN_CAP; i++, at++)
+        if (has_minmax(f, s, t->dims[i], 0)) list[n++] = t->dims[i];
+      for (int64_t k = 0; t->value && t->value->ints && t->value->count <= 16 && k < t->value->count && at < SEEN_CAP; k++, at++)
+        if (has_minmax(f, s, t->value->ints[k], 0)) list[n++] = t->value->ints[k];
+    }
   }
+  return n;
 }
 
 /* 1 when every dim and short-content element of tensor t is, by its
@@ -707,7 +735,7 @@ const OsiType *osi_facts_output(OsiRun *run, const OsiType *t, const char *name,
   if (osi_facts_active(run) && (!shared || t->value || t->elem)) {
     Refiner r; /* field by field: the seen list is filled on first use, not zeroed */
     r.run = run, r.f = run->facts, r.s = run->exprs, r.value = name, r.events = OSI_EVENTS_ON(run);
-    r.in = in, r.n_in = n_in, r.n_seen = -1;
+    r.in = in, r.n_in = n_in, r.n_seen = -1, r.late = 0;
     run->facts->explain = r.events;
     const OsiType *out = refine_type(&r, t, shared, 0);
     run->facts->explain = 0;
@@ -723,7 +751,7 @@ const OsiType *osi_facts_decide_late(OsiRun *run, const OsiType *t, const char *
   if (!t || !run->facts || plain(run->facts, t) || !osi_facts_active(run)) return t;
   Refiner r;
   r.run = run, r.f = run->facts, r.s = run->exprs, r.value = name, r.events = OSI_EVENTS_ON(run);
-  r.in = in, r.n_in = n_in, r.n_seen = -1;
+  r.in = in, r.n_in = n_in, r.n_seen = -1, r.late = 1;
   run->facts->explain = r.events;
   const OsiType *out = refine_type(&r, t, 0, 0);
   run->facts->explain = 0;
