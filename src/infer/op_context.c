@@ -219,17 +219,33 @@ static OsiExpr without_clamps(OsiExprStore *s, OsiExpr e, int64_t c, int want_ma
   return dropped && rest != OSI_EXPR_UNKNOWN ? rest : e;
 }
 
+/* The rule's name, "<head><tail><number>" (no number when it is below 0):
+ * made only when a message needs it. */
+typedef struct RuleName {
+  const char *head, *tail;
+  int number;
+} RuleName;
+
+/* (Out of line: it runs only for a message.) */
+__attribute__((noinline)) static const char *rule_text(const RuleName *r, char *buf, size_t cap) {
+  if (!r->head) return "";
+  /* "%s%s%d" would print the tail's NULL; a head alone needs no copy */
+  if (!r->tail && r->number < 0) return r->head;
+  snprintf(buf, cap, r->number < 0 ? "%s%s" : "%s%s%d", r->head, r->tail ? r->tail : "", r->number);
+  return buf;
+}
+
 /* `worded`: the requirement's message, instead of one made of rule, wa and wb.
  * `one_of`: a requirement that a size is 1 or a constant (a == b is its
  * product form), else NULL. */
-static OsiStatus require_as(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b, OsiWhat wb,
+static OsiStatus require_as(OsiOpCtx *ctx, const RuleName *rn, OsiExpr a, OsiWhat wa, OsiExpr b, OsiWhat wb,
                             int le, const char *worded, const OsiRequirement *one_of) {
   if (a == OSI_EXPR_UNKNOWN || b == OSI_EXPR_UNKNOWN || a == b) return OSI_OK;
   OsiRun *run = ctx->scope->run;
   OsiExprStore *s = run->exprs;
-  char ta[160], tb[160], what[400];
+  char ta[160], tb[160], what[400], rule_buf[96]; /* (rule_buf: as the callers' buffers were) */
   int64_t ca, cb;
-  const char *prefix = rule && rule[0] ? rule : "", *sep = rule && rule[0] ? ": " : "";
+  const char *prefix = "", *sep = "";
   if (le && osi_expr_is_const(s, a, &ca)) b = without_clamps(s, b, ca, 1);
   else if (le && osi_expr_is_const(s, b, &cb)) a = without_clamps(s, a, cb, 0);
   if (a == b) return OSI_OK;
@@ -237,6 +253,7 @@ static OsiStatus require_as(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat 
   if (le && osi_expr_is_const(s, a, &ca) && ca <= 0 && osi_expr_max(s, b, osi_expr_const(s, 0)) == b) return OSI_OK;
   if (osi_expr_is_const(s, a, &ca) && osi_expr_is_const(s, b, &cb)) {
     if (le ? ca <= cb : ca == cb) return OSI_OK;
+    prefix = rule_text(rn, rule_buf, sizeof rule_buf), sep = prefix[0] ? ": " : "";
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, le ? "%s%s%s is %lld, more than %s (%lld)" : "%s%s%s is %lld where %s is %lld",
                        prefix, sep, what_text(ctx, wa, ta, sizeof ta), (long long)ca,
                        what_text(ctx, wb, tb, sizeof tb), (long long)cb);
@@ -252,6 +269,7 @@ static OsiStatus require_as(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat 
    * 100k-node CNN checks 114k windows and keeps a few dozen of them), and
    * formatting them took a third of its inference. */
   if (v != OSI_REQ_RECORDED && v != OSI_REQ_CONTRADICTS) return OSI_OK;
+  prefix = rule_text(rn, rule_buf, sizeof rule_buf), sep = prefix[0] ? ": " : "";
   /* what_text may return its phrase instead of filling the buffer */
   const char *sa = what_text(ctx, wa, ta, sizeof ta), *sb = what_text(ctx, wb, tb, sizeof tb);
   if (v == OSI_REQ_RECORDED) { /* the last item: the text it was added without */
@@ -284,11 +302,13 @@ static OsiStatus require_as(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat 
 
 static OsiStatus require(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b, OsiWhat wb,
                          int le) {
-  return require_as(ctx, rule, a, wa, b, wb, le, NULL, NULL);
+  RuleName rn = {rule, NULL, -1};
+  return require_as(ctx, &rn, a, wa, b, wb, le, NULL, NULL);
 }
 
 OsiStatus osi_op_assume(OsiOpCtx *ctx, OsiExpr lhs, OsiExpr rhs, int le, const char *what) {
-  OsiStatus st = require_as(ctx, ctx->node->op_type, lhs, OSI_WHAT("the condition"), rhs,
+  RuleName rn = {ctx->node->op_type, NULL, -1};
+  OsiStatus st = require_as(ctx, &rn, lhs, OSI_WHAT("the condition"), rhs,
                             OSI_WHAT("what it is compared with"), le, what, NULL);
   /* "why this shape" of each output: the assumption behind it */
   for (int o = 0; st == OSI_OK && o < ctx->node->n_outputs; o++)
@@ -307,12 +327,19 @@ OsiStatus osi_op_require_one_of(OsiOpCtx *ctx, const char *rule, OsiExpr x, int6
   char worded[320];
   snprintf(worded, sizeof worded, "%s%s%s", rule && rule[0] ? rule : "", rule && rule[0] ? ": " : "", what);
   osi_requirement_one_of(ctx->scope->run->exprs, x, c, &q);
-  return require_as(ctx, rule, q.lhs, OSI_WHAT(what), q.rhs, OSI_WHAT("0"), 0, worded, &q);
+  RuleName rn = {rule, NULL, -1};
+  return require_as(ctx, &rn, q.lhs, OSI_WHAT(what), q.rhs, OSI_WHAT("0"), 0, worded, &q);
 }
 
 OsiStatus osi_op_require_le(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b,
                             OsiWhat wb) {
   return require(ctx, rule, a, wa, b, wb, 1);
+}
+
+OsiStatus osi_op_require_le_in(OsiOpCtx *ctx, const char *rule_head, const char *rule_tail, int rule_number,
+                               OsiExpr a, OsiWhat wa, OsiExpr b, OsiWhat wb) {
+  RuleName rn = {rule_head, rule_tail, rule_number};
+  return require_as(ctx, &rn, a, wa, b, wb, 1, NULL, NULL);
 }
 
 int osi_op_known_le(OsiOpCtx *ctx, OsiExpr a, OsiExpr b) { return osi_facts_prove_le(ctx->scope->run, a, b); }

@@ -127,7 +127,7 @@ OsiStatus osi_op_conv_transpose(OsiOpCtx *ctx) {
   OsiExpr *d = osi_type_dims_mut(y);
   d[0] = x->dims[0];
   d[1] = w ? osi_expr_mul(s, w->dims[1], osi_expr_const(s, group)) : OSI_EXPR_UNKNOWN;
-  int same = !strcmp(sp.auto_pad, "SAME_UPPER") || !strcmp(sp.auto_pad, "SAME_LOWER");
+  int same = sp.same;
   for (int i = 0; i < n; i++) {
     int64_t o;
     if (nos >= 0) {

@@ -136,6 +136,12 @@ OsiStatus osi_op_require_one_of(OsiOpCtx *ctx, const char *rule, OsiExpr x, int6
 /* Requires a <= b. */
 OsiStatus osi_op_require_le(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b,
                             OsiWhat wb);
+/* osi_op_require_le with the rule named "<rule_head><rule_tail><rule_number>"
+ * (no number when it is below 0), a name made only when a message needs it:
+ * most requirements hold, and a rule checked on every node of a 100k-node
+ * graph paid more for its name than for its check. */
+OsiStatus osi_op_require_le_in(OsiOpCtx *ctx, const char *rule_head, const char *rule_tail, int rule_number,
+                               OsiExpr a, OsiWhat wa, OsiExpr b, OsiWhat wb);
 /* 1 when a <= b wherever the model runs, by what the node's graph has
  * required so far (infer/facts.h): a requirement it proves adds nothing. */
 int osi_op_known_le(OsiOpCtx *ctx, OsiExpr a, OsiExpr b);

@@ -24,6 +24,8 @@ OsiExpr osi_window_out(OsiExprStore *s, OsiExpr in, int64_t kernel, int64_t stri
     if (__builtin_add_overflow(c, shift, &num) || num / stride == INT64_MAX) return OSI_EXPR_UNKNOWN;
     return osi_expr_const(s, num / stride + 1);
   }
+  /* Stride 1 (most windows): in + shift + 1, in one sum (shift < INT64_MAX). */
+  if (stride == 1) return osi_expr_add(s, in, osi_expr_const(s, shift + 1));
   OsiExpr span = osi_expr_add(s, in, osi_expr_const(s, shift));
   OsiExpr st = osi_expr_const(s, stride);
   OsiExpr steps = ceil_mode ? osi_expr_ceildiv(s, span, st) : osi_expr_floordiv(s, span, st);
@@ -42,8 +44,11 @@ static int read_ints(OsiOpCtx *ctx, const char *name, int n, int64_t dflt, int64
 OsiStatus osi_read_spatial(OsiOpCtx *ctx, int n, const OsiType *w, OsiSpatial *sp) {
   OsiExprStore *s = osi_op_exprs(ctx);
   const int64_t *v;
-  memset(sp, 0, sizeof *sp);
+  /* Only dims 0..n-1 are set: the whole struct is 4 KB (OSI_MAX_RANK
+   * dims), and clearing it cost a convolution more than its checks. */
   sp->n = n;
+  sp->auto_pad = "NOTSET";
+  sp->ceil_mode = sp->same = sp->valid = 0;
   int nk = osi_attr_ints(ctx, "kernel_shape", &v);
   if (nk >= 0 && nk != n)
     return osi_op_fail(ctx, OSI_ERR_INVALID_MODEL, "kernel_shape has %d entries for %d spatial dims", nk, n);
@@ -88,6 +93,8 @@ OsiStatus osi_read_spatial(OsiOpCtx *ctx, int n, const OsiType *w, OsiSpatial *s
                          (long long)sp->kernel[i], (long long)sp->dilation[i]);
   }
   sp->auto_pad = osi_attr_str(ctx, "auto_pad", "NOTSET");
+  sp->same = !strcmp(sp->auto_pad, "SAME_UPPER") || !strcmp(sp->auto_pad, "SAME_LOWER");
+  sp->valid = !strcmp(sp->auto_pad, "VALID");
   sp->ceil_mode = (int)osi_attr_int(ctx, "ceil_mode", 0);
   return OSI_OK;
 }
@@ -100,14 +107,10 @@ OsiExpr osi_window_extent(OsiExprStore *s, const OsiSpatial *sp, int i) {
   return osi_expr_add(s, osi_expr_mul(s, osi_expr_sub(s, k, one), osi_expr_const(s, sp->dilation[i])), one);
 }
 
-static int is_same(const OsiSpatial *sp) {
-  return !strcmp(sp->auto_pad, "SAME_UPPER") || !strcmp(sp->auto_pad, "SAME_LOWER");
-}
-
 OsiExpr osi_window_dim(OsiExprStore *s, OsiExpr in, const OsiSpatial *sp, int i) {
   if (in == OSI_EXPR_UNKNOWN) return OSI_EXPR_UNKNOWN;
-  if (is_same(sp)) return osi_expr_ceildiv(s, in, osi_expr_const(s, sp->stride[i]));
-  int valid = !strcmp(sp->auto_pad, "VALID");
+  if (sp->same) return osi_expr_ceildiv(s, in, osi_expr_const(s, sp->stride[i]));
+  int valid = sp->valid;
   int64_t pads = valid ? 0 : sp->pads[i];
   if (sp->kernel[i] < 0) {
     /* A symbolic kernel (W's dim): the floor formula still holds. */
@@ -163,7 +166,7 @@ OsiExpr osi_pool_window_dim(OsiOpCtx *ctx, OsiExpr in, const OsiSpatial *sp, int
   OsiExprStore *s = osi_op_exprs(ctx);
   int64_t c, k = sp->kernel[i], stride = sp->stride[i], shift, dk;
   if (in == OSI_EXPR_UNKNOWN || k < 1) return osi_window_dim(s, in, sp, i);
-  if (is_same(sp)) {
+  if (sp->same) {
     /* onnxruntime pads a SAME pool for the undilated kernel, (CeilDiv(in,
      * stride) - 1) * stride + kernel - in, and then slides the dilated
      * one: the span is (CeilDiv(in, stride) - 1) * stride - (kernel - 1)
@@ -177,68 +180,53 @@ OsiExpr osi_pool_window_dim(OsiOpCtx *ctx, OsiExpr in, const OsiSpatial *sp, int
     return osi_expr_add(s, osi_expr_ceildiv(s, span, st), osi_expr_const(s, 1));
   }
   if (sp->ceil_mode || osi_expr_is_const(s, in, &c)) return osi_window_dim(s, in, sp, i);
-  int64_t pads = !strcmp(sp->auto_pad, "VALID") ? 0 : sp->pads[i];
+  int64_t pads = sp->valid ? 0 : sp->pads[i];
   if (__builtin_sub_overflow(pads, sp->extent[i], &shift)) return OSI_EXPR_UNKNOWN;
   OsiExpr span = osi_expr_add(s, in, osi_expr_const(s, shift));
   return trunc_div_plus_one(s, span, stride, span_known(ctx, in, shift, stride));
 }
 
-/* snprintf(buf, cap, "%s window along spatial dim %d", op, i) for i >= 0,
- * truncated alike, without snprintf: it runs for every window of every
- * node, and the text is read only if the requirement is kept or broken. */
-static const char *window_rule(char *buf, size_t cap, const char *op, int i) {
-  char digits[16];
-  int nd = 0;
-  do digits[nd++] = (char)('0' + i % 10);
-  while ((i /= 10) > 0 && nd < (int)sizeof digits);
-  size_t at = 0;
-  for (const char *p = op; *p && at + 1 < cap; p++) buf[at++] = *p;
-  for (const char *p = " window along spatial dim "; *p && at + 1 < cap; p++) buf[at++] = *p;
-  while (nd > 0 && at + 1 < cap) buf[at++] = digits[--nd];
-  buf[at] = '\0';
-  return buf;
-}
+/* The requirements' rule: "<op> window along spatial dim <i>". */
+#define WINDOW_RULE " window along spatial dim "
 
 /* A symbolic spatial dim n of a window's input: onnxruntime refuses n = 0
  * for a convolution with SAME padding, and for a pool unless the batch is
  * empty too (an explicitly padded convolution at n = 0 is the window
  * rule's: it runs where the pads hold the kernel). Nothing when the
  * requirements so far already give n >= 1. */
-static OsiStatus require_nonempty(OsiOpCtx *ctx, int x_in, const OsiType *x, int d, const OsiSpatial *sp,
-                                  OsiWindowKind kind, const char *rule) {
+static OsiStatus require_nonempty(OsiOpCtx *ctx, int x_in, const OsiType *x, int d, const OsiSpatial *sp, int i,
+                                  OsiWindowKind kind) {
   OsiExprStore *s = osi_op_exprs(ctx);
   OsiExpr n = x->dims[d], one = osi_expr_const(s, 1), least;
   int64_t c;
   if (n == OSI_EXPR_UNKNOWN || (osi_expr_is_const(s, n, &c) && c >= 1)) return OSI_OK;
-  if (kind == OSI_WINDOW_CONV && !is_same(sp)) return OSI_OK;
+  if (kind == OSI_WINDOW_CONV && !sp->same) return OSI_OK;
   if (kind == OSI_WINDOW_FLOOR) return OSI_OK;
   if (kind == OSI_WINDOW_CONV) least = one;
   else if (x->dims[0] == OSI_EXPR_UNKNOWN) return OSI_OK; /* n = 0 may be an empty batch's */
   else least = osi_expr_min(s, x->dims[0], one);
   if (osi_op_known_le(ctx, one, n)) return OSI_OK;
-  return osi_op_require_le(ctx, rule, least, OSI_WHAT(kind == OSI_WINDOW_CONV ? "1" : "1 (0 in an empty batch)"), n,
-                           OSI_DIM(x_in, d));
+  return osi_op_require_le_in(ctx, osi_op_type(ctx), WINDOW_RULE, i, least,
+                              OSI_WHAT(kind == OSI_WINDOW_CONV ? "1" : "1 (0 in an empty batch)"), n, OSI_DIM(x_in, d));
 }
 
 static OsiStatus require_window(OsiOpCtx *ctx, int x_in, const OsiType *x, int d, const OsiSpatial *sp, int i,
-                                OsiWindowKind kind, const char *rule);
+                                OsiWindowKind kind);
 
 OsiStatus osi_window_require_fit(OsiOpCtx *ctx, int x_in, int d, const OsiSpatial *sp, int i, OsiWindowKind kind) {
   const OsiType *x = osi_in_ranked(ctx, x_in);
   if (!x || d >= x->rank) return OSI_OK;
-  char rule[96];
-  window_rule(rule, sizeof rule, osi_op_type(ctx), i);
   /* The window's bound first: n >= 1 is then often one of its facts. */
-  OsiStatus st = require_window(ctx, x_in, x, d, sp, i, kind, rule);
-  return st == OSI_OK ? require_nonempty(ctx, x_in, x, d, sp, kind, rule) : st;
+  OsiStatus st = require_window(ctx, x_in, x, d, sp, i, kind);
+  return st == OSI_OK ? require_nonempty(ctx, x_in, x, d, sp, i, kind) : st;
 }
 
 /* The least input onnxruntime runs a window of spatial dim i over. */
 static OsiStatus require_window(OsiOpCtx *ctx, int x_in, const OsiType *x, int d, const OsiSpatial *sp, int i,
-                                OsiWindowKind kind, const char *rule) {
+                                OsiWindowKind kind) {
   OsiExprStore *s = osi_op_exprs(ctx);
-  if (is_same(sp) && (kind != OSI_WINDOW_POOL || sp->dilation[i] == 1 || sp->kernel[i] < 1)) return OSI_OK;
-  if (is_same(sp)) {
+  if (sp->same && (kind != OSI_WINDOW_POOL || sp->dilation[i] == 1 || sp->kernel[i] < 1)) return OSI_OK;
+  if (sp->same) {
     /* A dilated SAME pool (osi_pool_window_dim) gives no negative output
      * from CeilDiv(in, stride) >= m = CeilDiv(D - stride + 1, stride) on,
      * D = (kernel - 1) * (dilation - 1): in >= (m - 1) * stride + 1. */
@@ -248,8 +236,8 @@ static OsiStatus require_window(OsiOpCtx *ctx, int x_in, const OsiType *x, int d
     m = num > 0 ? num / stride + (num % stride != 0) : 0;
     if (m <= 0 || __builtin_mul_overflow(m - 1, stride, &at_least) || __builtin_add_overflow(at_least, 1, &at_least))
       return OSI_OK;
-    return osi_op_require_le(ctx, rule, osi_expr_const(s, at_least), OSI_WHAT("the least input without a negative output"),
-                             x->dims[d], OSI_DIM(x_in, d));
+    return osi_op_require_le_in(ctx, osi_op_type(ctx), WINDOW_RULE, i, osi_expr_const(s, at_least),
+                                OSI_WHAT("the least input without a negative output"), x->dims[d], OSI_DIM(x_in, d));
   }
   OsiExpr extent = osi_window_extent(s, sp, i);
   if (extent == OSI_EXPR_UNKNOWN) return OSI_OK;
@@ -263,18 +251,23 @@ static OsiStatus require_window(OsiOpCtx *ctx, int x_in, const OsiType *x, int d
    * OSI_WINDOW_FLOOR (DeformConv): the floor form's own fit, in >= extent
    * - pads (one less at stride 1), where floor agrees with rounding toward
    * zero. */
-  int valid = !strcmp(sp->auto_pad, "VALID");
+  int valid = sp->valid;
   int64_t pads = valid ? 0 : sp->pads[i], slack, strides, c;
   int floor_form = kind == OSI_WINDOW_FLOOR && !sp->ceil_mode && !osi_expr_is_const(s, x->dims[d], &c);
   if (kind == OSI_WINDOW_CONV) slack = pads;
   else if (floor_form) slack = sp->stride[i] == 1 && pads < INT64_MAX ? pads + 1 : pads;
   else if (__builtin_mul_overflow(sp->stride[i], 2, &strides) || __builtin_add_overflow(pads, strides - 1, &slack))
     return OSI_OK;
-  OsiExpr least = osi_expr_sub(s, extent, osi_expr_const(s, slack));
+  /* extent - slack, as osi_expr_sub makes it of two constants */
+  int64_t at_least;
+  OsiExpr least = sp->extent[i] <= 0 ? osi_expr_sub(s, extent, osi_expr_const(s, slack))
+                  : __builtin_sub_overflow(sp->extent[i], slack, &at_least) || osi_expr_work_exhausted(s)
+                      ? OSI_EXPR_UNKNOWN
+                      : osi_expr_const(s, at_least);
   const char *what = kind == OSI_WINDOW_CONV ? (valid ? "the dilated kernel" : "the dilated kernel less the pads")
                    : floor_form ? "the dilated kernel less the pads"
                                 : "the dilated kernel less the pads and 2 * stride - 1";
-  return osi_op_require_le(ctx, rule, least, OSI_WHAT(what), x->dims[d], OSI_DIM(x_in, d));
+  return osi_op_require_le_in(ctx, osi_op_type(ctx), WINDOW_RULE, i, least, OSI_WHAT(what), x->dims[d], OSI_DIM(x_in, d));
 }
 
 /* Checks a convolution's X, W and bias against each other (onnxruntime's
@@ -341,10 +334,10 @@ OsiStatus osi_conv_out(OsiOpCtx *ctx, int x_in, int w_in, int b_in, int32_t dtyp
   /* onnxruntime refuses a convolution over an empty spatial dim, unless
    * its explicit pads hold the dilated kernel (checked once they are
    * read), and a pool over any empty dim but the batch. */
-  int empty = 0, padded = !strcmp(osi_attr_str(ctx, "auto_pad", "NOTSET"), "NOTSET");
+  int empty = 0;
   for (int i = 2; is_conv && i < x->rank && !empty; i++)
     if (osi_expr_is_const(s, x->dims[i], &c) && c == 0) empty = i;
-  if (empty && !padded)
+  if (empty && strcmp(osi_attr_str(ctx, "auto_pad", "NOTSET"), "NOTSET"))
     return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s: spatial dim %d of the input is 0; onnxruntime needs it positive",
                        osi_op_type(ctx), empty);
   OsiStatus st = is_conv ? check_conv_inputs(ctx, x_in, w_in, b_in, x, w, &group) : osi_refuse_empty_pool_input(ctx, x);

@@ -21,6 +21,7 @@ typedef struct OsiSpatial {
   int64_t extent[OSI_MAX_RANK];
   int64_t pad_begin[OSI_MAX_RANK], pad_end[OSI_MAX_RANK], pads[OSI_MAX_RANK]; /* pads = begin + end */
   const char *auto_pad;
+  int same, valid; /* auto_pad is SAME_UPPER or SAME_LOWER; VALID */
   int ceil_mode;
 } OsiSpatial;
 
