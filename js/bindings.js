@@ -4,7 +4,7 @@
 // (result.domain) and every dim of the model's graph (a size is never negative). Used by
 // result.evaluate (js/result.js), the command line's --bind (js/cli.js) and the demo page.
 // Linear: each relation is looked at again only when one of its symbols gets a size.
-import { evalDim, evaluate, parse, parseCached, printSymbol, symbolsOf, tokenize } from './expr.js';
+import { evalDim, evaluate, parse, parseCached, printSymbol, symbolsOf, tokenize } from './expr_eval.js';
 
 const isNode = typeof process === 'object' && process !== null &&
   typeof process.versions === 'object' && process.versions !== null &&

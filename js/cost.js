@@ -11,7 +11,7 @@
 // decides is evaluated exactly (BigInt past 2^53, as evaluateDim); the totals at a binding are the
 // sums of the nodes' values, and the activation peak the maximum over the schedule of the live
 // bytes, computed here on numbers.
-import { bindDefinitions, evaluateDim } from './expr.js';
+import { bindDefinitions, evaluateDim } from './expr_eval.js';
 import { checkedName, resolveBindings } from './bindings.js';
 
 const isNode = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
