@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/parse_double.h"
 #include "model/type_json.h"
 
 static const char *const TYPE_NAMES[] = {
@@ -47,7 +48,7 @@ static void write_float(OsiJson *j, double v) {
   int exact32 = (double)f == v;
   for (int digits = 1; digits <= 17; digits++) {
     snprintf(buf, sizeof buf, "%.*g", digits, v);
-    double back = strtod(buf, NULL);
+    double back = osi_parse_double(buf, NULL);
     if (exact32 ? (float)back == f : back == v) break;
   }
   osi_json_raw(j, buf);

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/parse_double.h"
+
 #define MAX_DEPTH 64
 
 typedef struct Parser {
@@ -149,7 +151,7 @@ static int parse_value(Parser *ps, OsiJsonValue *out) {
   if (!strncmp(ps->p, "true", 4)) { ps->p += 4; out->kind = OSI_JSON_BOOL; out->number = 1; return 1; }
   if (!strncmp(ps->p, "false", 5)) { ps->p += 5; out->kind = OSI_JSON_BOOL; return 1; }
   char *end;
-  out->number = strtod(ps->p, &end);
+  out->number = osi_parse_double(ps->p, &end);
   if (end == ps->p) return 0;
   ps->p = end;
   out->kind = OSI_JSON_NUMBER;

@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/parse_double.h"
 #include "expr/expr_internal.h"
 
 #define EXPR_PARSE_MAX_LEN (64 * 1024)
@@ -261,9 +262,10 @@ static PV parse_number(Parser *ps) {
   memcpy(text, start, n);
   text[n] = 0;
   /* Decimal -> double -> float32, as JavaScript's Math.fround(Number(text)):
-   * both evaluators read a literal the same way, and the printer only
-   * writes literals that come back exact this way. */
-  float x = (float)strtod(text, NULL);
+   * both evaluators read a literal the same way (osi_parse_double rounds as
+   * strtod and Number do), and the printer only writes literals that come
+   * back exact this way. */
+  float x = (float)osi_parse_double(text, NULL);
   if (text != buf) free(text);
   return pv(osi_expr_fconst(ps->s, (double)x), 1);
 }

@@ -5,7 +5,7 @@
  *
  *   - float literals always show a '.' or an exponent (0.5, 64.0, 1e-05):
  *     the shortest decimal that Math.fround(Number(text)) and
- *     (float)strtod(text) read back exactly; a non-finite constant prints
+ *     (float)osi_parse_double(text) read back exactly; a non-finite constant prints
  *     as (1.0/0.0), (-1.0/0.0) or (0.0/0.0);
  *   - an integer-like operand (Float(n), a rounding, an integral constant)
  *     prints as the integer it converts, and the parser converts it again,
@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/parse_double.h"
 #include "expr/expr_internal.h"
 
 typedef ExprText FBuf;
@@ -46,7 +47,7 @@ static void put_float_literal(FBuf *b, double v) {
   int is_f32 = (double)(float)v == v;
   for (int prec = 1; prec <= 17; prec++) {
     snprintf(tmp, sizeof tmp, "%.*g", prec, v);
-    double back = strtod(tmp, NULL);
+    double back = osi_parse_double(tmp, NULL);
     if (is_f32 ? (double)(float)back == v : back == v) break;
   }
   puts_(b, tmp);
