@@ -372,7 +372,7 @@ static int decode_attr_bytes(Decoder *d, const ProtobufCBinaryData *b, OsiAttr *
  * are set once the graph's are complete). */
 static int decode_node(Decoder *d, const NodeParts *np, OsiNode *out, NameVec *ins, NameVec *outs) {
   out->name = text_str(d, np->name);
-  out->op_type = osi_names_intern(&d->names, np->op_type.len ? np->op_type.s : "", np->op_type.len);
+  out->op_type = osi_names_intern_few(&d->names, np->op_type.len ? np->op_type.s : "", np->op_type.len);
   out->domain = text_domain(d, np->domain);
   out->overload = text_str(d, np->overload);
   out->n_inputs = (int)np->n_input;

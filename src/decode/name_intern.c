@@ -100,6 +100,17 @@ const char *osi_names_intern(OsiNameInterner *n, const char *s, size_t len) {
   return p;
 }
 
+const char *osi_names_intern_few(OsiNameInterner *n, const char *s, size_t len) {
+  /* Once incomplete, interning may copy instead of sharing: no shortcut. */
+  if (len == 0 || n->incomplete) return osi_names_intern(n, s, len);
+  const unsigned char *u = (const unsigned char *)s;
+  OsiNameSlot *c = &n->few[((unsigned)len * 7u ^ u[0] ^ (unsigned)u[len - 1] << 2) & 31];
+  if (c->name && c->len == len && osi_bytes_equal(c->name, s, len)) return c->name;
+  const char *p = osi_names_intern(n, s, len);
+  if (p && !n->incomplete && len <= UINT32_MAX) *c = (OsiNameSlot){p, 0, (uint32_t)len};
+  return p;
+}
+
 uint32_t osi_names_id_limit(const OsiNameInterner *n) {
   return n->incomplete ? 0 : (uint32_t)n->count + 1;
 }
