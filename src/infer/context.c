@@ -437,6 +437,8 @@ void osi_run_free(OsiRun *run) {
 }
 
 const OsiType *osi_tensor_type(OsiRun *run, const OsiTensor *t) {
+  size_t slot = ((uintptr_t)t >> 3) % (sizeof run->tensor_types / sizeof run->tensor_types[0]);
+  if (run->tensor_types[slot].t == t) return run->tensor_types[slot].type;
   OsiType *type = osi_type_tensor(run->arena, t->elem_type, t->rank);
   if (!type) return NULL;
   OsiExpr *dims = osi_type_dims_mut(type);
@@ -448,6 +450,8 @@ const OsiType *osi_tensor_type(OsiRun *run, const OsiTensor *t) {
     if (v) {
       for (int64_t i = 0; i < t->count; i++) elems[i] = osi_expr_const(run->exprs, t->ints[i]);
       type->value = v;
+    } else {
+      return type; /* not kept: a later call may have the memory */
     }
   } else if (t->floats) {
     OsiExpr *elems;
@@ -455,7 +459,11 @@ const OsiType *osi_tensor_type(OsiRun *run, const OsiTensor *t) {
     if (v) {
       for (int64_t i = 0; i < t->count; i++) elems[i] = osi_expr_fconst(run->exprs, t->floats[i]);
       type->value = v;
+    } else {
+      return type;
     }
   }
+  run->tensor_types[slot].t = t;
+  run->tensor_types[slot].type = type;
   return type;
 }

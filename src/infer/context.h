@@ -167,6 +167,14 @@ typedef struct OsiRun {
     int64_t opset;
     const void *arity;  /* an OsiArity (ops/op_arity.h), or NULL */
   } op_cache[64];
+  /* The types osi_tensor_type made, by the tensor, direct-mapped: the
+   * decoders give every node of one repeated attribute (a Constant's value:
+   * a GPT-2 export's 3,067 Constants hold ~160 distinct) the same
+   * OsiTensor, and a type is never changed once made. */
+  struct {
+    const OsiTensor *t;
+    const OsiType *type;
+  } tensor_types[128];
   /* Function call nesting (cycle and depth checks). */
   int call_depth;
   const char *call_stack[32];
