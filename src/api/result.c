@@ -12,6 +12,7 @@
 #include "decode/decode.h"
 #include "infer/infer.h"
 #include "base/json.h"
+#include "base/small_copy.h"
 #include "api/key_sort.h"
 #include "api/result_attributes.h"
 #include "api/result_domain.h"
@@ -670,7 +671,7 @@ static void render_packed_named(OsiResult *r) {
   for (int v = 0; v < n_names; v++) {
     const OsiValueEntry *e = root->order[v];
     if (!e->type) { /* no row */
-      memcpy(names + names_at, e->name, (size_t)name_lens[v] + 1);
+      osi_copy_small(names + names_at, e->name, (size_t)name_lens[v] + 1);
       names_at += (size_t)name_lens[v] + 1;
       continue;
     }
@@ -681,7 +682,7 @@ static void render_packed_named(OsiResult *r) {
     }
     type_of[v] = recent[at].index;
     size_t slot = key_hash(e->name, name_lens[v], &seen) & (cap - 1);
-    memcpy(names + names_at, e->name, (size_t)name_lens[v] + 1);
+    osi_copy_small(names + names_at, e->name, (size_t)name_lens[v] + 1);
     names_at += (size_t)name_lens[v] + 1;
     while (table[slot]) slot = (slot + 1) & (cap - 1);
     table[slot] = row_at[v] + 1;
@@ -723,7 +724,7 @@ static void render_packed_named(OsiResult *r) {
   memset(names + names_len, 0, pad4(names_len) - names_len);
   char *node_names = out.buf + at_node_names;
   for (int i = 0; i < n_nodes; i++) {
-    memcpy(node_names, g->nodes[i].name, (size_t)node_lens[i] + 1);
+    osi_copy_small(node_names, g->nodes[i].name, (size_t)node_lens[i] + 1);
     node_names += node_lens[i] + 1;
   }
   memset(node_names, 0, pad4(node_names_len) - node_names_len);

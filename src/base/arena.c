@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/small_copy.h"
+
 /* Blocks grow geometrically so a 100k-node model costs a few dozen mallocs;
  * an oversized request gets a block of its own. */
 #define MIN_BLOCK ((size_t)64 * 1024)
@@ -71,9 +73,11 @@ static void *bump(OsiArena *self, size_t size) {
 
 void *osi_arena_alloc(OsiArena *self, size_t size) {
   void *p = bump(self, size);
-  if (p) memset(p, 0, size);
+  if (p) osi_zero_small(p, size); /* most blocks are a few dozen bytes */
   return p;
 }
+
+void *osi_arena_alloc_uninit(OsiArena *self, size_t size) { return bump(self, size); }
 
 void *osi_arena_array(OsiArena *self, size_t n, size_t size) {
   if (size && n > SIZE_MAX / size) {

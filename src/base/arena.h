@@ -19,6 +19,8 @@ void osi_arena_delete(OsiArena *self); /* NULL-safe */
 /* Zeroed, 8-byte aligned memory, or NULL (out of memory or over the cap;
  * see osi_arena_exhausted). */
 void *osi_arena_alloc(OsiArena *self, size_t size);
+/* The same, not zeroed: for blocks the caller writes whole at once. */
+void *osi_arena_alloc_uninit(OsiArena *self, size_t size);
 /* calloc-style with overflow check on n * size. */
 void *osi_arena_array(OsiArena *self, size_t n, size_t size);
 char *osi_arena_strdup(OsiArena *self, const char *s);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/small_copy.h"
 #include "infer/custom_ops.h"
 #include "infer/facts.h"
 #include "infer/functions.h"
@@ -387,7 +388,7 @@ OsiStatus osi_infer_node(OsiContext *scope, const OsiNode *n, int index, OsiWiri
                                      : osi_arena_array(run->arena, (size_t)n->n_outputs + 1, sizeof(OsiType *));
   if (!op.in || !op.out) return osi_run_fail(run, OSI_ERR_NOMEM, n->name, "out of memory");
   op.in[n->n_inputs] = NULL;
-  memset(op.out, 0, ((size_t)n->n_outputs + 1) * sizeof(OsiType *));
+  osi_zero_small(op.out, ((size_t)n->n_outputs + 1) * sizeof(OsiType *));
   const OsiValueEntry **kept =
       !scope->parent && !scope->path[0] && run->top_io ? run->top_io + run->top_io_at[index] : NULL;
   OsiValueEntry *const *in = w->in + w->in_at[index];

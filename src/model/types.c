@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "base/small_copy.h"
+
 static const char *const DTYPE_NAMES[OSI_DT_COUNT] = {
     NULL,           "float",         "uint8",      "int8",          "uint16",
     "int16",        "int32",         "int64",      "string",        "bool",
@@ -46,14 +48,14 @@ int osi_dtype_is_float(int32_t dtype) {
   }
 }
 
-OsiType *osi_type_tensor(OsiArena *a, int32_t elem_type, int32_t rank) {
+/* A tensor type whose dims (right after it, in one allocation: read
+ * together) the caller writes. Every other field is set here, without a
+ * memset: one per node output was a call out of the wasm module. */
+static OsiType *tensor_uninit(OsiArena *a, int32_t elem_type, int32_t rank) {
   if (rank > OSI_MAX_RANK) return NULL;
-  /* The dims right after the type, in one allocation: read together. */
-  OsiType *t = osi_arena_alloc(a, sizeof *t + (rank > 0 ? (size_t)rank * sizeof(OsiExpr) : 0));
+  OsiType *t = osi_arena_alloc_uninit(a, sizeof *t + (rank > 0 ? (size_t)rank * sizeof(OsiExpr) : 0));
   if (!t) return NULL;
-  t->kind = OSI_KIND_TENSOR;
-  t->elem_type = elem_type;
-  t->rank = rank < 0 ? -1 : rank;
+  *t = (OsiType){.kind = OSI_KIND_TENSOR, .elem_type = elem_type, .rank = rank < 0 ? -1 : rank};
   if (rank > 0) {
     t->dims = (const OsiExpr *)(t + 1);
   } else if (rank == 0) {
@@ -65,9 +67,15 @@ OsiType *osi_type_tensor(OsiArena *a, int32_t elem_type, int32_t rank) {
   return t;
 }
 
+OsiType *osi_type_tensor(OsiArena *a, int32_t elem_type, int32_t rank) {
+  OsiType *t = tensor_uninit(a, elem_type, rank);
+  if (t && rank > 0) osi_zero_small(osi_type_dims_mut(t), (size_t)rank * sizeof(OsiExpr)); /* OSI_EXPR_UNKNOWN */
+  return t;
+}
+
 OsiType *osi_type_tensor_dims(OsiArena *a, int32_t elem_type, int32_t rank, const OsiExpr *dims) {
-  OsiType *t = osi_type_tensor(a, elem_type, rank);
-  if (t && rank > 0) memcpy(osi_type_dims_mut(t), dims, (size_t)rank * sizeof(OsiExpr));
+  OsiType *t = tensor_uninit(a, elem_type, rank);
+  if (t && rank > 0) osi_copy_small(osi_type_dims_mut(t), dims, (size_t)rank * sizeof(OsiExpr));
   return t;
 }
 
