@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { init } from '../../js/index.js';
 import { bindDefinitions, evaluateDim } from '../../js/expr.js';
-import { REPO } from './helpers.js';
+import { REPO, thrown } from './helpers.js';
 // namedSizeModel: y = ConstantOfShape([Floor(1.5*h), Floor(1.5*h)+w]), y's dims print the named size floor_1.
 import { namedSizeModel } from './model_parts.js';
 
@@ -19,16 +19,6 @@ beforeAll(async () => {
 
 const CNN = join(REPO, 'examples', 'models', 'cnn_dynamic.onnx');
 const cli = (...args) => spawnSync(process.execPath, [join(REPO, 'js', 'cli.js'), ...args], { encoding: 'utf8', timeout: 300_000 });
-
-/** What fn throws (null when it returns). */
-function thrown(fn) {
-  try {
-    fn();
-    return null;
-  } catch (err) {
-    return err;
-  }
-}
 
 test('evaluate: a size past int64 is a RangeError (it gave null dims), 2^63-1 is a size', () => {
   const r = engine.inferShapes(readFileSync(CNN));

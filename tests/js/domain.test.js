@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { init, RequirementError } from '../../js/index.js';
 import { model, tensor } from './onnx_builder.js';
-import { REPO } from './helpers.js';
+import { REPO, thrown } from './helpers.js';
 
 let engine;
 beforeAll(async () => {
@@ -17,16 +17,6 @@ beforeAll(async () => {
 
 const example = (name) => engine.inferShapes(readFileSync(join(REPO, 'examples', 'models', `${name}.onnx`)));
 const cli = (...args) => spawnSync(process.execPath, [join(REPO, 'js', 'cli.js'), ...args], { encoding: 'utf8', timeout: 300_000 });
-
-/** What evaluate throws (null when it returns). */
-function thrown(fn) {
-  try {
-    fn();
-    return null;
-  } catch (err) {
-    return err;
-  }
-}
 
 // x: [n, 4]; zeros = ConstantOfShape([n-3, 4]): a dim only sizes >= 3 give (nothing requires it).
 const minusThree = () => model({

@@ -89,3 +89,13 @@ export function typeProblems(t, where = 'type') {
   }
   return problems;
 }
+
+/** What fn throws (null when it returns). */
+export function thrown(fn) {
+  try {
+    fn();
+    return null;
+  } catch (err) {
+    return err;
+  }
+}

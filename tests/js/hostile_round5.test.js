@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import * as full from '../../js/index.js';
 import * as min from '../../dist/js/index.js';
 import { expandDefinitions, nameDefinitions, symbolsThrough } from '../../js/expr.js';
-import { REPO } from './helpers.js';
+import { REPO, thrown } from './helpers.js';
 import { attr, model } from './onnx_builder.js';
 
 const CNN = readFileSync(join(REPO, 'examples', 'models', 'cnn_dynamic.onnx'));
@@ -16,16 +16,6 @@ beforeAll(async () => {
   engines.full = await full.init();
   engines.min = await min.init();
 });
-
-/** What fn throws (null when it returns). */
-function thrown(fn) {
-  try {
-    fn();
-    return null;
-  } catch (err) {
-    return err;
-  }
-}
 
 test.each(['full', 'min'])('%s: sizes keyed by anything but a string, or given as an array, are a TypeError saying so', (which) => {
   // A Map keyed by a number threw "name.replace is not a function" from inside evaluate, and cost
