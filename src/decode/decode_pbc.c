@@ -5,8 +5,12 @@
  * protobuf tree right away, so weights never outlive decoding. The bytes
  * are scanned first, and rewritten when protobuf-c would merge them wrongly
  * (pbc_prescan.h); otherwise they are written again without the model
- * graph's nodes and the payloads nothing reads, and each node is unpacked,
- * then converted, one at a time from where it lies in the original bytes.
+ * graph's nodes and the payloads nothing reads, and each node is read, then
+ * converted, one at a time from where it lies in the original bytes: its
+ * envelope (names, op type, domain, the attributes' bytes) as spans of
+ * those bytes (pbc_node_fields.h: the pre-scan has checked them field by
+ * field with protobuf-c's descriptors), each attribute unpacked by
+ * protobuf-c unless a node before had the same bytes (attr_memo.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +20,7 @@
 #include "decode/decode.h"
 #include "decode/model_build.h"
 #include "decode/name_intern.h"
+#include "decode/pbc_node_fields.h"
 #include "decode/pbc_prescan.h"
 #include "onnx_shapes.pb-c.h"
 #include "base/scratch_alloc.h"
@@ -27,11 +32,16 @@ typedef struct Decoder {
   OsiDecodeError *err;
   int depth;
   OsiNameInterner names; /* value names, op types, attribute names */
-  /* The model graph's nodes, unpacked one at a time: where each one's tree
-   * goes, and how many unpacked so far. */
+  /* The model graph's nodes, read one at a time from their bytes: the
+   * fields of the one being read (pbc_node_fields.h), the copy of it
+   * without a dropped payload when it holds one (malloc'ed), where its
+   * attributes' trees go when protobuf-c unpacks them, and how many nodes
+   * were read so far. */
+  OsiPbcNodeFields node_fields;
+  uint8_t *node_stripped;
   OsiScratch node_scratch;
   ProtobufCAllocator node_alloc;
-  size_t nodes_unpacked;
+  size_t nodes_read;
   /* The tensors whose payloads are dropped, and the first of them not
    * passed yet by the nodes unpacked from the original bytes. */
   const OsiPbcStrips *strips;
@@ -298,21 +308,21 @@ static int push_name(Decoder *d, NameVec *v, const char *s) {
   return 1;
 }
 
-/* NUL-terminated names (unpacked nodes), or each the bytes of one
- * (NodeProtoAttrsLater: its length comes with it, never counted). */
-static int push_names(Decoder *d, NameVec *v, char **src, const ProtobufCBinaryData *bytes, size_t n) {
+/* NUL-terminated names (unpacked nodes), or each the bytes of one (a node
+ * read from its bytes: interned from where it lies, its length from the
+ * wire, never counted). */
+static int push_names(Decoder *d, NameVec *v, char **src, const OsiPbcSpan *bytes, size_t n) {
   if (!name_vec_room(d, v, n)) return 0;
   for (size_t i = 0; i < n; i++)
-    if (!push_name(d, v, src ? name(d, src[i]) : osi_names_intern(&d->names, (const char *)bytes[i].data, bytes[i].len)))
+    if (!push_name(d, v, src ? name(d, src[i]) : osi_names_intern(&d->names, (const char *)bytes[i].p, bytes[i].len)))
       return 0;
   return 1;
 }
 
-/* The nodes of one graph or function body, either unpacked already or
- * (the model's graph: see ModelProtoNodesLater in onnx_shapes.proto) as
- * bytes that are unpacked one at a time. */
-/* A graph's nodes: unpacked (a subgraph's), or each its bytes, in a copy
- * protobuf-c made (`bytes`) or where they are in the model (`spans`). */
+/* A graph's nodes: unpacked (a subgraph's, a function's), or (the model's
+ * graph: see ModelProtoNodesLater in onnx_shapes.proto) each its bytes, in
+ * a copy protobuf-c made (`bytes`) or where they are in the model
+ * (`spans`), read one at a time. */
 typedef struct NodeSource {
   Onnx__NodeProto **unpacked;
   const ProtobufCBinaryData *bytes;
@@ -320,16 +330,16 @@ typedef struct NodeSource {
   size_t n;
 } NodeSource;
 
-/* A string field of a node: protobuf-c's NUL-terminated copy, or (a field
- * NodeProtoAttrsLater reads as bytes) its bytes and their count, taken from
- * the wire rather than counted again. */
+/* A string field of a node: protobuf-c's NUL-terminated copy, or (a node
+ * read from its bytes) its bytes and their count, taken from the wire
+ * rather than counted again. */
 typedef struct Text {
   const char *s; /* NULL: absent */
   size_t len;
 } Text;
 
 static Text text(const char *s) { return (Text){s, s ? strlen(s) : 0}; }
-static Text text_bytes(const ProtobufCBinaryData *b) { return (Text){(const char *)b->data, b->len}; }
+static Text text_span(OsiPbcSpan b) { return (Text){(const char *)b.p, b.len}; }
 
 static const char *text_str(Decoder *d, Text t) {
   return t.len ? osi_arena_strndup(d->arena, t.s, t.len) : "";
@@ -339,32 +349,33 @@ static const char *text_domain(Decoder *d, Text t) {
   return t.len == 7 && memcmp(t.s, "ai.onnx", 7) == 0 ? "" : text_str(d, t);
 }
 
-/* What NodeProto and NodeProtoAttrsLater have alike. The names and
- * attributes: unpacked (input, output, attribute), or each its bytes. */
+/* What an unpacked NodeProto and one read from its bytes have alike. The
+ * names and attributes: unpacked (input, output, attribute), or each its
+ * bytes. */
 typedef struct NodeParts {
   Text name, op_type, domain, overload;
   size_t n_input, n_output, n_attribute;
   char **input, **output;
-  const ProtobufCBinaryData *input_bytes, *output_bytes;
+  const OsiPbcSpan *input_bytes, *output_bytes;
   Onnx__AttributeProto **attribute;
-  const ProtobufCBinaryData *attribute_bytes;
+  const OsiPbcSpan *attribute_bytes;
 } NodeParts;
 
 /* Attribute i of a node of the model's graph, from its bytes: the one a
  * node before had when it had the same bytes, else unpacked (into
  * d->node_scratch) and converted. */
-static int decode_attr_bytes(Decoder *d, const ProtobufCBinaryData *b, OsiAttr *out) {
+static int decode_attr_bytes(Decoder *d, const OsiPbcSpan *b, OsiAttr *out) {
   uint32_t hash = 0;
-  const OsiAttr *seen = osi_attr_memo_find(&d->attr_memo, b->data, b->len, &hash);
+  const OsiAttr *seen = osi_attr_memo_find(&d->attr_memo, b->p, b->len, &hash);
   if (seen) {
     *out = *seen;
     return 1;
   }
-  Onnx__AttributeProto *ap = onnx__attribute_proto__unpack(&d->node_alloc, b->len, b->data);
+  Onnx__AttributeProto *ap = onnx__attribute_proto__unpack(&d->node_alloc, b->len, b->p);
   if (!ap) return fail(d, OSI_ERR_PARSE, PBC_REFUSED);
   if (!decode_attr(d, ap, out)) return 0;
   if (out->type != OSI_ATTR_GRAPH && out->type != OSI_ATTR_GRAPHS)
-    osi_attr_memo_put(&d->attr_memo, b->data, b->len, hash, out);
+    osi_attr_memo_put(&d->attr_memo, b->p, b->len, hash, out);
   return 1;
 }
 
@@ -398,8 +409,9 @@ static int decode_node(Decoder *d, const NodeParts *np, OsiNode *out, NameVec *i
   return 1;
 }
 
-/* Node i of src (for bytes: unpacked into d->node_scratch, its attributes
- * left as bytes); 0 when protobuf-c refuses the bytes (d->err set). */
+/* Node i of src (for bytes: its fields read into d->node_fields, spans of
+ * the bytes, its attributes left as bytes); 0 when protobuf-c would refuse
+ * the bytes (d->err set). */
 static int source_node(Decoder *d, const NodeSource *src, size_t i, NodeParts *out) {
   if (src->unpacked) {
     const Onnx__NodeProto *np = src->unpacked[i];
@@ -408,28 +420,38 @@ static int source_node(Decoder *d, const NodeSource *src, size_t i, NodeParts *o
                        np->attribute, NULL};
     return 1;
   }
-  Onnx__NodeProtoAttrsLater *np;
+  const uint8_t *bytes;
+  size_t len;
   if (src->spans) {
     const OsiPbcStrip *node = &src->spans[i];
     const OsiPbcStrips *st = d->strips;
-    uint8_t *stripped = NULL;
-    size_t len = 0;
+    bytes = node->start;
+    len = node->len;
     /* A node holding a tensor whose payload is dropped (a Constant's
-     * weights) is written again without it; without the memory to, it is
-     * unpacked as it is (the same model, payload included). */
+     * weights) is written again without it, so that protobuf-c does not
+     * copy the payload when it unpacks the attribute; without the memory
+     * to, it is read as it is (the same model, payload included). */
     while (d->strip_at < st->count && st->items[d->strip_at].start < node->start) d->strip_at++;
-    if (d->strip_at < st->count && st->items[d->strip_at].start < node->start + node->len)
-      stripped = osi_pbc_strip_node(st, node, &d->strip_at, &len);
-    np = stripped ? onnx__node_proto_attrs_later__unpack(&d->node_alloc, len, stripped)
-                  : onnx__node_proto_attrs_later__unpack(&d->node_alloc, node->len, node->start);
-    free(stripped);
+    if (d->strip_at < st->count && st->items[d->strip_at].start < node->start + node->len) {
+      size_t stripped_len = 0;
+      if ((d->node_stripped = osi_pbc_strip_node(st, node, &d->strip_at, &stripped_len))) {
+        bytes = d->node_stripped;
+        len = stripped_len;
+      }
+    }
   } else {
-    np = onnx__node_proto_attrs_later__unpack(&d->node_alloc, src->bytes[i].len, src->bytes[i].data);
+    bytes = src->bytes[i].data;
+    len = src->bytes[i].len;
   }
-  if (!np) return fail(d, OSI_ERR_PARSE, PBC_REFUSED);
-  *out = (NodeParts){text_bytes(&np->name), text_bytes(&np->op_type), text_bytes(&np->domain),
-                     text_bytes(&np->overload), np->n_input, np->n_output, np->n_attribute, NULL, NULL,
-                     np->input, np->output, NULL, np->attribute};
+  OsiPbcNodeFields *f = &d->node_fields;
+  switch (osi_pbc_node_fields_read(f, bytes, len)) {
+  case OSI_PBC_NODE_READ: break;
+  case OSI_PBC_NODE_NOMEM: return fail(d, OSI_ERR_NOMEM, "out of memory while decoding the model");
+  default: return fail(d, OSI_ERR_PARSE, PBC_REFUSED);
+  }
+  *out = (NodeParts){text_span(f->name), text_span(f->op_type), text_span(f->domain),
+                     text_span(f->overload), f->input.n, f->output.n, f->attribute.n, NULL, NULL,
+                     f->input.v, f->output.v, NULL, f->attribute.v};
   return 1;
 }
 
@@ -441,10 +463,12 @@ static const OsiNode *decode_nodes(Decoder *d, const NodeSource *src) {
     NodeParts np = {0};
     ok = source_node(d, src, i, &np) && decode_node(d, &np, &v[i], &ins, &outs);
     if (!src->unpacked) {
-      osi_scratch_rewind(&d->node_scratch); /* the node's tree, read */
+      osi_scratch_rewind(&d->node_scratch); /* its attributes' trees, read */
+      free(d->node_stripped);
+      d->node_stripped = NULL;
       /* (A node that failed is unpacked again whole by later_nodes_unpack:
        * its attributes after the failing one were not.) */
-      d->nodes_unpacked += ok;
+      d->nodes_read += ok;
     }
   }
   const char **in = ok ? ALLOC_ARRAY(d, ins.n, const char *) : NULL;
@@ -607,11 +631,12 @@ static const OsiModel *convert(Decoder *d, const Onnx__ModelProtoNodesLater *mp)
   return m;
 }
 
-/* Whether every node of the model's graph not unpacked yet unpacks: the
- * decode reports a refused node before anything else found in converting. */
+/* Whether protobuf-c unpacks every node of the model's graph not read yet
+ * (as a NodeProto, attributes and all): the decode reports a refused node
+ * before anything else found in converting. */
 static int later_nodes_unpack(Decoder *d, const Onnx__ModelProtoNodesLater *mp) {
   size_t n = d->strips ? d->strips->n_nodes : mp->graph ? mp->graph->n_node : 0;
-  for (size_t i = d->nodes_unpacked; i < n; i++) {
+  for (size_t i = d->nodes_read; i < n; i++) {
     /* (a payload left in changes nothing protobuf-c accepts) */
     Onnx__NodeProto *np =
         d->strips ? onnx__node_proto__unpack(&d->node_alloc, d->strips->nodes[i].len, d->strips->nodes[i].start)
@@ -699,6 +724,7 @@ static const OsiModel *decode(const uint8_t *bytes, size_t len, uint8_t *owned, 
     fail(&d, OSI_ERR_PARSE, PBC_REFUSED);
   }
   osi_names_free(&d.names);
+  osi_pbc_node_fields_free(&d.node_fields);
   osi_attr_memo_free(&d.attr_memo);
   osi_mb_dim_memo_free(&d.dim_memo);
   free(owned); /* (the nodes were read from it) */

@@ -22,8 +22,8 @@ typedef struct OsiPbcStrip {
 
 /* Such tensors, in byte order, and the bytes their payload fields take; and
  * the model graph's nodes (the contents of ModelProto.graph.node), in byte
- * order, which decode_pbc.c unpacks from where they are rather than from a
- * copy (osi_pbc_strip_nodes). */
+ * order, which decode_pbc.c reads from where they are rather than from a
+ * copy (osi_pbc_strip_nodes; pbc_node_fields.h). */
 typedef struct OsiPbcStrips {
   OsiPbcStrip *items;
   size_t count, cap;
@@ -74,9 +74,10 @@ uint8_t *osi_pbc_strip_payloads(const uint8_t *bytes, size_t len, const OsiPbcSt
                                 size_t *out_len);
 /* The same, and without the model graph's nodes (strips->nodes), which
  * protobuf-c would otherwise copy (as bytes: ModelProtoNodesLater) before
- * they are unpacked one at a time: decode_pbc.c unpacks each from the
- * original bytes instead, through osi_pbc_strip_node when it holds a
- * payload to drop. Same conditions and failure as osi_pbc_strip_payloads. */
+ * they are read one at a time: decode_pbc.c reads each from the original
+ * bytes instead, through osi_pbc_strip_node when it holds a payload to
+ * drop (which protobuf-c would copy when it unpacks the attribute). Same
+ * conditions and failure as osi_pbc_strip_payloads. */
 uint8_t *osi_pbc_strip_nodes(const uint8_t *bytes, size_t len, const OsiPbcStrips *strips,
                              size_t *out_len);
 /* The NodeProto `node` (one of strips->nodes) without the payloads of the
