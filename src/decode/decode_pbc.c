@@ -287,9 +287,8 @@ static void name_vec_free(NameVec *v) {
   free(v->ids);
 }
 
-/* Room for n more names in v. */
-static int name_vec_room(Decoder *d, NameVec *v, size_t n) {
-  if (n <= v->cap - v->n) return 1;
+/* name_vec_room when v lacks it (out of line: every node's names ask). */
+static int name_vec_grow(Decoder *d, NameVec *v, size_t n) {
   size_t cap = v->cap ? v->cap : 256;
   while (cap - v->n < n && cap <= SIZE_MAX / 2 / sizeof(char *)) cap *= 2;
   const char **names = cap - v->n >= n ? realloc(v->names, cap * sizeof *names) : NULL;
@@ -299,6 +298,11 @@ static int name_vec_room(Decoder *d, NameVec *v, size_t n) {
   v->ids = ids;
   v->cap = cap;
   return 1;
+}
+
+/* Room for n more names in v. */
+static inline int name_vec_room(Decoder *d, NameVec *v, size_t n) {
+  return n <= v->cap - v->n || name_vec_grow(d, v, n);
 }
 
 static int push_name(Decoder *d, NameVec *v, const char *s) {
@@ -458,7 +462,10 @@ static int source_node(Decoder *d, const NodeSource *src, size_t i, NodeParts *o
 static const OsiNode *decode_nodes(Decoder *d, const NodeSource *src) {
   OsiNode *v = ALLOC_ARRAY(d, src->n, OsiNode);
   NameVec ins = {0}, outs = {0};
-  int ok = v != NULL;
+  /* Room for what most graphs hold (up to two inputs and one output a
+   * node), so that a big graph's arrays are not copied as they grow. */
+  int ok = v != NULL && (src->n > SIZE_MAX / 2 ||
+                         (name_vec_room(d, &ins, src->n * 2) && name_vec_room(d, &outs, src->n)));
   for (size_t i = 0; ok && i < src->n; i++) {
     NodeParts np = {0};
     ok = source_node(d, src, i, &np) && decode_node(d, &np, &v[i], &ins, &outs);

@@ -100,15 +100,34 @@ const char *osi_names_intern(OsiNameInterner *n, const char *s, size_t len) {
   return p;
 }
 
+/* osi_names_intern_few past the set's first way (out of line: the hit on
+ * the first way, most calls, saves no registers). */
+__attribute__((noinline)) static const char *few_miss(OsiNameInterner *n, OsiNameSlot *c, const char *s,
+                                                      size_t len) {
+  if (c[1].name && c[1].len == len && osi_bytes_equal(c[1].name, s, len)) {
+    OsiNameSlot hit = c[1];
+    c[1] = c[0];
+    c[0] = hit;
+    return hit.name;
+  }
+  const char *p = osi_names_intern(n, s, len);
+  if (p && !n->incomplete && len <= UINT32_MAX) {
+    c[1] = c[0];
+    c[0] = (OsiNameSlot){p, 0, (uint32_t)len};
+  }
+  return p;
+}
+
 const char *osi_names_intern_few(OsiNameInterner *n, const char *s, size_t len) {
   /* Once incomplete, interning may copy instead of sharing: no shortcut. */
   if (len == 0 || n->incomplete) return osi_names_intern(n, s, len);
   const unsigned char *u = (const unsigned char *)s;
-  OsiNameSlot *c = &n->few[((unsigned)len * 7u ^ u[0] ^ (unsigned)u[len - 1] << 2) & 31];
-  if (c->name && c->len == len && osi_bytes_equal(c->name, s, len)) return c->name;
-  const char *p = osi_names_intern(n, s, len);
-  if (p && !n->incomplete && len <= UINT32_MAX) *c = (OsiNameSlot){p, 0, (uint32_t)len};
-  return p;
+  /* Two ways a set, the one used last first: two op types of a model that
+   * fall in one set (a CNN's Add and BatchNormalization did, in a cache of
+   * one way: every third node a miss) both stay. */
+  OsiNameSlot *c = n->few[((unsigned)len * 7u ^ u[0] ^ (unsigned)u[len - 1] << 2) & 15];
+  if (c[0].name && c[0].len == len && osi_bytes_equal(c[0].name, s, len)) return c[0].name;
+  return few_miss(n, c, s, len);
 }
 
 uint32_t osi_names_id_limit(const OsiNameInterner *n) {

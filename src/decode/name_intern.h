@@ -44,8 +44,8 @@ typedef struct OsiNameInterner {
    * (MiBs on a big graph: a cache miss per lookup). */
   OsiNameSlot recent[256];
   /* Names that repeat among few (op types), by length and end bytes
-   * (osi_names_intern_few): found without hashing. */
-  OsiNameSlot few[32];
+   * (osi_names_intern_few): found without hashing. 16 sets of 2. */
+  OsiNameSlot few[16][2];
   size_t cap, count, cap_names;
   int incomplete; /* some name was copied without an id (no memory for the table) */
 } OsiNameInterner;
