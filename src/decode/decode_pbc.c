@@ -696,6 +696,7 @@ static const OsiModel *decode(const uint8_t *bytes, size_t len, uint8_t *owned, 
      * the rest is written again without them and without the payloads.
      * Without the memory to, the original is unpacked. */
     if ((merged = osi_pbc_strip_nodes(bytes, len, &strips, &len))) d.strips = &strips;
+    osi_names_reserve(&d.names, strips.n_nodes); /* an output a node, at least */
   } else if (ok && osi_pbc_strip_pays(&strips, len)) {
     /* Weights protobuf-c would copy only for them to be dropped. Without
      * the memory to write the model again, the original is unpacked. */

@@ -69,6 +69,13 @@ static int grow(OsiNameInterner *n) {
   return 1;
 }
 
+void osi_names_reserve(OsiNameInterner *n, size_t count) {
+  /* (without the memory, interning grows the table later, or goes on
+   * without it) */
+  while (count < SIZE_MAX / 4 && (count + 1) * 2 > n->cap && grow(n)) {
+  }
+}
+
 const char *osi_names_intern(OsiNameInterner *n, const char *s, size_t len) {
   if (len == 0) return "";
   /* Without room in the table, a plain copy (not shared: a lookup then

@@ -60,6 +60,10 @@ void osi_names_free(OsiNameInterner *n);
  * count from 1 in the order names are first seen. */
 const char *osi_names_intern(OsiNameInterner *n, const char *s, size_t len);
 
+/* Room in the table for `count` names (a graph's node outputs), so that
+ * it is not rebuilt as it doubles on the way there. */
+void osi_names_reserve(OsiNameInterner *n, size_t count);
+
 /* osi_names_intern for a name that repeats among a few (an op type: a
  * GPT-2 export's 7,809 nodes have 25): the same copy, found first among
  * the last few such names by length and end bytes, without hashing. */
