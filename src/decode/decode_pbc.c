@@ -47,8 +47,14 @@ typedef struct Decoder {
   const OsiPbcStrips *strips;
   size_t strip_at;
   OsiAttrMemo attr_memo; /* the model graph's attributes, by their bytes */
+  /* Names the tables are sized for before they are read: a graph's node
+   * count, but at most one per PRESIZE_BYTES of the model, so that a model
+   * of empty nodes (2 bytes each) does not size them for names it lacks. */
+  size_t presize_limit;
   OsiMbDimMemo dim_memo;
 } Decoder;
+
+#define PRESIZE_BYTES 16
 
 #define PBC_REFUSED "the bytes are not a valid ONNX ModelProto (protobuf decoding failed)"
 
@@ -464,8 +470,8 @@ static const OsiNode *decode_nodes(Decoder *d, const NodeSource *src) {
   NameVec ins = {0}, outs = {0};
   /* Room for what most graphs hold (up to two inputs and one output a
    * node), so that a big graph's arrays are not copied as they grow. */
-  int ok = v != NULL && (src->n > SIZE_MAX / 2 ||
-                         (name_vec_room(d, &ins, src->n * 2) && name_vec_room(d, &outs, src->n)));
+  size_t room = src->n < d->presize_limit ? src->n : d->presize_limit;
+  int ok = v != NULL && name_vec_room(d, &ins, room * 2) && name_vec_room(d, &outs, room);
   for (size_t i = 0; ok && i < src->n; i++) {
     NodeParts np = {0};
     ok = source_node(d, src, i, &np) && decode_node(d, &np, &v[i], &ins, &outs);
@@ -680,7 +686,7 @@ static void keep_nodes_only(uint8_t **owned, OsiPbcStrips *strips) {
  * protobuf-c has what it needs of it. */
 static const OsiModel *decode(const uint8_t *bytes, size_t len, uint8_t *owned, OsiArena *arena,
                               OsiExprStore *exprs, OsiDecodeError *err) {
-  Decoder d = {.arena = arena, .exprs = exprs, .err = err};
+  Decoder d = {.arena = arena, .exprs = exprs, .err = err, .presize_limit = len / PRESIZE_BYTES};
   osi_names_init(&d.names, arena);
   err->status = OSI_OK;
   err->message[0] = 0;
@@ -692,11 +698,10 @@ static const OsiModel *decode(const uint8_t *bytes, size_t len, uint8_t *owned, 
     if (!(merged = osi_pbc_merge_fields(bytes, len, &len)))
       ok = fail(&d, OSI_ERR_NOMEM, "out of memory while decoding the model");
   } else if (ok && !strips.failed && !strips.nodes_failed && strips.n_nodes > 0) {
-    /* The nodes stay where they are (unpacked from there, one at a time);
+    /* The nodes stay where they are (read from there, one at a time);
      * the rest is written again without them and without the payloads.
      * Without the memory to, the original is unpacked. */
     if ((merged = osi_pbc_strip_nodes(bytes, len, &strips, &len))) d.strips = &strips;
-    osi_names_reserve(&d.names, strips.n_nodes); /* an output a node, at least */
   } else if (ok && osi_pbc_strip_pays(&strips, len)) {
     /* Weights protobuf-c would copy only for them to be dropped. Without
      * the memory to write the model again, the original is unpacked. */
@@ -725,6 +730,8 @@ static const OsiModel *decode(const uint8_t *bytes, size_t len, uint8_t *owned, 
     return NULL;
   }
   if (owned && d.strips) keep_nodes_only(&owned, &strips);
+  if (d.strips) /* an output a node, at least */
+    osi_names_reserve(&d.names, strips.n_nodes < d.presize_limit ? strips.n_nodes : d.presize_limit);
   d.node_alloc = (ProtobufCAllocator){osi_scratch_alloc_cb, osi_scratch_free_cb, &d.node_scratch};
   const OsiModel *m = convert(&d, mp);
   if (!m && err->status != OSI_ERR_PARSE && !later_nodes_unpack(&d, mp)) {
