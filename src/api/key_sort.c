@@ -49,10 +49,48 @@ static void insertion_sort(OsiSortKey *a, size_t n, size_t depth) {
   }
 }
 
+/* From this many keys on, the radix sort takes 16 bits a pass (at most 4
+ * passes, over 65,536 counters each) instead of 8 (at most 8 passes). */
+#define WIDE_MIN 65536
+
+/* radix_by_chunk with 16-bit digits; 0 when memory runs out (nothing
+ * moved). */
+static int radix_wide(OsiSortKey *a, OsiSortKey *tmp, size_t n) {
+  uint32_t *count = calloc((size_t)4 << 16, sizeof *count);
+  if (!count) return 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t c = a[i].chunk;
+    count[c & 0xffff]++;
+    count[(1 << 16) + ((c >> 16) & 0xffff)]++;
+    count[(2 << 16) + ((c >> 32) & 0xffff)]++;
+    count[(3 << 16) + (c >> 48)]++;
+  }
+  OsiSortKey *src = a, *dst = tmp;
+  for (int b = 0; b < 4; b++) {
+    uint32_t *c = count + ((size_t)b << 16);
+    int shift = 16 * b;
+    if (c[(src[0].chunk >> shift) & 0xffff] == n) continue; /* one value in every key */
+    uint32_t at = 0;
+    for (size_t v = 0; v < (1 << 16); v++) {
+      uint32_t k = c[v];
+      c[v] = at;
+      at += k;
+    }
+    for (size_t i = 0; i < n; i++) dst[c[(src[i].chunk >> shift) & 0xffff]++] = src[i];
+    OsiSortKey *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != a) memcpy(a, src, n * sizeof *a);
+  free(count);
+  return 1;
+}
+
 /* a[0..n) in chunk order (stable LSD radix sort on the bytes of the chunk
  * that vary); tmp holds n keys. */
 static void radix_by_chunk(OsiSortKey *a, OsiSortKey *tmp, size_t n) {
   static const int shifts[8] = {0, 8, 16, 24, 32, 40, 48, 56};
+  if (n >= WIDE_MIN && radix_wide(a, tmp, n)) return;
   size_t count[8][256];
   memset(count, 0, sizeof count);
   for (size_t i = 0; i < n; i++)

@@ -62,17 +62,19 @@ int main(void) {
   check_set(small, 0);
   check_set(small, 1);
 
-  /* Exporter-style names: long shared prefixes, numbers, suffixes. */
-  size_t n = 20000;
-  char **names = malloc(n * sizeof *names);
-  for (size_t i = 0; i < n; i++) {
-    names[i] = malloc(96);
-    snprintf(names[i], 96, "/model/layers.%zu/self_attn/%s_%zu_output_0", i % 97,
-             (const char *[]){"Constant", "Shape", "Gather", "Unsqueeze", "Concat"}[i % 5], i / 485);
+  /* Exporter-style names: long shared prefixes, numbers, suffixes; the
+   * larger set takes the 16-bit radix passes (from 65,536 keys on). */
+  for (size_t n = 20000; n <= 80000; n += 60000) {
+    char **names = malloc(n * sizeof *names);
+    for (size_t i = 0; i < n; i++) {
+      names[i] = malloc(96);
+      snprintf(names[i], 96, "/model/layers.%zu/self_attn/%s_%zu_output_0", i % 97,
+               (const char *[]){"Constant", "Shape", "Gather", "Unsqueeze", "Concat"}[i % 5], i / 485);
+    }
+    check_set((const char *const *)names, n);
+    for (size_t i = 0; i < n; i++) free(names[i]);
+    free(names);
   }
-  check_set((const char *const *)names, n);
-  for (size_t i = 0; i < n; i++) free(names[i]);
-  free(names);
 
   /* Keys ending at and around chunk boundaries, and extensions of each other. */
   for (size_t prefix = 0; prefix <= 17; prefix++) random_set(300, prefix, 3, "ab");
@@ -80,5 +82,7 @@ int main(void) {
   random_set(5000, 40, 10, "abc\x80\xfe\x01");  /* high bytes compare unsigned */
   random_set(3000, 0, 2, "a");                   /* mostly repeated keys */
   random_set(4000, 200, 0, "a");                 /* all equal, long */
+  random_set(70000, 0, 9, "ab\x80\xfe\x01z");     /* 16-bit passes: every digit varies */
+  random_set(70000, 5, 6, "v0123456789");        /* 16-bit passes: some digits constant */
   TEST_MAIN_END();
 }
