@@ -454,9 +454,10 @@ static int same_json_type(const OsiType *a, const OsiType *b, int depth) {
   if (a == b) return 1;
   if (!a || !b || depth > 16) return 0;
   if (a->kind != b->kind || a->elem_type != b->elem_type || a->rank != b->rank) return 0;
-  if ((a->kind == OSI_KIND_TENSOR || a->kind == OSI_KIND_SPARSE_TENSOR) && a->rank > 0 &&
-      memcmp(a->dims, b->dims, (size_t)a->rank * sizeof *a->dims) != 0)
-    return 0;
+  /* (dim by dim, not memcmp: musl's goes a byte a step in wasm) */
+  if (a->kind == OSI_KIND_TENSOR || a->kind == OSI_KIND_SPARSE_TENSOR)
+    for (int i = 0; i < a->rank; i++)
+      if (a->dims[i] != b->dims[i]) return 0;
   if (depth == 0) {
     int ca = osi_json_has_content(a), cb = osi_json_has_content(b);
     if (ca != cb || (ca && (a->value->count != b->value->count ||
@@ -467,6 +468,7 @@ static int same_json_type(const OsiType *a, const OsiType *b, int depth) {
   return same_json_type(a->elem, b->elem, depth + 1);
 }
 
+/* (intern_type repeats it for a tensor without content or element type) */
 static uint32_t hash_json_type(const OsiType *t, int depth) {
   if (!t || depth > 16) return 0x9e3779b9u;
   uint32_t h = 2166136261u;
@@ -510,9 +512,31 @@ static void interner_free(Interner *in) {
 }
 
 static int intern_type(Interner *in, const OsiType *t) {
-  size_t i = hash_json_type(t, 0) & in->mask;
-  for (; in->slots[i]; i = (i + 1) & in->mask)
-    if (same_json_type(in->items[in->slots[i] - 1], t, 0)) return in->slots[i] - 1;
+  uint32_t h;
+  int plain = t->kind == OSI_KIND_TENSOR && !t->elem && !t->value;
+  if (plain) {
+    /* hash_json_type of most values (a tensor, no content, no element
+     * type), without its calls */
+    h = 2166136261u;
+    h = (h ^ (uint32_t)t->kind) * 16777619u;
+    h = (h ^ (uint32_t)t->elem_type) * 16777619u;
+    h = (h ^ (uint32_t)t->rank) * 16777619u;
+    for (int i = 0; i < t->rank; i++) h = (h ^ (uint32_t)t->dims[i]) * 16777619u;
+    h = (h ^ 0x9e3779b9u) * 16777619u;
+  } else {
+    h = hash_json_type(t, 0);
+  }
+  size_t i = h & in->mask;
+  for (; in->slots[i]; i = (i + 1) & in->mask) {
+    const OsiType *u = in->items[in->slots[i] - 1];
+    if (plain && u->kind == OSI_KIND_TENSOR && !u->elem && !u->value) {
+      int same = u->elem_type == t->elem_type && u->rank == t->rank;
+      for (int k = 0; same && k < t->rank; k++) same = u->dims[k] == t->dims[k];
+      if (same) return in->slots[i] - 1;
+    } else if (same_json_type(u, t, 0)) {
+      return in->slots[i] - 1;
+    }
+  }
   in->items[in->count] = t;
   in->slots[i] = ++in->count;
   return in->count - 1;
