@@ -105,6 +105,27 @@ static int32_t pack_ref(const OsiGraphView *v, const OsiValueEntry *e, const cha
 
 void osi_pack_node_io(const OsiGraphView *v, OsiWords *io, OsiJson *ref_keys, int *n_ref_keys) {
   const OsiRun *run = v->run;
+  if (io->fixed && run->top_io) {
+    /* The packed result's words, sized beforehand: written in place, one
+     * room check a node instead of one a word. */
+    for (int k = 0; k < v->graph->n_nodes && !io->failed; k++) {
+      const OsiNode *n = &v->graph->nodes[k];
+      const OsiValueEntry *const *top = run->top_io + run->top_io_at[k];
+      size_t need = 2 + (size_t)n->n_inputs + (size_t)n->n_outputs;
+      if (io->cap - io->count < need) {
+        io->failed = 1;
+        break;
+      }
+      int32_t *w = io->items + io->count;
+      *w++ = n->n_inputs;
+      for (int i = 0; i < n->n_inputs; i++) *w++ = pack_ref(v, top[i], n->inputs[i], ref_keys, n_ref_keys);
+      *w++ = n->n_outputs;
+      for (int i = 0; i < n->n_outputs; i++)
+        *w++ = pack_ref(v, top[n->n_inputs + i], n->outputs[i], ref_keys, n_ref_keys);
+      io->count += need;
+    }
+    return;
+  }
   for (int k = 0; k < v->graph->n_nodes; k++) {
     const OsiNode *n = &v->graph->nodes[k];
     const OsiValueEntry *const *top = run->top_io ? run->top_io + run->top_io_at[k] : NULL;
