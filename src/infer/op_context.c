@@ -189,6 +189,10 @@ const char *osi_op_input_label(OsiOpCtx *ctx, int i, char *buf, size_t cap) {
 }
 
 static const char *what_text(OsiOpCtx *ctx, OsiWhat w, char *buf, size_t cap) {
+  if (w.text && w.input == -2) { /* OSI_DIM_OF */
+    snprintf(buf, cap, "dim %d of %s", w.axis, w.text);
+    return buf;
+  }
   if (w.text) return w.text;
   char label[96];
   snprintf(buf, cap, "dim %d of %s", w.axis, osi_op_input_label(ctx, w.input, label, sizeof label));
@@ -277,7 +281,8 @@ static OsiStatus require_as(OsiOpCtx *ctx, const RuleName *rn, OsiExpr a, OsiWha
     const char *kept = osi_arena_strdup(run->arena, worded ? worded : what);
     if (kept) run->requirements.items[run->requirements.count - 1].what = kept;
     osi_facts_add_requirement(run, run->requirements.count - 1);
-    osi_run_event(run, "requirement", "", "%s", osi_requirement_text(s, &q, what, sizeof what));
+    if (OSI_EVENTS_ON(run)) /* (its text costs more than the rest of the check) */
+      osi_run_event(run, "requirement", "", "%s", osi_requirement_text(s, &q, what, sizeof what));
     return OSI_OK;
   }
   if (against < 0 && one_of)
@@ -340,6 +345,12 @@ OsiStatus osi_op_require_le_in(OsiOpCtx *ctx, const char *rule_head, const char 
                                OsiExpr a, OsiWhat wa, OsiExpr b, OsiWhat wb) {
   RuleName rn = {rule_head, rule_tail, rule_number};
   return require_as(ctx, &rn, a, wa, b, wb, 1, NULL, NULL);
+}
+
+OsiStatus osi_op_require_eq_in(OsiOpCtx *ctx, const char *rule_head, const char *rule_tail, OsiExpr a, OsiWhat wa,
+                               OsiExpr b, OsiWhat wb) {
+  RuleName rn = {rule_head, rule_tail, -1};
+  return require_as(ctx, &rn, a, wa, b, wb, 0, NULL, NULL);
 }
 
 int osi_op_known_le(OsiOpCtx *ctx, OsiExpr a, OsiExpr b) { return osi_facts_prove_le(ctx->scope->run, a, b); }

@@ -98,26 +98,30 @@ OsiStatus osi_broadcast(OsiOpCtx *ctx, const OsiType *const *in, int n, int *ran
   return OSI_OK;
 }
 
-OsiStatus osi_require_broadcast_to(OsiOpCtx *ctx, const char *rule, int in, int rank, const OsiExpr *to,
-                                   const char *to_what) {
+OsiStatus osi_require_broadcast_to_in(OsiOpCtx *ctx, const char *rule_head, const char *rule_tail, int in, int rank,
+                                      const OsiExpr *to, const char *to_what) {
   OsiExprStore *s = osi_op_exprs(ctx);
   const OsiType *t = osi_in_ranked(ctx, in);
   if (!t || rank < 0) return OSI_OK;
   char label[96];
   if (t->rank > rank)
-    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s%s%s has rank %d, more than the %d dims of %s it must broadcast to",
-                       rule ? rule : "", rule ? ": " : "", osi_op_input_label(ctx, in, label, sizeof label),
-                       t->rank, rank, to_what);
+    return osi_op_fail(ctx, OSI_ERR_SHAPE_MISMATCH, "%s%s%s%s has rank %d, more than the %d dims of %s it must broadcast to",
+                       rule_head ? rule_head : "", rule_head && rule_tail ? rule_tail : "", rule_head ? ": " : "",
+                       osi_op_input_label(ctx, in, label, sizeof label), t->rank, rank, to_what);
   for (int k = 0; k < t->rank; k++) {
     int64_t c;
     if (!osi_expr_is_const(s, t->dims[k], &c) || c == 1) continue;
     int j = k + rank - t->rank;
-    char what[160];
-    snprintf(what, sizeof what, "dim %d of %s", j, to_what);
-    OsiStatus st = osi_op_require_eq(ctx, rule, t->dims[k], OSI_DIM(in, k), to[j], OSI_WHAT(what));
+    OsiStatus st = osi_op_require_eq_in(ctx, rule_head, rule_tail, t->dims[k], OSI_DIM(in, k), to[j],
+                                        OSI_DIM_OF(j, to_what));
     if (st != OSI_OK) return st;
   }
   return OSI_OK;
+}
+
+OsiStatus osi_require_broadcast_to(OsiOpCtx *ctx, const char *rule, int in, int rank, const OsiExpr *to,
+                                   const char *to_what) {
+  return osi_require_broadcast_to_in(ctx, rule, NULL, in, rank, to, to_what);
 }
 
 OsiStatus osi_require_sizes(OsiOpCtx *ctx, const char *what, int n, const OsiExpr *sizes) {

@@ -39,6 +39,10 @@ OsiExpr osi_broadcast_dim(OsiExprStore *s, OsiExpr a, OsiExpr b, int *ok);
  * constant one other than 1 requires the target dim to equal it. */
 OsiStatus osi_require_broadcast_to(OsiOpCtx *ctx, const char *rule, int in, int rank, const OsiExpr *to,
                                    const char *to_what);
+/* The same with the rule named "<rule_head><rule_tail>", made only for a
+ * message (most requirements hold). */
+OsiStatus osi_require_broadcast_to_in(OsiOpCtx *ctx, const char *rule_head, const char *rule_tail, int in, int rank,
+                                      const OsiExpr *to, const char *to_what);
 
 /* Requires the n entries of `sizes` (a shape input's content, an
  * attribute's sizes) to be sizes: a negative constant is an invalid

@@ -12,8 +12,6 @@
  * (onnxruntime takes X.shape[axis:] and forms that also cover the leading
  * dims, (B, S, ...) or (1, S, ...)). */
 static OsiStatus check_affine(OsiOpCtx *ctx, const OsiType *x, int first, int last) {
-  char rule[64];
-  snprintf(rule, sizeof rule, "%s scale and bias", osi_op_type(ctx));
   OsiExprStore *s = osi_op_exprs(ctx);
   for (int i = first; i <= last; i++) {
     if (!osi_in_present(ctx, i)) continue;
@@ -23,7 +21,7 @@ static OsiStatus check_affine(OsiOpCtx *ctx, const OsiType *x, int first, int la
     int empty = 0;
     for (int k = 0; t && i == 2 && k < t->rank; k++) empty |= osi_expr_is_const(s, t->dims[k], &c) && c == 0;
     if (empty) continue;
-    OsiStatus st = osi_require_broadcast_to(ctx, rule, i, x->rank, x->dims, "X");
+    OsiStatus st = osi_require_broadcast_to_in(ctx, osi_op_type(ctx), " scale and bias", i, x->rank, x->dims, "X");
     if (st != OSI_OK) return st;
   }
   return OSI_OK;

@@ -118,14 +118,16 @@ void osi_op_constrain_either(OsiOpCtx *ctx, OsiExpr d, OsiExpr a, OsiExpr b);
  * or an unknown side: nothing. Each returns OSI_OK or the failure status,
  * for `if ((st = osi_op_require_eq(...)) != OSI_OK) return st;`. */
 
-/* A checked quantity in messages: dim `axis` of input `input` (OSI_DIM), or
- * a phrase (OSI_WHAT("attribute 'hidden_size'")). */
+/* A checked quantity in messages: dim `axis` of input `input` (OSI_DIM), a
+ * phrase (OSI_WHAT("attribute 'hidden_size'")), or dim `axis` of what a
+ * phrase names (OSI_DIM_OF(2, "X"): "dim 2 of X", made only for a message). */
 typedef struct OsiWhat {
   int input, axis;
   const char *text;
 } OsiWhat;
 #define OSI_DIM(input, axis) ((OsiWhat){(input), (axis), NULL})
 #define OSI_WHAT(text) ((OsiWhat){-1, 0, (text)})
+#define OSI_DIM_OF(axis, text) ((OsiWhat){-2, (axis), (text)})
 
 /* Requires a == b. */
 OsiStatus osi_op_require_eq(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat wa, OsiExpr b,
@@ -142,6 +144,10 @@ OsiStatus osi_op_require_le(OsiOpCtx *ctx, const char *rule, OsiExpr a, OsiWhat 
  * graph paid more for its name than for its check. */
 OsiStatus osi_op_require_le_in(OsiOpCtx *ctx, const char *rule_head, const char *rule_tail, int rule_number,
                                OsiExpr a, OsiWhat wa, OsiExpr b, OsiWhat wb);
+/* osi_op_require_eq with the rule named "<rule_head><rule_tail>" (tail may
+ * be NULL), made only when a message needs it. */
+OsiStatus osi_op_require_eq_in(OsiOpCtx *ctx, const char *rule_head, const char *rule_tail, OsiExpr a, OsiWhat wa,
+                               OsiExpr b, OsiWhat wb);
 /* 1 when a <= b wherever the model runs, by what the node's graph has
  * required so far (infer/facts.h): a requirement it proves adds nothing. */
 int osi_op_known_le(OsiOpCtx *ctx, OsiExpr a, OsiExpr b);
