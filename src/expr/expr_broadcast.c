@@ -21,14 +21,27 @@ typedef struct OneAt {
   int64_t others;
 } OneAt;
 
+/* (The store holds one symbol node, and so one copy of its name, per name:
+ * x is found by its name's address.) */
 static int one_at_lookup(void *user, const char *name, int64_t *value) {
   const OneAt *o = user;
-  *value = strcmp(name, o->x) == 0 ? 1 : o->others;
+  *value = name == o->x ? 1 : o->others;
   return 1;
+}
+
+/* 1 when node x (a symbol) occurs in e. */
+static int mentions_node(const OsiExprStore *s, OsiExpr e, OsiExpr x) {
+  if (e == x) return 1;
+  const ExprNode *nd = &s->nodes[e];
+  for (uint32_t i = 0; i < nd->n; i++)
+    if (mentions_node(s, s->args[nd->off + i], x)) return 1;
+  return 0;
 }
 
 static int one_where_one(OsiExprStore *s, OsiExpr y, OsiExpr x) {
   if (expr_kind(s, x) != EK_SYM || expr_kind(s, y) == EK_SYM || expr_kind(s, y) == EK_CONST) return 0;
+  /* y without x is y at x = 1, not the constant 1 */
+  if (!mentions_node(s, y, x)) return 0;
   /* Most candidates are not 1 at x = 1 with the other sizes small or past
    * any buffer a model clips to (Min(p+x,64)-Min(p,64)): evaluating there is
    * far cheaper than the substitution that proves it. */

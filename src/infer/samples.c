@@ -14,11 +14,13 @@ typedef struct Sample {
   int found;
 } Sample;
 
+/* The names come from the expression store, which holds one symbol node,
+ * and so one copy of its name, per name: a name is found by its address. */
 static void sample_symbol(const char *name, void *user) {
   Sample *sm = user;
   if (sm->find && strcmp(sm->find, name) == 0) sm->found = 1;
   for (int i = 0; i < sm->n; i++)
-    if (strcmp(sm->names[i], name) == 0) return;
+    if (sm->names[i] == name) return;
   if (sm->n == SAMPLE_SYMBOLS) sm->too_many = 1;
   else sm->names[sm->n++] = name;
 }
@@ -26,7 +28,7 @@ static void sample_symbol(const char *name, void *user) {
 static int sample_lookup(void *user, const char *name, int64_t *value) {
   const Sample *sm = user;
   for (int i = 0; i < sm->n; i++)
-    if (strcmp(sm->names[i], name) == 0) {
+    if (sm->names[i] == name) {
       *value = sm->values[i];
       return 1;
     }
