@@ -606,54 +606,40 @@ static void settle_rejected(OsiContext *scope, const OsiConstraintList *rejected
 
 /* Substitution results by expression: the rename map stays the same while
  * every value's type is rewritten, and the same dims (hash-consed ids) recur
- * across thousands of values. Open addressing; a key of OSI_EXPR_UNKNOWN
- * marks an empty slot. Without memory it substitutes every time. */
+ * across thousands of values. Indexed by the expression's id (ids are dense:
+ * the store hands them out in order), each slot the result + 1, 0 when not
+ * known yet: one load a dim, where a hash probe cost ~50 instructions and
+ * the pass makes ~30k of them on a 32-layer export. Without memory it
+ * substitutes every time. */
 typedef struct SubstMemo {
   const OsiExpr *from, *to;
   size_t n;
-  OsiExpr *keys, *vals;
-  size_t cap, count;
+  uint32_t *slot;
+  size_t cap;
 } SubstMemo;
 
-static size_t memo_slot(const SubstMemo *m, OsiExpr e) {
-  size_t i = ((size_t)e * 2654435761u) & (m->cap - 1);
-  while (m->keys[i] != OSI_EXPR_UNKNOWN && m->keys[i] != e) i = (i + 1) & (m->cap - 1);
-  return i;
-}
-
-static int memo_grow(SubstMemo *m) {
-  size_t cap = m->cap ? 2 * m->cap : 1024;
-  SubstMemo bigger = *m;
-  bigger.keys = calloc(cap, sizeof *bigger.keys);
-  bigger.vals = malloc(cap * sizeof *bigger.vals);
-  bigger.cap = cap;
-  if (!bigger.keys || !bigger.vals) {
-    free(bigger.keys);
-    free(bigger.vals);
-    return 0;
-  }
-  for (size_t i = 0; i < m->cap; i++) {
-    if (m->keys[i] == OSI_EXPR_UNKNOWN) continue;
-    size_t j = memo_slot(&bigger, m->keys[i]);
-    bigger.keys[j] = m->keys[i];
-    bigger.vals[j] = m->vals[i];
-  }
-  free(m->keys);
-  free(m->vals);
-  *m = bigger;
+static int memo_grow(SubstMemo *m, OsiExpr e) {
+  size_t cap = m->cap ? m->cap : 4096;
+  while (cap <= (size_t)e) cap *= 2;
+  uint32_t *slot = realloc(m->slot, cap * sizeof *slot);
+  if (!slot) return 0;
+  memset(slot + m->cap, 0, (cap - m->cap) * sizeof *slot);
+  slot[OSI_EXPR_UNKNOWN] = OSI_EXPR_UNKNOWN + 1; /* stays unknown */
+  m->slot = slot;
+  m->cap = cap;
   return 1;
 }
 
-static OsiExpr memo_subst(OsiExprStore *s, SubstMemo *m, OsiExpr e) {
+__attribute__((noinline)) static OsiExpr memo_subst_new(OsiExprStore *s, SubstMemo *m, OsiExpr e) {
   if (e == OSI_EXPR_UNKNOWN) return e;
-  if ((m->count + 1) * 2 > m->cap && !memo_grow(m)) return osi_expr_substitute(s, e, m->from, m->to, m->n);
-  size_t i = memo_slot(m, e);
-  if (m->keys[i] == e) return m->vals[i];
   OsiExpr r = osi_expr_substitute(s, e, m->from, m->to, m->n);
-  m->keys[i] = e;
-  m->vals[i] = r;
-  m->count++;
+  if ((e < m->cap || memo_grow(m, e)) && r != UINT32_MAX) m->slot[e] = r + 1;
   return r;
+}
+
+/* (A dim seen before, most of them, takes no call.) */
+static inline OsiExpr memo_subst(OsiExprStore *s, SubstMemo *m, OsiExpr e) {
+  return e < m->cap && m->slot[e] ? m->slot[e] - 1 : memo_subst_new(s, m, e);
 }
 
 static const OsiType *rewrite_type(OsiRun *run, const OsiType *t, SubstMemo *memo, int depth) {
@@ -719,6 +705,7 @@ static void sort_labels(OsiRun *run) {
 /* Most passes needed in practice is 2 (a rename exposing another); the cap
  * guards against mappings that keep rewriting each other. */
 #define MAX_RENAME_PASSES 4
+#define TYPE_MEMO 512 /* types whose rewrite the rename pass remembers (a power of 2) */
 
 OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const OsiAnchorLog *log) {
   OsiRun *run = scope->run;
@@ -832,7 +819,11 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
   sort_labels(run);
   for (int i = 0; i < c.count; i++)
     if (find_root(&c, i) == i) bound_labels(run, &r, &bounds, &c, i);
-  SubstMemo memo = {from, to, nmap, NULL, NULL, 0, 0};
+  SubstMemo memo = {from, to, nmap, NULL, 0};
+  struct {
+    const OsiType *from, *to;
+  } seen_types[TYPE_MEMO];
+  memset(seen_types, 0, sizeof seen_types);
   /* Pass after pass until nothing changes; a value a pass leaves as it is
    * stays so in every later one (the substitution is the same), so each
    * pass after the first revisits only what the one before changed. */
@@ -844,7 +835,14 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
     for (int k = 0; k < n_visit; k++) {
       int i = pass == 0 || !changed ? k : changed[k];
       OsiValueEntry *e = scope->order[i];
-      const OsiType *t = rewrite_type(run, e->type, &memo, 0);
+      /* Values share types (a Constant's tensor type is made once per
+       * distinct tensor; Identity passes its input's on): the rewrite of a
+       * type seen before is that type's rewrite again (types are never
+       * changed once made, and the map is the same in every pass). */
+      size_t h = (size_t)(((uint64_t)(uintptr_t)e->type * 0x9e3779b97f4a7c15ull) >> 55) & (TYPE_MEMO - 1);
+      const OsiType *t = e->type && seen_types[h].from == e->type ? seen_types[h].to
+                                                                  : rewrite_type(run, e->type, &memo, 0);
+      seen_types[h].from = e->type, seen_types[h].to = t;
       if (t != e->type) {
         if (OSI_EVENTS_ON(run)) {
           char before[512], after[512];
@@ -869,8 +867,7 @@ OsiStatus osi_constraints_propagate(OsiContext *scope, const OsiGraph *g, const 
       run->labels.items[i].rhs = t;
     }
   index_rebuild(&run->labels);
-  free(memo.keys);
-  free(memo.vals);
+  free(memo.slot);
 done:
   free(c.members);
   free(c.parent);
