@@ -649,6 +649,23 @@ static OsiExpr div_by_const(OsiExprStore *s, int op, OsiExpr a, OsiExpr b, int64
       goto done;
     }
   }
+  if (op == OP_FLOORDIV && pa->n == 1 && pa->k[0] == 1) {
+    /* (x//d1 + c) // d = (x + d1*c) // (d1*d) (below) before anything is
+     * taken out of the sum: a pooling stride's ((h+1)//2 - 1)//2 is
+     * (h-1)//4 without making the sums (h+1)//2 + 1 and (h+3)//4 - 1 that
+     * the steps below would canonicalise, each of which expands every
+     * floor atom inside (a chain of pools makes (h+4095)//4096). */
+    OsiExpr m = pa->m[0];
+    int64_t d1, dd, shifted;
+    if (expr_kind(s, m) == EK_FLOORDIV && osi_expr_is_const(s, expr_args(s, m)[1], &d1) && d1 > 0 &&
+        !__builtin_mul_overflow(d1, d, &dd) && !__builtin_mul_overflow(d1, pa->c, &shifted)) {
+      OsiExpr num = osi_expr_add(s, expr_args(s, m)[0], osi_expr_const(s, shifted));
+      if (num != OSI_EXPR_UNKNOWN) {
+        res = div_op(s, op, num, osi_expr_const(s, dd));
+        goto done;
+      }
+    }
+  }
   if (!poly_reserve(&q, pa->n) || !poly_reserve(&r, pa->n)) goto done;
   for (uint32_t i = 0; i < pa->n; i++) {
     int64_t k = pa->k[i], rem = k % d;
