@@ -468,15 +468,23 @@ static int same_json_type(const OsiType *a, const OsiType *b, int depth) {
   return same_json_type(a->elem, b->elem, depth + 1);
 }
 
-/* (intern_type repeats it for a tensor without content or element type) */
-static uint32_t hash_json_type(const OsiType *t, int depth) {
-  if (!t || depth > 16) return 0x9e3779b9u;
+/* The part of a type's hash that a tensor without content or element type
+ * (most values) is made of: what intern_type hashes without calls. */
+static inline uint32_t hash_type_head(const OsiType *t) {
   uint32_t h = 2166136261u;
   h = (h ^ (uint32_t)t->kind) * 16777619u;
   h = (h ^ (uint32_t)t->elem_type) * 16777619u;
   h = (h ^ (uint32_t)t->rank) * 16777619u;
-  if ((t->kind == OSI_KIND_TENSOR || t->kind == OSI_KIND_SPARSE_TENSOR) && t->rank > 0)
+  if (t->kind == OSI_KIND_TENSOR || t->kind == OSI_KIND_SPARSE_TENSOR)
     for (int i = 0; i < t->rank; i++) h = (h ^ (uint32_t)t->dims[i]) * 16777619u;
+  return h;
+}
+
+#define NO_TYPE_HASH 0x9e3779b9u /* hash_json_type of no type */
+
+static uint32_t hash_json_type(const OsiType *t, int depth) {
+  if (!t || depth > 16) return NO_TYPE_HASH;
+  uint32_t h = hash_type_head(t);
   if (depth == 0 && osi_json_has_content(t))
     for (int64_t i = 0; i < t->value->count; i++) h = (h ^ (uint32_t)t->value->ints[i]) * 16777619u;
   return (h ^ hash_json_type(t->elem, depth + 1)) * 16777619u;
@@ -514,18 +522,10 @@ static void interner_free(Interner *in) {
 static int intern_type(Interner *in, const OsiType *t) {
   uint32_t h;
   int plain = t->kind == OSI_KIND_TENSOR && !t->elem && !t->value;
-  if (plain) {
-    /* hash_json_type of most values (a tensor, no content, no element
-     * type), without its calls */
-    h = 2166136261u;
-    h = (h ^ (uint32_t)t->kind) * 16777619u;
-    h = (h ^ (uint32_t)t->elem_type) * 16777619u;
-    h = (h ^ (uint32_t)t->rank) * 16777619u;
-    for (int i = 0; i < t->rank; i++) h = (h ^ (uint32_t)t->dims[i]) * 16777619u;
-    h = (h ^ 0x9e3779b9u) * 16777619u;
-  } else {
+  if (plain)
+    h = (hash_type_head(t) ^ NO_TYPE_HASH) * 16777619u; /* hash_json_type(t, 0), without its calls */
+  else
     h = hash_json_type(t, 0);
-  }
   size_t i = h & in->mask;
   for (; in->slots[i]; i = (i + 1) & in->mask) {
     const OsiType *u = in->items[in->slots[i] - 1];
